@@ -1,0 +1,72 @@
+/**
+ * The composition root: turns a Config into a running AppContext (database, migrations, bus,
+ * caches, limiter, queue). `npm start`, `plinth worker` and the test harness all come here.
+ */
+import { runMigrations } from 'graphile-worker';
+import type { DestinationStream } from 'pino';
+import type { Config } from './config.js';
+import type { AppContext } from './context.js';
+import { createBus } from './db/bus.js';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
+import { migrate } from './db/migrate.js';
+import { createDb } from './db/pool.js';
+import { systemClock, type Clock } from './lib/clock.js';
+import { createLogger } from './lib/logger.js';
+import { createRateLimiter, Limits } from './lib/rate-limiter.js';
+import { ProjectCache } from './modules/projects/cache.js';
+import { createJobQueue } from './worker/queue.js';
+
+export interface BootOptions {
+  clock?: Clock;
+  logStream?: DestinationStream;
+  /** Skip migrations (the test harness migrates a template database once). */
+  skipMigrations?: boolean;
+}
+
+export interface Booted {
+  ctx: AppContext;
+  embedded?: EmbeddedDatabase;
+  close(): Promise<void>;
+}
+
+/** Installs our schema and graphile-worker's, then the policies and grants in sql/. */
+export async function prepareDatabase(url: string, log: (m: string) => void = () => {}): Promise<void> {
+  await runMigrations({ connectionString: url, logger: undefined });
+  await migrate(url, log);
+}
+
+export async function boot(config: Config, opts: BootOptions = {}): Promise<Booted> {
+  const log = createLogger(config.logLevel, opts.logStream);
+  let embedded: EmbeddedDatabase | undefined;
+  let url = config.databaseUrl;
+  if (!url) {
+    embedded = await startEmbeddedPostgres(config.dataDir);
+    url = embedded.url;
+  }
+  if (!opts.skipMigrations) await prepareDatabase(url, (m) => log.debug(m));
+  const db = createDb(url);
+  const bus = await createBus(url, db.pool);
+  const limiter = createRateLimiter(config.redisUrl);
+  const ctx: AppContext = {
+    config,
+    db,
+    bus,
+    clock: opts.clock ?? systemClock,
+    log,
+    limiter,
+    limits: new Limits(limiter, config.rateLimitScale),
+    projects: new ProjectCache(db.admin, config.encryptionKey, bus),
+    queue: createJobQueue(db.admin),
+    hooks: { projectDeleted: [] },
+  };
+  return {
+    ctx,
+    embedded,
+    async close() {
+      await bus.close();
+      await limiter.close();
+      await db.close();
+      await embedded?.stop().catch(() => {});
+    },
+  };
+}

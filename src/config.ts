@@ -1,0 +1,212 @@
+/**
+ * The only module that reads the environment. Every setting is parsed and validated here,
+ * once, at start-up; a bad value stops the process with a message naming the variable.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseDuration } from './lib/duration.js';
+
+export type RouteGroup = 'public' | 'dashboard' | 'all';
+export type StorageDriver = 'local' | 's3';
+
+export interface S3Config {
+  endpoint?: string;
+  region: string;
+  bucket?: string;
+  accessKeyId?: string;
+  secretAccessKey?: string;
+  forcePathStyle: boolean;
+  publicUrl?: string;
+}
+
+export interface Config {
+  nodeEnv: string;
+  production: boolean;
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl?: string;
+  publicUrl: string;
+  dashboardUrl: string;
+  routes: RouteGroup;
+  encryptionKey: Buffer;
+  dashboardJwtSecret: Buffer;
+  adminEmail?: string;
+  allowedOrigins: string[];
+  redisUrl?: string;
+  bodyLimit: number;
+  logLevel: string;
+  userAccessTokenTtl: { text: string; seconds: number };
+  userRefreshTokenTtlSeconds: number;
+  rateLimitScale: number;
+  storage: { driver: StorageDriver; localDir: string; s3: S3Config };
+  mail: {
+    resendApiKey?: string;
+    resendBaseUrl?: string;
+    from: string;
+    webhookSecret?: string;
+  };
+  ai: { groqApiKey?: string; groqBaseUrl: string; model: string; timeoutMs: number };
+  oauth: {
+    githubBaseUrl: string;
+    githubApiBaseUrl: string;
+    googleAuthUrl: string;
+    googleTokenUrl: string;
+    googleUserinfoUrl: string;
+  };
+  workerConcurrency: number;
+  runWorker: boolean;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function fail(name: string, why: string): never {
+  throw new ConfigError(`Invalid configuration: ${name} ${why}`);
+}
+
+function str(env: Env, name: string): string | undefined {
+  const v = env[name];
+  return v === undefined || v.trim() === '' ? undefined : v.trim();
+}
+
+function int(env: Env, name: string, def: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+  const raw = str(env, name);
+  if (raw === undefined) return def;
+  if (!/^\d+$/.test(raw)) fail(name, `must be a whole number, got "${raw}"`);
+  const n = Number(raw);
+  if (n < min || n > max) fail(name, `must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function num(env: Env, name: string, def: number): number {
+  const raw = str(env, name);
+  if (raw === undefined) return def;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0) fail(name, `must be a non-negative number, got "${raw}"`);
+  return n;
+}
+
+function bool(env: Env, name: string, def: boolean): boolean {
+  const raw = str(env, name);
+  if (raw === undefined) return def;
+  if (/^(1|true|yes)$/i.test(raw)) return true;
+  if (/^(0|false|no)$/i.test(raw)) return false;
+  return fail(name, `must be true or false, got "${raw}"`);
+}
+
+function url(env: Env, name: string, def?: string): string | undefined {
+  const raw = str(env, name) ?? def;
+  if (raw === undefined) return undefined;
+  try {
+    const u = new URL(raw);
+    if (!/^https?:$/.test(u.protocol)) throw new Error();
+  } catch {
+    fail(name, `must be an http(s) URL, got "${raw}"`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+function byteSize(env: Env, name: string, def: number): number {
+  const raw = str(env, name);
+  if (raw === undefined) return def;
+  const m = /^(\d+)\s*(b|kb|mb|gb)?$/i.exec(raw);
+  if (!m) fail(name, `must be a size like 1048576, 512kb or 1mb, got "${raw}"`);
+  const mult = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 }[(m[2] ?? 'b').toLowerCase() as 'b'];
+  return Number(m[1]) * mult;
+}
+
+/** Reads a 64-hex secret from the environment, or (outside production) from/into the data dir. */
+function secret(env: Env, name: string, dataDir: string, production: boolean): Buffer {
+  const raw = str(env, name);
+  if (raw !== undefined) {
+    if (!/^[0-9a-fA-F]{64}$/.test(raw)) fail(name, 'must be 64 hexadecimal characters (32 bytes)');
+    return Buffer.from(raw, 'hex');
+  }
+  if (production) fail(name, 'is required when NODE_ENV=production (64 hex characters)');
+  const file = path.join(dataDir, 'secrets', `${name.toLowerCase()}.hex`);
+  if (existsSync(file)) return Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
+  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const value = randomBytes(32);
+  writeFileSync(file, value.toString('hex'), { mode: 0o600 });
+  return value;
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], def: T): T {
+  const raw = str(env, name) ?? def;
+  if (!allowed.includes(raw as T)) fail(name, `must be one of ${allowed.join(', ')}, got "${raw}"`);
+  return raw as T;
+}
+
+function duration(env: Env, name: string, def: string): { text: string; seconds: number } {
+  const text = str(env, name) ?? def;
+  const seconds = parseDuration(text);
+  if (seconds === null || seconds <= 0) fail(name, `must be a duration like 15m, 1h or 900, got "${text}"`);
+  return { text, seconds };
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const nodeEnv = str(env, 'NODE_ENV') ?? 'development';
+  const production = nodeEnv === 'production';
+  const dataDir = path.resolve(str(env, 'PLINTH_DATA_DIR') ?? './.plinth');
+  const port = int(env, 'PORT', 3000, 0, 65535);
+  const host = str(env, 'HOST') ?? (production ? '0.0.0.0' : '127.0.0.1');
+  const publicUrl = url(env, 'PUBLIC_URL', `http://localhost:${port}`)!;
+  return {
+    nodeEnv,
+    production,
+    port,
+    host,
+    dataDir,
+    databaseUrl: str(env, 'DATABASE_URL'),
+    publicUrl,
+    dashboardUrl: url(env, 'DASHBOARD_URL', publicUrl)!,
+    routes: oneOf(env, 'PLINTH_ROUTES', ['public', 'dashboard', 'all'] as const, 'all'),
+    encryptionKey: secret(env, 'ENCRYPTION_KEY', dataDir, production),
+    dashboardJwtSecret: secret(env, 'DASHBOARD_JWT_SECRET', dataDir, production),
+    adminEmail: str(env, 'ADMIN_EMAIL')?.toLowerCase(),
+    allowedOrigins: (str(env, 'ALLOWED_ORIGINS') ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    redisUrl: str(env, 'REDIS_URL'),
+    bodyLimit: byteSize(env, 'BODY_LIMIT', 1024 * 1024),
+    logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+    userAccessTokenTtl: duration(env, 'USER_ACCESS_TOKEN_TTL', '15m'),
+    userRefreshTokenTtlSeconds: duration(env, 'USER_REFRESH_TOKEN_TTL', '7d').seconds,
+    rateLimitScale: num(env, 'RATE_LIMIT_SCALE', 1),
+    storage: {
+      driver: oneOf(env, 'STORAGE_DRIVER', ['local', 's3'] as const, 'local'),
+      localDir: path.join(dataDir, 'storage'),
+      s3: {
+        endpoint: url(env, 'S3_ENDPOINT'),
+        region: str(env, 'S3_REGION') ?? 'us-east-1',
+        bucket: str(env, 'S3_BUCKET'),
+        accessKeyId: str(env, 'S3_ACCESS_KEY_ID'),
+        secretAccessKey: str(env, 'S3_SECRET_ACCESS_KEY'),
+        forcePathStyle: bool(env, 'S3_FORCE_PATH_STYLE', false),
+        publicUrl: url(env, 'S3_PUBLIC_URL'),
+      },
+    },
+    mail: {
+      resendApiKey: str(env, 'RESEND_API_KEY'),
+      resendBaseUrl: url(env, 'RESEND_BASE_URL'),
+      from: str(env, 'MAIL_FROM') ?? 'Plinth <no-reply@plinth.local>',
+      webhookSecret: str(env, 'MAIL_WEBHOOK_SECRET'),
+    },
+    ai: {
+      groqApiKey: str(env, 'GROQ_API_KEY'),
+      groqBaseUrl: url(env, 'GROQ_BASE_URL', 'https://api.groq.com/openai/v1')!,
+      model: str(env, 'AI_MODEL') ?? 'llama-3.3-70b-versatile',
+      timeoutMs: int(env, 'AI_TIMEOUT_MS', 20_000, 100),
+    },
+    oauth: {
+      githubBaseUrl: url(env, 'GITHUB_BASE_URL', 'https://github.com')!,
+      githubApiBaseUrl: url(env, 'GITHUB_API_BASE_URL', 'https://api.github.com')!,
+      googleAuthUrl: url(env, 'GOOGLE_AUTH_URL', 'https://accounts.google.com/o/oauth2/v2/auth')!,
+      googleTokenUrl: url(env, 'GOOGLE_TOKEN_URL', 'https://oauth2.googleapis.com/token')!,
+      googleUserinfoUrl: url(env, 'GOOGLE_USERINFO_URL', 'https://openidconnect.googleapis.com/v1/userinfo')!,
+    },
+    workerConcurrency: int(env, 'WORKER_CONCURRENCY', 10, 1, 200),
+    runWorker: bool(env, 'PLINTH_RUN_WORKER', true),
+  };
+}

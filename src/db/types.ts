@@ -1,0 +1,106 @@
+/**
+ * The Kysely database type: the foundation tables here, and each domain's own tables from its
+ * `tables.ts` (one line per domain below).
+ */
+import type { ColumnType, Generated, JSONColumnType } from 'kysely';
+import type { Encrypted } from '../lib/crypto.js';
+import type { DataTables } from '../modules/data/tables.js';
+import type { AuthTables } from '../modules/auth/tables.js';
+import type { StorageTables } from '../modules/storage/tables.js';
+import type { MailTables } from '../modules/mail/tables.js';
+import type { AiTables } from '../modules/ai/tables.js';
+import type { OperatorTables } from '../modules/operators/tables.js';
+
+export type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+
+export interface FieldDef {
+  key: string;
+  type: 'String' | 'Number' | 'Boolean' | 'Date' | 'Object' | 'Array' | 'Ref';
+  required?: boolean;
+  unique?: boolean;
+  default?: string | number | boolean;
+  ref?: string;
+  items?: { type: FieldDef['type']; fields?: FieldDef[] };
+  fields?: FieldDef[];
+}
+
+export interface RlsConfig {
+  enabled: boolean;
+  mode: 'public-read' | 'private';
+  ownerField: string;
+  requireAuthForWrite: boolean;
+}
+
+export interface OperatorsTable {
+  id: Generated<string>;
+  email: string;
+  password_hash: string;
+  name: string | null;
+  plan: Generated<'free' | 'pro'>;
+  is_verified: Generated<boolean>;
+  ai_key: JSONColumnType<Encrypted | null, Encrypted | null, Encrypted | null>;
+  created_at: Generated<Timestamp>;
+  updated_at: Generated<Timestamp>;
+}
+
+export interface ProjectsTable {
+  id: Generated<string>;
+  owner_id: string;
+  name: string;
+  description: Generated<string>;
+  site_url: string | null;
+  publishable_key_hash: string;
+  secret_key_hash: string;
+  jwt_secret: JSONColumnType<Encrypted>;
+  settings: JSONColumnType<Record<string, unknown>, Record<string, unknown> | undefined, Record<string, unknown>>;
+  secrets: JSONColumnType<Record<string, Encrypted>, Record<string, Encrypted> | undefined, Record<string, Encrypted>>;
+  created_at: Generated<Timestamp>;
+  updated_at: Generated<Timestamp>;
+}
+
+export interface CollectionsTable {
+  id: Generated<string>;
+  project_id: string;
+  name: string;
+  fields: JSONColumnType<FieldDef[], FieldDef[] | undefined, FieldDef[]>;
+  schema_version: Generated<number>;
+  rls: JSONColumnType<RlsConfig, RlsConfig | undefined, RlsConfig>;
+  created_at: Generated<Timestamp>;
+  updated_at: Generated<Timestamp>;
+}
+
+export interface DocumentsTable {
+  project_id: string;
+  collection_id: string;
+  id: string;
+  owner_id: string | null;
+  data: JSONColumnType<Record<string, unknown>>;
+  size_bytes: Generated<number>;
+  created_at: Generated<Timestamp>;
+  updated_at: Generated<Timestamp>;
+  deleted_at: Timestamp | null;
+}
+
+export interface UsageCountersTable {
+  subject_id: string;
+  metric: string;
+  period: Generated<string>;
+  used: Generated<number>;
+}
+
+export interface FoundationTables {
+  operators: OperatorsTable;
+  projects: ProjectsTable;
+  collections: CollectionsTable;
+  documents: DocumentsTable;
+  usage_counters: UsageCountersTable;
+}
+
+export interface Database
+  extends FoundationTables,
+    OperatorTables,
+    DataTables,
+    AuthTables,
+    StorageTables,
+    MailTables,
+    AiTables {}

@@ -1,0 +1,27 @@
+/** The success envelope of contract §1.2: `{success, data, message}`. */
+export interface Envelope<T> {
+  success: true;
+  data: T;
+  message: string;
+}
+
+export function ok<T>(data: T, message = ''): Envelope<T> {
+  return { success: true, data, message };
+}
+
+/** Message-only success: the message is also put inside `data`, so SDK callers keep it. */
+export function done(message: string): Envelope<{ message: string }> {
+  return { success: true, data: { message }, message };
+}
+
+export interface ErrorBody {
+  success: false;
+  data: Record<string, never>;
+  message: string;
+  error: string;
+  code: string;
+}
+
+export function errorBody(message: string, code: string, extra: Record<string, unknown> = {}): ErrorBody {
+  return { ...extra, success: false, data: {}, message, error: message, code };
+}

@@ -1,0 +1,95 @@
+/**
+ * Fixed-window rate limiting with two stores: in-process memory (one node) and Redis (several
+ * API nodes share the counts). `hit` counts one attempt and says whether it is allowed.
+ */
+import { Redis } from 'ioredis';
+import { tooManyRequests } from './errors.js';
+
+export interface LimitResult {
+  allowed: boolean;
+  remaining: number;
+  retryAfterSeconds: number;
+}
+
+export interface RateLimiter {
+  hit(key: string, limit: number, windowSeconds: number): Promise<LimitResult>;
+  reset(key: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export class MemoryRateLimiter implements RateLimiter {
+  private windows = new Map<string, { count: number; resetAt: number }>();
+  constructor(private now: () => number = Date.now) {}
+
+  async hit(key: string, limit: number, windowSeconds: number): Promise<LimitResult> {
+    const now = this.now();
+    let w = this.windows.get(key);
+    if (!w || w.resetAt <= now) {
+      if (this.windows.size > 100_000) this.sweep(now);
+      w = { count: 0, resetAt: now + windowSeconds * 1000 };
+      this.windows.set(key, w);
+    }
+    w.count++;
+    return { allowed: w.count <= limit, remaining: Math.max(0, limit - w.count), retryAfterSeconds: (w.resetAt - now) / 1000 };
+  }
+
+  async reset(key: string): Promise<void> {
+    this.windows.delete(key);
+  }
+
+  async close(): Promise<void> {}
+
+  private sweep(now: number): void {
+    for (const [k, w] of this.windows) if (w.resetAt <= now) this.windows.delete(k);
+  }
+}
+
+export class RedisRateLimiter implements RateLimiter {
+  constructor(private redis: Redis, private prefix = 'plinth:rl:') {}
+
+  async hit(key: string, limit: number, windowSeconds: number): Promise<LimitResult> {
+    const k = this.prefix + key;
+    const [[, count], [, ttl]] = (await this.redis
+      .multi()
+      .incr(k)
+      .pttl(k)
+      .exec()) as [[null, number], [null, number]];
+    let ttlMs = ttl;
+    if (ttl < 0) {
+      await this.redis.pexpire(k, windowSeconds * 1000);
+      ttlMs = windowSeconds * 1000;
+    }
+    return { allowed: count <= limit, remaining: Math.max(0, limit - count), retryAfterSeconds: ttlMs / 1000 };
+  }
+
+  async reset(key: string): Promise<void> {
+    await this.redis.del(this.prefix + key);
+  }
+
+  async close(): Promise<void> {
+    this.redis.disconnect();
+  }
+}
+
+export function createRateLimiter(redisUrl?: string): RateLimiter {
+  if (!redisUrl) return new MemoryRateLimiter();
+  return new RedisRateLimiter(new Redis(redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true }));
+}
+
+/**
+ * A named limit, scaled by RATE_LIMIT_SCALE (0 turns limits off, for benchmarks only).
+ * `enforce` throws the 429 (with Retry-After) when the window is full.
+ */
+export class Limits {
+  constructor(private limiter: RateLimiter, private scale: number) {}
+
+  async enforce(key: string, limit: number, windowSeconds: number, message?: string): Promise<void> {
+    if (this.scale === 0) return;
+    const r = await this.limiter.hit(key, Math.max(1, Math.floor(limit * this.scale)), windowSeconds);
+    if (!r.allowed) throw tooManyRequests(r.retryAfterSeconds, message);
+  }
+
+  reset(key: string): Promise<void> {
+    return this.limiter.reset(key);
+  }
+}

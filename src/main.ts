@@ -1,0 +1,52 @@
+/**
+ * `npm start`: embedded PostgreSQL when DATABASE_URL is unset, migrations, the in-process job
+ * worker and the HTTP server. SIGINT/SIGTERM stop accepting, drain in-flight requests, stop
+ * the worker and the database, then exit.
+ */
+import { loadConfig, ConfigError } from './config.js';
+import { boot } from './boot.js';
+import { buildApp } from './server.js';
+import { startWorker } from './worker/runner.js';
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const config = loadConfig();
+  const booted = await boot(config);
+  const { ctx } = booted;
+  const app = await buildApp(ctx);
+  const worker = config.runWorker ? await startWorker(ctx) : undefined;
+  await app.listen({ port: config.port, host: config.host });
+  const addr = app.server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : config.port;
+  const base = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port}`;
+  if (config.rateLimitScale === 0) ctx.log.warn('RATE_LIMIT_SCALE=0: ALL RATE LIMITS ARE OFF. Use this for benchmarks only.');
+  console.log(
+    [
+      `Plinth is listening on ${base}  (ready in ${Date.now() - started} ms)`,
+      `  API docs:   ${base}/docs`,
+      `  Dashboard API: ${config.dashboardUrl}/api/auth/register`,
+      `  Data dir:   ${config.dataDir}${booted.embedded ? ' (embedded PostgreSQL)' : ''}`,
+    ].join('\n'),
+  );
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    ctx.log.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), 15_000);
+    force.unref();
+    await app.close().catch(() => {});
+    await worker?.stop().catch(() => {});
+    await booted.close().catch(() => {});
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+}
+
+main().catch((err) => {
+  if (err instanceof ConfigError) console.error(err.message);
+  else console.error('Plinth failed to start:', err);
+  process.exit(1);
+});

@@ -1,0 +1,41 @@
+/** GET /api/health: the service and its database. 503 when the database does not answer. */
+import { Type } from '@sinclair/typebox';
+import { sql } from 'kysely';
+import type { AppContext } from '../../context.js';
+import type { App } from '../../server.js';
+
+const HealthBody = Type.Object({
+  status: Type.Union([Type.Literal('ok'), Type.Literal('error')]),
+  timestamp: Type.String(),
+  dependencies: Type.Object({ database: Type.String(), redis: Type.Optional(Type.String()) }),
+});
+
+async function ping(fn: () => Promise<unknown>, ms = 1000): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([fn(), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('timeout')), ms)))]);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export default async function healthRoutes(app: App, ctx: AppContext): Promise<void> {
+  app.get('/', { schema: { hide: true } }, async () => ({ status: 'success', message: 'Plinth API is running' }));
+
+  app.get(
+    '/api/health',
+    { schema: { tags: ['health'], summary: 'Service and database health', response: { 200: HealthBody, 503: HealthBody } } },
+    async (_req, reply) => {
+      const dbUp = await ping(() => sql`SELECT 1`.execute(ctx.db.admin));
+      const body = {
+        status: dbUp ? ('ok' as const) : ('error' as const),
+        timestamp: ctx.clock.now().toISOString(),
+        dependencies: { database: dbUp ? 'connected' : 'disconnected' },
+      };
+      return reply.status(dbUp ? 200 : 503).send(body);
+    },
+  );
+}

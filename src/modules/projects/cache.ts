@@ -1,0 +1,92 @@
+/**
+ * Resolves an API key to its project. Lookups are cached briefly in memory; any change to a
+ * project (key rotation, settings, deletion) is announced on the bus and drops the cached
+ * entries on every node at once, so a rotated key fails immediately everywhere.
+ */
+import type { Kysely } from 'kysely';
+import { decrypt, sha256Hex, type Encrypted } from '../../lib/crypto.js';
+import type { Bus } from '../../db/bus.js';
+import type { Database } from '../../db/types.js';
+import { planOf, type Plan, type PlanName } from '../plans/plans.js';
+import { keyKindOf, type ApiKeyKind } from './keys.js';
+
+export interface ProjectRecord {
+  id: string;
+  ownerId: string;
+  ownerEmail: string;
+  ownerVerified: boolean;
+  planName: PlanName;
+  plan: Plan;
+  name: string;
+  siteUrl: string | null;
+  settings: Record<string, unknown>;
+  secrets: Record<string, Encrypted>;
+  /** The decrypted per-project JWT secret (memory only). */
+  jwtSecret: Uint8Array;
+}
+
+interface Entry {
+  project: ProjectRecord;
+  kind: ApiKeyKind;
+  expiresAt: number;
+}
+
+const TTL_MS = 60_000;
+const MAX_ENTRIES = 10_000;
+
+export class ProjectCache {
+  private byHash = new Map<string, Entry>();
+
+  constructor(private db: Kysely<Database>, private encryptionKey: Buffer, bus: Bus) {
+    bus.subscribe((e) => {
+      if (e.type === 'project_changed') this.evictProject(e.id);
+    });
+  }
+
+  async resolveKey(rawKey: string): Promise<{ project: ProjectRecord; kind: ApiKeyKind } | null> {
+    const hash = sha256Hex(rawKey);
+    const hit = this.byHash.get(hash);
+    if (hit && hit.expiresAt > Date.now()) return hit;
+    const kind = keyKindOf(rawKey);
+    const project = await this.load(kind === 'secret' ? 'secret_key_hash' : 'publishable_key_hash', hash);
+    if (!project) return null;
+    if (this.byHash.size >= MAX_ENTRIES) this.byHash.clear();
+    const entry = { project, kind, expiresAt: Date.now() + TTL_MS };
+    this.byHash.set(hash, entry);
+    return entry;
+  }
+
+  /** Loads a project by id (uncached): for flows that carry a project id, not a key. */
+  async byId(projectId: string): Promise<ProjectRecord | null> {
+    return this.load('id', projectId);
+  }
+
+  evictProject(projectId: string): void {
+    for (const [hash, e] of this.byHash) if (e.project.id === projectId) this.byHash.delete(hash);
+  }
+
+  private async load(column: 'secret_key_hash' | 'publishable_key_hash' | 'id', value: string) {
+    const row = await this.db
+      .selectFrom('projects as p')
+      .innerJoin('operators as o', 'o.id', 'p.owner_id')
+      .select(['p.id', 'p.owner_id', 'p.name', 'p.site_url', 'p.settings', 'p.secrets', 'p.jwt_secret'])
+      .select(['o.plan', 'o.email as owner_email', 'o.is_verified'])
+      .where(`p.${column}`, '=', value)
+      .executeTakeFirst();
+    if (!row) return null;
+    const secret = decrypt(this.encryptionKey, row.jwt_secret) ?? '';
+    return {
+      id: row.id,
+      ownerId: row.owner_id,
+      ownerEmail: row.owner_email,
+      ownerVerified: row.is_verified,
+      planName: row.plan,
+      plan: planOf(row.plan),
+      name: row.name,
+      siteUrl: row.site_url,
+      settings: row.settings,
+      secrets: row.secrets,
+      jwtSecret: new TextEncoder().encode(secret),
+    } satisfies ProjectRecord;
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * Dashboard authentication: the operator JWT from the `accessToken` cookie or an
+ * `Authorization: Bearer` header (scheme matched case-insensitively). Cookie-authenticated
+ * mutations must also carry `x-csrf-token` equal to the `csrfToken` cookie (double submit);
+ * bearer requests cannot be forged cross-site and need no CSRF token.
+ */
+import type { FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.js';
+import { AppError } from '../lib/errors.js';
+import { safeEqual } from '../lib/crypto.js';
+import { verifyOperatorToken } from '../modules/operators/tokens.js';
+import type { PlanName } from '../modules/plans/plans.js';
+
+export interface OperatorIdentity {
+  id: string;
+  email: string;
+  name: string | null;
+  plan: PlanName;
+  isVerified: boolean;
+  isAdmin: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    operator?: OperatorIdentity;
+  }
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+export function bearerToken(req: FastifyRequest): string | undefined {
+  const h = req.headers.authorization;
+  if (!h) return undefined;
+  const m = /^bearer\s+(\S+)\s*$/i.exec(h);
+  return m?.[1];
+}
+
+function checkCsrf(req: FastifyRequest): void {
+  if (SAFE_METHODS.has(req.method)) return;
+  const header = req.headers['x-csrf-token'];
+  const cookie = req.cookies?.csrfToken;
+  if (typeof header !== 'string' || !cookie || !safeEqual(header, cookie)) {
+    throw new AppError('csrf_invalid', 403, 'The form has expired or the CSRF token is invalid. Please refresh the page and try again.');
+  }
+}
+
+export function operatorAuth(ctx: AppContext) {
+  return async function requireOperator(req: FastifyRequest): Promise<void> {
+    const bearer = bearerToken(req);
+    const cookie = req.cookies?.accessToken;
+    const token = bearer ?? cookie;
+    if (!token) throw new AppError('no_token', 401, 'Access Denied: No Token Provided');
+    const id = await verifyOperatorToken(ctx.config.dashboardJwtSecret, token, ctx.clock.now());
+    if (!id) throw new AppError('invalid_token', 401, 'Invalid Token');
+    if (!bearer) checkCsrf(req);
+    const row = await ctx.db.admin
+      .selectFrom('operators')
+      .select(['id', 'email', 'name', 'plan', 'is_verified'])
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (!row) throw new AppError('invalid_token', 401, 'Invalid Token');
+    req.operator = {
+      id: row.id,
+      email: row.email,
+      name: row.name,
+      plan: row.plan,
+      isVerified: row.is_verified,
+      isAdmin: !!ctx.config.adminEmail && row.email === ctx.config.adminEmail,
+    };
+  };
+}
+
+export function operatorOf(req: FastifyRequest): OperatorIdentity {
+  if (!req.operator) throw new Error('route is missing the operator preHandler');
+  return req.operator;
+}

@@ -1,0 +1,53 @@
+/** Builds the Fastify app: conventions (envelope, errors, CORS, ids, logs, docs) and routes. */
+import cookie from '@fastify/cookie';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawReplyDefaultExpression, type RawRequestDefaultExpression, type RawServerDefault } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { AppContext } from './context.js';
+import { objectId } from './lib/ids.js';
+import { registerErrorHandling } from './plugins/errors.js';
+import { registerCors } from './plugins/cors.js';
+import { registerDocs } from './plugins/docs.js';
+import { commonRoutes, dashboardRoutes, publicRoutes } from './routes.js';
+
+export type App = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+const REQUEST_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+export async function buildApp(ctx: AppContext): Promise<App> {
+  const app = Fastify({
+    loggerInstance: ctx.log as FastifyBaseLogger,
+    bodyLimit: ctx.config.bodyLimit,
+    trustProxy: ctx.config.production,
+    requestIdHeader: 'x-request-id',
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : objectId();
+    },
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, useDefaults: true, allErrors: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  registerErrorHandling(app);
+  app.addHook('onSend', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+  });
+  await app.register(cookie);
+  await registerCors(app, ctx.config);
+  await registerDocs(app, ctx.config);
+
+  const groups = [commonRoutes];
+  if (ctx.config.routes !== 'dashboard') groups.push(publicRoutes);
+  if (ctx.config.routes !== 'public') groups.push(dashboardRoutes);
+  for (const mod of groups.flat()) await mod(app, ctx);
+  await app.ready();
+  return app;
+}

@@ -1,0 +1,14 @@
+/**
+ * Every background task, by name. Each domain contributes its handlers here (one line each);
+ * handlers receive the AppContext and must be idempotent (jobs can be retried).
+ */
+import type { Task } from 'graphile-worker';
+import type { AppContext } from '../context.js';
+
+export type TaskFactory = (ctx: AppContext) => Task;
+
+export const taskFactories: Record<string, TaskFactory> = {};
+
+export function buildTaskList(ctx: AppContext): Record<string, Task> {
+  return Object.fromEntries(Object.entries(taskFactories).map(([name, make]) => [name, make(ctx)]));
+}

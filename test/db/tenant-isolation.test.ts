@@ -1,0 +1,82 @@
+/**
+ * Threat: one project reading or writing another project's rows through a code path that
+ * forgets (or forges) a project filter. The PostgreSQL policies must stop it on their own.
+ */
+import { sql } from 'kysely';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { objectId } from '../../src/lib/ids.js';
+import { createTestEnv, type TestEnv } from '../helpers/context.js';
+import { makeCollection, makeProject, type TestProject } from '../helpers/fixtures.js';
+
+let env: TestEnv;
+let a: TestProject;
+let b: TestProject;
+let colA: { id: string };
+let colB: { id: string };
+
+beforeAll(async () => {
+  env = await createTestEnv();
+  a = await makeProject(env.ctx);
+  b = await makeProject(env.ctx);
+  colA = await makeCollection(env.ctx, a.id, 'notes');
+  colB = await makeCollection(env.ctx, b.id, 'notes');
+  for (const [p, c] of [[a, colA], [b, colB]] as const) {
+    await env.ctx.db.admin
+      .insertInto('documents')
+      .values({ project_id: p.id, collection_id: c.id, id: objectId(), owner_id: null, data: JSON.stringify({ secret: p.id }) as never })
+      .execute();
+  }
+});
+afterAll(() => env.close());
+
+describe('tenant isolation by row-level security', () => {
+  it('a hand-written SELECT of all documents through the API role sees only the scoped project', async () => {
+    const rows = await env.ctx.db.tenant({ projectId: a.id, keyKind: 'secret' }, (tx) =>
+      sql<{ project_id: string }>`SELECT project_id FROM documents`.execute(tx),
+    );
+    expect(rows.rows.length).toBe(1);
+    expect(rows.rows.every((r) => r.project_id === a.id)).toBe(true);
+  });
+
+  it('a SELECT that names the other project explicitly returns nothing', async () => {
+    const rows = await env.ctx.db.tenant({ projectId: a.id, keyKind: 'secret' }, (tx) =>
+      sql`SELECT * FROM documents WHERE project_id = ${b.id}`.execute(tx),
+    );
+    expect(rows.rows).toEqual([]);
+  });
+
+  it('writing a row into another project is rejected by the policy', async () => {
+    await expect(
+      env.ctx.db.tenant({ projectId: a.id, keyKind: 'secret' }, (tx) =>
+        sql`INSERT INTO documents (project_id, collection_id, id, data) VALUES (${b.id}, ${colB.id}, ${objectId()}, '{}')`.execute(tx),
+      ),
+    ).rejects.toThrow(/row-level security/);
+  });
+
+  it('updates and deletes aimed at another project touch no rows', async () => {
+    const res = await env.ctx.db.tenant({ projectId: a.id, keyKind: 'secret' }, async (tx) => {
+      const u = await sql`UPDATE documents SET data = '{}' WHERE project_id = ${b.id}`.execute(tx);
+      const d = await sql`DELETE FROM documents WHERE project_id = ${b.id}`.execute(tx);
+      return [Number(u.numAffectedRows), Number(d.numAffectedRows)];
+    });
+    expect(res).toEqual([0, 0]);
+    const left = await env.ctx.db.admin.selectFrom('documents').select('id').where('project_id', '=', b.id).execute();
+    expect(left.length).toBe(1);
+  });
+
+  it('the API role has no BYPASSRLS and sees nothing without a tenant scope', async () => {
+    const client = new pg.Client({ connectionString: env.databaseUrl });
+    await client.connect();
+    try {
+      const role = await client.query(`SELECT rolbypassrls FROM pg_roles WHERE rolname = 'plinth_api'`);
+      expect(role.rows[0].rolbypassrls).toBe(false);
+      await client.query('BEGIN; SET LOCAL ROLE plinth_api');
+      const rows = await client.query('SELECT * FROM documents');
+      expect(rows.rowCount).toBe(0);
+      await client.query('ROLLBACK');
+    } finally {
+      await client.end();
+    }
+  });
+});
