@@ -1,0 +1,27 @@
+/**
+ * The end user behind a public-API request: `Authorization: Bearer <access token>` (scheme
+ * matched case-insensitively), verified against the request's project. Use after
+ * `requireApiKey`.
+ */
+import type { FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.js';
+import { AppError } from '../lib/errors.js';
+import { verifyAccessToken } from '../modules/auth/tokens.js';
+import { bearerToken } from './operator-auth.js';
+import { projectOf } from './api-key.js';
+
+/** The user id when a valid Bearer token is present, else null (invalid tokens count as absent). */
+export async function optionalUserId(ctx: AppContext, req: FastifyRequest): Promise<string | null> {
+  const token = bearerToken(req);
+  if (!token) return null;
+  return verifyAccessToken(projectOf(req), token, ctx.clock.now());
+}
+
+/** The user id, or 401 (so SDK clients refresh and retry) when missing, invalid or expired. */
+export async function requireUserId(ctx: AppContext, req: FastifyRequest): Promise<string> {
+  const token = bearerToken(req);
+  if (!token) throw new AppError('no_token', 401, 'Access Denied: No Token Provided');
+  const userId = await verifyAccessToken(projectOf(req), token, ctx.clock.now());
+  if (!userId) throw new AppError('invalid_token', 401, 'Invalid or Expired Token');
+  return userId;
+}
