@@ -84,3 +84,11 @@ export const USERS_FIELDS: FieldDef[] = [
   { key: 'username', type: 'String' },
   { key: 'emailVerified', type: 'Boolean' },
 ];
+
+/** An access token for `userId` in `project`, signed exactly as the auth endpoints sign them. */
+export async function makeUserToken(ctx: AppContext, project: TestProject, userId: string, ttlSeconds = 900): Promise<string> {
+  const { signAccessToken } = await import('../../src/modules/auth/tokens.js');
+  const record = await ctx.projects.byId(project.id);
+  if (!record) throw new Error('project not found');
+  return signAccessToken(record, userId, ttlSeconds, ctx.clock.now());
+}
