@@ -15,6 +15,8 @@ import { createLogger } from './lib/logger.js';
 import { createRateLimiter, Limits } from './lib/rate-limiter.js';
 import { ProjectCache } from './modules/projects/cache.js';
 import { createJobQueue } from './worker/queue.js';
+import { createMailer } from './modules/mail/mailer.js';
+import { registerStorageHooks } from './modules/storage/hooks.js';
 
 export interface BootOptions {
   clock?: Clock;
@@ -57,8 +59,11 @@ export async function boot(config: Config, opts: BootOptions = {}): Promise<Boot
     limits: new Limits(limiter, config.rateLimitScale),
     projects: new ProjectCache(db.admin, config.encryptionKey, bus),
     queue: createJobQueue(db.admin),
-    hooks: { projectDeleted: [] },
+    hooks: { projectDeleting: [] },
+    mailer: undefined as unknown as AppContext['mailer'],
   };
+  ctx.mailer = createMailer(ctx);
+  registerStorageHooks(ctx);
   return {
     ctx,
     embedded,

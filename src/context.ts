@@ -12,8 +12,31 @@ import type { ProjectCache } from './modules/projects/cache.js';
 import type { JobQueue } from './worker/queue.js';
 
 export interface Hooks {
-  /** Run after a project's rows are deleted (e.g. remove its stored files). */
-  projectDeleted: Array<(projectId: string) => Promise<void>>;
+  /**
+   * Run just before a project's rows are deleted (e.g. remove its stored files while the
+   * bucket settings still exist). A failing hook is logged and does not stop the delete.
+   */
+  projectDeleting: Array<(projectId: string) => Promise<void>>;
+}
+
+/** A message sent by the platform (operator mails, projectId null) or for a project (auth OTPs). */
+export interface SystemMail {
+  projectId: string | null;
+  to: string;
+  subject: string;
+  html?: string;
+  text?: string;
+  /** What the mail is for, e.g. 'auth.verify-email', 'operator.otp' (kept in logs). */
+  tag: string;
+}
+
+/**
+ * The one sending path for mails the service itself sends, through the same pipeline as
+ * /api/mail/send (the dev outbox when no provider is configured). Not charged to the
+ * project's monthly quota. Implemented by src/modules/mail/mailer.ts.
+ */
+export interface Mailer {
+  sendSystemMail(mail: SystemMail): Promise<void>;
 }
 
 export interface AppContext {
@@ -27,4 +50,5 @@ export interface AppContext {
   projects: ProjectCache;
   queue: JobQueue;
   hooks: Hooks;
+  mailer: Mailer;
 }
