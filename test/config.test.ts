@@ -1,0 +1,55 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.js';
+
+const tmp = () => mkdtempSync(path.join(os.tmpdir(), 'plinth-cfg-'));
+const HEX = 'a'.repeat(64);
+
+describe('config', () => {
+  it('has working defaults with no environment at all', () => {
+    const dir = tmp();
+    const c = loadConfig({ PLINTH_DATA_DIR: dir });
+    expect(c.port).toBe(3000);
+    expect(c.host).toBe('127.0.0.1');
+    expect(c.bodyLimit).toBe(1024 * 1024);
+    expect(c.userAccessTokenTtl).toEqual({ text: '15m', seconds: 900 });
+    expect(c.storage.driver).toBe('local');
+  });
+
+  it('generates ENCRYPTION_KEY into the data dir outside production and reuses it', () => {
+    const dir = tmp();
+    const first = loadConfig({ PLINTH_DATA_DIR: dir }).encryptionKey;
+    const second = loadConfig({ PLINTH_DATA_DIR: dir }).encryptionKey;
+    expect(first.length).toBe(32);
+    expect(second.equals(first)).toBe(true);
+    expect(readFileSync(path.join(dir, 'secrets', 'encryption_key.hex'), 'utf8')).toBe(first.toString('hex'));
+  });
+
+  it('requires ENCRYPTION_KEY and DASHBOARD_JWT_SECRET in production', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production', PLINTH_DATA_DIR: tmp() })).toThrow(/ENCRYPTION_KEY is required/);
+    const c = loadConfig({ NODE_ENV: 'production', ENCRYPTION_KEY: HEX, DASHBOARD_JWT_SECRET: HEX, PLINTH_DATA_DIR: tmp() });
+    expect(c.host).toBe('0.0.0.0');
+  });
+
+  it.each([
+    ['PORT', 'abc', /PORT must be a whole number/],
+    ['PORT', '70000', /PORT must be between/],
+    ['ENCRYPTION_KEY', 'short', /ENCRYPTION_KEY must be 64 hexadecimal/],
+    ['USER_ACCESS_TOKEN_TTL', 'soon', /USER_ACCESS_TOKEN_TTL must be a duration/],
+    ['STORAGE_DRIVER', 'ftp', /STORAGE_DRIVER must be one of local, s3/],
+    ['BODY_LIMIT', 'big', /BODY_LIMIT must be a size/],
+    ['PUBLIC_URL', 'not a url', /PUBLIC_URL must be an http\(s\) URL/],
+    ['S3_FORCE_PATH_STYLE', 'maybe', /S3_FORCE_PATH_STYLE must be true or false/],
+    ['RATE_LIMIT_SCALE', '-1', /RATE_LIMIT_SCALE must be a non-negative number/],
+  ])('fails fast on a bad %s', (name, value, message) => {
+    expect(() => loadConfig({ PLINTH_DATA_DIR: tmp(), [name]: value })).toThrow(message);
+  });
+
+  it('parses sizes and lists', () => {
+    const c = loadConfig({ PLINTH_DATA_DIR: tmp(), BODY_LIMIT: '2mb', ALLOWED_ORIGINS: 'https://a.com, https://b.com' });
+    expect(c.bodyLimit).toBe(2 * 1024 * 1024);
+    expect(c.allowedOrigins).toEqual(['https://a.com', 'https://b.com']);
+  });
+});
