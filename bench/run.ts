@@ -1,0 +1,27 @@
+/**
+ * `npm run bench`: runs each domain benchmark in its own process, one after another (they
+ * share the machine's two cores, so never in parallel), and prints their tables.
+ * `npm run bench -- data auth` runs only those.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const ALL = ['data', 'auth', 'storage', 'mail'];
+const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+const names = wanted.length ? wanted : ALL;
+
+let failed = 0;
+for (const name of names) {
+  const file = path.join(here, `${name}.ts`);
+  if (!existsSync(file)) {
+    console.log(`\n## ${name}: no benchmark (bench/${name}.ts missing)`);
+    continue;
+  }
+  console.log(`\n## ${name}\n`);
+  const r = spawnSync(process.execPath, ['--import', 'tsx', file], { stdio: 'inherit', env: { ...process.env, LOG_LEVEL: 'warn' } });
+  if (r.status !== 0) failed++;
+}
+process.exit(failed ? 1 : 0);
