@@ -6,13 +6,13 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { runner } from 'node-pg-migrate';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const MIGRATIONS_DIR = path.join(root, 'migrations');
-export const SQL_DIR = path.join(root, 'sql');
+import { ROOT_DIR } from '../paths.js';
+
+export const MIGRATIONS_DIR = path.join(ROOT_DIR, 'migrations');
+export const SQL_DIR = path.join(ROOT_DIR, 'sql');
 const LOCK_ID = 0x706c696e7468; // "plinth"
 
 export async function migrate(databaseUrl: string, log: (msg: string) => void = () => {}): Promise<void> {
