@@ -48,12 +48,13 @@ export async function boot(config: Config, opts: BootOptions = {}): Promise<Boot
   if (!opts.skipMigrations) await prepareDatabase(url, (m) => log.debug(m));
   const db = createDb(url);
   const bus = await createBus(url, db.pool);
-  const limiter = createRateLimiter(config.redisUrl);
+  const clock = opts.clock ?? systemClock;
+  const limiter = createRateLimiter(config.redisUrl, () => clock.now().getTime());
   const ctx: AppContext = {
     config,
     db,
     bus,
-    clock: opts.clock ?? systemClock,
+    clock,
     log,
     limiter,
     limits: new Limits(limiter, config.rateLimitScale),

@@ -46,6 +46,8 @@ export interface Config {
     resendBaseUrl?: string;
     from: string;
     webhookSecret?: string;
+    /** MAIL_MONTHLY_LIMIT: replaces every plan's monthly mail limit (-1 unlimited); unset = plans decide. */
+    monthlyLimitOverride?: number;
   };
   ai: { groqApiKey?: string; groqBaseUrl: string; model: string; timeoutMs: number };
   oauth: {
@@ -54,6 +56,7 @@ export interface Config {
     googleAuthUrl: string;
     googleTokenUrl: string;
     googleUserinfoUrl: string;
+    googleJwksUrl: string;
   };
   workerConcurrency: number;
   runWorker: boolean;
@@ -192,6 +195,8 @@ export function loadConfig(env: Env = process.env): Config {
       resendBaseUrl: url(env, 'RESEND_BASE_URL'),
       from: str(env, 'MAIL_FROM') ?? 'Plinth <no-reply@plinth.local>',
       webhookSecret: str(env, 'MAIL_WEBHOOK_SECRET'),
+      monthlyLimitOverride: str(env, 'MAIL_MONTHLY_LIMIT') === '-1' ? -1
+        : str(env, 'MAIL_MONTHLY_LIMIT') === undefined ? undefined : int(env, 'MAIL_MONTHLY_LIMIT', 0),
     },
     ai: {
       groqApiKey: str(env, 'GROQ_API_KEY'),
@@ -205,6 +210,7 @@ export function loadConfig(env: Env = process.env): Config {
       googleAuthUrl: url(env, 'GOOGLE_AUTH_URL', 'https://accounts.google.com/o/oauth2/v2/auth')!,
       googleTokenUrl: url(env, 'GOOGLE_TOKEN_URL', 'https://oauth2.googleapis.com/token')!,
       googleUserinfoUrl: url(env, 'GOOGLE_USERINFO_URL', 'https://openidconnect.googleapis.com/v1/userinfo')!,
+      googleJwksUrl: url(env, 'GOOGLE_JWKS_URL', 'https://www.googleapis.com/oauth2/v3/certs')!,
     },
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 10, 1, 200),
     runWorker: bool(env, 'PLINTH_RUN_WORKER', true),

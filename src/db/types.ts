@@ -11,6 +11,7 @@ import type { MailTables } from '../modules/mail/tables.js';
 import type { AiTables } from '../modules/ai/tables.js';
 import type { OperatorTables } from '../modules/operators/tables.js';
 
+/** A timestamptz column: read as Date; optional on insert (the database fills it). */
 export type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 
 export interface FieldDef {
@@ -39,8 +40,8 @@ export interface OperatorsTable {
   plan: Generated<'free' | 'pro'>;
   is_verified: Generated<boolean>;
   ai_key: JSONColumnType<Encrypted | null, Encrypted | null, Encrypted | null>;
-  created_at: Generated<Timestamp>;
-  updated_at: Generated<Timestamp>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
 }
 
 export interface ProjectsTable {
@@ -54,8 +55,8 @@ export interface ProjectsTable {
   jwt_secret: JSONColumnType<Encrypted>;
   settings: JSONColumnType<Record<string, unknown>, Record<string, unknown> | undefined, Record<string, unknown>>;
   secrets: JSONColumnType<Record<string, Encrypted>, Record<string, Encrypted> | undefined, Record<string, Encrypted>>;
-  created_at: Generated<Timestamp>;
-  updated_at: Generated<Timestamp>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
 }
 
 export interface CollectionsTable {
@@ -65,8 +66,8 @@ export interface CollectionsTable {
   fields: JSONColumnType<FieldDef[], FieldDef[] | undefined, FieldDef[]>;
   schema_version: Generated<number>;
   rls: JSONColumnType<RlsConfig, RlsConfig | undefined, RlsConfig>;
-  created_at: Generated<Timestamp>;
-  updated_at: Generated<Timestamp>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
 }
 
 export interface DocumentsTable {
@@ -76,8 +77,8 @@ export interface DocumentsTable {
   owner_id: string | null;
   data: JSONColumnType<Record<string, unknown>>;
   size_bytes: Generated<number>;
-  created_at: Generated<Timestamp>;
-  updated_at: Generated<Timestamp>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
   deleted_at: Timestamp | null;
 }
 

@@ -71,8 +71,9 @@ export class RedisRateLimiter implements RateLimiter {
   }
 }
 
-export function createRateLimiter(redisUrl?: string): RateLimiter {
-  if (!redisUrl) return new MemoryRateLimiter();
+/** `now` lets tests move the windows with their fake clock (memory store only). */
+export function createRateLimiter(redisUrl?: string, now: () => number = Date.now): RateLimiter {
+  if (!redisUrl) return new MemoryRateLimiter(now);
   return new RedisRateLimiter(new Redis(redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true }));
 }
 

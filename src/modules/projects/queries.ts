@@ -39,3 +39,82 @@ export async function countProjects(db: Kysely<Database>, ownerId: string): Prom
     .executeTakeFirstOrThrow();
   return Number(r.n);
 }
+
+/** The foundation types wrap timestamps as Generated<ColumnType<…>>; Kysely then refuses a Date the driver accepts. */
+const at = (d: Date) => d as never;
+
+export function listOwnedProjects(db: Kysely<Database>, ownerId: string) {
+  return db.selectFrom('projects').selectAll().where('owner_id', '=', ownerId).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+}
+
+export type ProjectRow = Awaited<ReturnType<typeof listOwnedProjects>>[number];
+
+export function collectionsOf(db: Kysely<Database>, projectId: string) {
+  return db
+    .selectFrom('collections')
+    .select(['id', 'name', 'fields', 'rls', 'schema_version', 'created_at', 'updated_at'])
+    .where('project_id', '=', projectId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+export type CollectionRow = Awaited<ReturnType<typeof collectionsOf>>[number];
+
+/** Collections per project, for a list of projects (one query). */
+export async function collectionCounts(db: Kysely<Database>, projectIds: string[]): Promise<Map<string, number>> {
+  if (projectIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('collections')
+    .select(['project_id', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('project_id', 'in', projectIds)
+    .groupBy('project_id')
+    .execute();
+  return new Map(rows.map((r) => [r.project_id, Number(r.n)]));
+}
+
+/** Lifetime usage counters (period '') of the given metrics, keyed `<projectId>:<metric>`. */
+export async function usageOf(db: Kysely<Database>, projectIds: string[], metrics: string[]): Promise<Map<string, number>> {
+  if (projectIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('usage_counters')
+    .select(['subject_id', 'metric', 'used'])
+    .where('subject_id', 'in', projectIds)
+    .where('metric', 'in', metrics)
+    .where('period', '=', '')
+    .execute();
+  return new Map(rows.map((r) => [`${r.subject_id}:${r.metric}`, Number(r.used)]));
+}
+
+export interface ProjectPatch {
+  name?: string;
+  description?: string;
+  site_url?: string | null;
+  settings?: Record<string, unknown>;
+  secrets?: Record<string, Encrypted>;
+  publishable_key_hash?: string;
+  secret_key_hash?: string;
+}
+
+export function updateProjectRow(db: Kysely<Database>, id: string, patch: ProjectPatch, now: Date) {
+  const { settings, secrets, ...plain } = patch;
+  return db
+    .updateTable('projects')
+    .set({
+      ...plain,
+      ...(settings ? { settings: JSON.stringify(settings) as never } : {}),
+      ...(secrets ? { secrets: JSON.stringify(secrets) as never } : {}),
+      updated_at: at(now),
+    })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Deletes a project; its tenant rows go with it (ON DELETE CASCADE), its counters explicitly. */
+export async function deleteProjectRow(db: Kysely<Database>, id: string): Promise<void> {
+  await db.transaction().execute(async (tx) => {
+    await tx.deleteFrom('usage_counters').where('subject_id', '=', id).execute();
+    await tx.deleteFrom('projects').where('id', '=', id).execute();
+  });
+}

@@ -1,16 +1,15 @@
 /** Projects: creation with fresh keys (shown once), plan limits. Knows no HTTP. */
 import type { AppContext } from '../../context.js';
 import { encrypt } from '../../lib/crypto.js';
-import { defineErrors } from '../../lib/errors.js';
 import { planOf } from '../plans/plans.js';
 import { DEFAULT_PROJECT_SETTINGS } from './defaults.js';
+import { ProjectErrors } from './errors.js';
+import { normaliseSiteUrl } from './settings.js';
 import { newApiKey, newJwtSecret } from './keys.js';
 import { countProjects, insertProject } from './queries.js';
 
-export const ProjectErrors = defineErrors({
-  project_not_found: { status: 404, message: 'Project not found.' },
-  project_limit_reached: { status: 403, message: 'Project limit reached. Please upgrade your plan to create more projects.' },
-});
+// Re-exported: other domains import the project errors from here.
+export { ProjectErrors };
 
 export interface CreateProjectInput {
   name: string;
@@ -31,9 +30,9 @@ export async function createProject(ctx: AppContext, owner: { id: string; plan: 
     }
     return insertProject(tx, {
       ownerId: owner.id,
-      name: input.name,
+      name: input.name.trim(),
       description: input.description ?? '',
-      siteUrl: input.siteUrl ?? null,
+      siteUrl: normaliseSiteUrl(input.siteUrl),
       publishableKeyHash: pk.hash,
       secretKeyHash: sk.hash,
       jwtSecret: encrypt(ctx.config.encryptionKey, newJwtSecret()),

@@ -1,0 +1,108 @@
+/**
+ * Operator accounts: register, login, password change and reset, email verification.
+ * Knows no HTTP; routes turn the returned sessions into cookies.
+ */
+import type { AppContext } from '../../context.js';
+import { OperatorErrors } from './errors.js';
+import { consumeOtp, issueOtp } from './otp.js';
+import { hashPassword, verifyPassword } from './passwords.js';
+import { findOperatorByEmail, findOperatorById, insertOperator, updateOperator, type OperatorRow } from './queries.js';
+import { endAllSessions, issueSession, type IssuedSession } from './sessions.js';
+
+export interface PublicOperator {
+  _id: string;
+  email: string;
+  name: string | null;
+  plan: 'free' | 'pro';
+  isVerified: boolean;
+  isAdmin: boolean;
+  createdAt: string;
+}
+
+export const normaliseEmail = (email: string) => email.trim().toLowerCase();
+
+/** Email verification is only asked for when a real mail provider can deliver the code. */
+export const verificationRequired = (ctx: AppContext) => !!ctx.config.mail.resendApiKey;
+
+export const isAdminEmail = (ctx: AppContext, email: string) => !!ctx.config.adminEmail && email === ctx.config.adminEmail;
+
+export function toPublic(ctx: AppContext, row: Omit<OperatorRow, 'password_hash'>): PublicOperator {
+  return {
+    _id: row.id,
+    email: row.email,
+    name: row.name,
+    plan: row.plan,
+    isVerified: row.is_verified,
+    isAdmin: isAdminEmail(ctx, row.email),
+    createdAt: new Date(row.created_at as unknown as Date).toISOString(),
+  };
+}
+
+export async function register(ctx: AppContext, input: { email: string; password: string; name?: string }): Promise<PublicOperator> {
+  const email = normaliseEmail(input.email);
+  const passwordHash = await hashPassword(input.password);
+  const row = await insertOperator(ctx.db.admin, {
+    email,
+    passwordHash,
+    name: input.name?.trim() || null,
+    verified: !verificationRequired(ctx),
+    now: ctx.clock.now(),
+  });
+  if (!row) throw OperatorErrors.email_exists();
+  return toPublic(ctx, row);
+}
+
+export interface LoggedIn {
+  user: PublicOperator;
+  session: IssuedSession;
+}
+
+export async function login(ctx: AppContext, input: { email: string; password: string }): Promise<LoggedIn> {
+  const row = await findOperatorByEmail(ctx.db.admin, normaliseEmail(input.email));
+  // One full argon2 verification either way, so unknown emails cost the same time.
+  if (!(await verifyPassword(row?.password_hash, input.password)) || !row) throw OperatorErrors.invalid_credentials();
+  return { user: toPublic(ctx, row), session: await issueSession(ctx, row.id) };
+}
+
+export async function loadOperator(ctx: AppContext, id: string): Promise<PublicOperator> {
+  const row = await findOperatorById(ctx.db.admin, id);
+  if (!row) throw OperatorErrors.operator_not_found();
+  return toPublic(ctx, row);
+}
+
+/** Changes the password, ends every session, and opens a fresh one for the caller. */
+export async function changePassword(ctx: AppContext, operatorId: string, current: string, next: string): Promise<LoggedIn> {
+  const row = await findOperatorById(ctx.db.admin, operatorId);
+  if (!row) throw OperatorErrors.operator_not_found();
+  if (!(await verifyPassword(row.password_hash, current))) throw OperatorErrors.incorrect_password();
+  await updateOperator(ctx.db.admin, operatorId, { password_hash: await hashPassword(next) }, ctx.clock.now());
+  await endAllSessions(ctx, operatorId);
+  return { user: toPublic(ctx, row), session: await issueSession(ctx, operatorId) };
+}
+
+/** Sends a verification code. Unknown or already verified accounts get no mail and no hint. */
+export async function sendVerificationOtp(ctx: AppContext, email: string): Promise<void> {
+  const row = await findOperatorByEmail(ctx.db.admin, normaliseEmail(email));
+  if (!row || row.is_verified) return;
+  await issueOtp(ctx, row, 'verify_email');
+}
+
+export async function verifyEmail(ctx: AppContext, email: string, otp: string): Promise<LoggedIn> {
+  const row = await findOperatorByEmail(ctx.db.admin, normaliseEmail(email));
+  await consumeOtp(ctx, row?.id, 'verify_email', otp);
+  const updated = await updateOperator(ctx.db.admin, row!.id, { is_verified: true }, ctx.clock.now());
+  return { user: toPublic(ctx, updated!), session: await issueSession(ctx, row!.id) };
+}
+
+export async function forgotPassword(ctx: AppContext, email: string): Promise<void> {
+  const row = await findOperatorByEmail(ctx.db.admin, normaliseEmail(email));
+  if (row) await issueOtp(ctx, row, 'reset_password', true);
+}
+
+/** Resets the password with a mailed code; every session ends. Owning the mailbox also verifies it. */
+export async function resetPassword(ctx: AppContext, email: string, otp: string, newPassword: string): Promise<void> {
+  const row = await findOperatorByEmail(ctx.db.admin, normaliseEmail(email));
+  await consumeOtp(ctx, row?.id, 'reset_password', otp);
+  await updateOperator(ctx.db.admin, row!.id, { password_hash: await hashPassword(newPassword), is_verified: true }, ctx.clock.now());
+  await endAllSessions(ctx, row!.id);
+}

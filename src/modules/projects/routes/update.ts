@@ -1,0 +1,47 @@
+/** PATCH /api/projects/:projectId: settings (name, site URL, domains, auth flags, mail key and sender). */
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../../../context.js';
+import { ok } from '../../../lib/envelope.js';
+import { operatorAuth, operatorOf } from '../../../plugins/operator-auth.js';
+import type { App } from '../../../server.js';
+import { envelopeOf } from '../../operators/schemas.js';
+import { updateProjectSettings } from '../manage.js';
+import { ProjectIdParams, ProjectView } from '../schemas.js';
+
+// Null first: with coerceTypes, a String branch tried first would turn null into "".
+const MailKey = Type.Optional(Type.Union([Type.Null(), Type.String({ maxLength: 200 })], { description: 're_… sets, null clears; never returned' }));
+const FromEmail = Type.Optional(Type.String({ maxLength: 255, description: '"me@x.y" or "Name <me@x.y>"; "" clears' }));
+
+const Body = Type.Object(
+  {
+    name: Type.Optional(Type.String({ maxLength: 100 })),
+    description: Type.Optional(Type.String({ maxLength: 500 })),
+    siteUrl: Type.Optional(Type.String({ maxLength: 2048, description: '"" clears' })),
+    allowedDomains: Type.Optional(Type.Array(Type.String({ maxLength: 253 }), { maxItems: 100 })),
+    isAuthEnabled: Type.Optional(Type.Boolean()),
+    requireEmailVerification: Type.Optional(Type.Boolean()),
+    providerApiKey: MailKey,
+    resendApiKey: MailKey,
+    providerFromEmail: FromEmail,
+    resendFromEmail: FromEmail,
+  },
+  { additionalProperties: false },
+);
+
+export default async function updateRoute(app: App, ctx: AppContext): Promise<void> {
+  app.patch(
+    '/api/projects/:projectId',
+    {
+      preHandler: operatorAuth(ctx),
+      schema: {
+        tags: ['dashboard: projects'],
+        summary: 'Change project settings',
+        security: [{ operatorBearer: [] }],
+        params: ProjectIdParams,
+        body: Body,
+        response: { 200: envelopeOf(ProjectView) },
+      },
+    },
+    async (req) => ok(await updateProjectSettings(ctx, operatorOf(req), req.params.projectId, req.body), 'Project updated'),
+  );
+}

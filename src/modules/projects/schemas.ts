@@ -1,0 +1,55 @@
+/** TypeBox shapes of the project routes (they feed the OpenAPI document at /docs). */
+import { Type } from '@sinclair/typebox';
+
+export const ProjectIdParams = Type.Object({ projectId: Type.String({ description: '24-hex project id' }) });
+
+const Usage = Type.Object({ used: Type.Number(), limit: Type.Number() });
+const Provider = Type.Object({ enabled: Type.Boolean(), clientId: Type.String(), hasClientSecret: Type.Boolean() });
+
+export const ProjectSummary = Type.Object({
+  _id: Type.String(),
+  name: Type.String(),
+  description: Type.String(),
+  siteUrl: Type.Union([Type.String(), Type.Null()]),
+  isAuthEnabled: Type.Boolean(),
+  collectionsCount: Type.Integer(),
+  metrics: Type.Object({ database: Usage, storage: Usage }),
+  databaseUsed: Type.Number(),
+  databaseLimit: Type.Number(),
+  storageUsed: Type.Number(),
+  storageLimit: Type.Number(),
+  createdAt: Type.String(),
+  updatedAt: Type.String(),
+});
+
+export const ProjectView = Type.Composite([
+  ProjectSummary,
+  Type.Object({
+    owner: Type.String(),
+    plan: Type.String(),
+    requireEmailVerification: Type.Boolean(),
+    allowedDomains: Type.Array(Type.String()),
+    providerFromEmail: Type.String(),
+    resendFromEmail: Type.String(),
+    hasProviderApiKey: Type.Boolean(),
+    hasResendApiKey: Type.Boolean(),
+    hasMailWebhookSecret: Type.Boolean(),
+    hasAiKey: Type.Boolean(),
+    authProviders: Type.Object({ github: Provider, google: Provider }),
+    storage: Type.Object({ hasSecretAccessKey: Type.Boolean() }, { additionalProperties: true }),
+    collections: Type.Array(
+      Type.Object({
+        _id: Type.String(),
+        name: Type.String(),
+        model: Type.Array(Type.Object({}, { additionalProperties: true })),
+        rls: Type.Object({}, { additionalProperties: true }),
+        schemaVersion: Type.Integer(),
+        createdAt: Type.String(),
+        updatedAt: Type.String(),
+      }),
+    ),
+  }),
+]);
+
+/** The create response: the view plus the raw keys, shown this once. */
+export const CreatedProject = Type.Composite([ProjectView, Type.Object({ publishableKey: Type.String(), secretKey: Type.String() })]);
