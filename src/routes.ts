@@ -8,11 +8,20 @@ import healthRoutes from './modules/health/routes.js';
 import operatorRoutes from './modules/operators/routes.js';
 import projectRoutes from './modules/projects/routes.js';
 import adminRoutes from './modules/admin/routes.js';
+import aiRoutes from './modules/ai/routes/index.js';
+import storageRoutes, { storageDashboardRoutes } from './modules/storage/routes/index.js';
+import authRoutes from './modules/auth/routes.js';
+import authAdminRoutes from './modules/auth/admin.js';
+import socialRoutes from './modules/social/routes.js';
+import socialSettingsRoutes from './modules/social/settings.js';
+import collectionRoutes from './modules/collections/routes.js';
+import dataRoutes from './modules/data/routes.js';
+import schemaRoutes from './modules/schemas/routes.js';
 
 export type RouteModule = (app: App, ctx: AppContext) => Promise<void>;
 
 export const commonRoutes: RouteModule[] = [healthRoutes];
 
-export const publicRoutes: RouteModule[] = [];
+export const publicRoutes: RouteModule[] = [authRoutes, socialRoutes, storageRoutes, dataRoutes, schemaRoutes];
 
-export const dashboardRoutes: RouteModule[] = [operatorRoutes, projectRoutes, adminRoutes];
+export const dashboardRoutes: RouteModule[] = [operatorRoutes, projectRoutes, adminRoutes, aiRoutes, storageDashboardRoutes, authAdminRoutes, socialSettingsRoutes, collectionRoutes];

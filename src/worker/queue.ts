@@ -1,6 +1,7 @@
 /**
- * Enqueueing jobs for graphile-worker (which runs inside the same database). `addJob` takes
- * an optional transaction so a job is enqueued atomically with the rows it is about.
+ * Enqueueing jobs for graphile-worker (which runs inside the same database). `add` takes an
+ * optional transaction (a tenant one too: see sql/30_worker_grants.sql) so a job is enqueued
+ * atomically with the rows it is about.
  */
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/types.js';
@@ -20,13 +21,10 @@ export function createJobQueue(db: Kysely<Database>): JobQueue {
   return {
     async add(task, payload, spec = {}, tx) {
       const { rows } = await sql<{ id: string }>`
-        SELECT (graphile_worker.add_job(
-          ${task}, ${JSON.stringify(payload)}::json,
-          queue_name => ${spec.queueName ?? null}::text,
-          run_at => ${spec.runAt ?? null}::timestamptz,
-          max_attempts => ${spec.maxAttempts ?? null}::int,
-          job_key => ${spec.jobKey ?? null}::text
-        )).id::text AS id`.execute(tx ?? db);
+        SELECT plinth_add_job(
+          ${task}, ${JSON.stringify(payload)}::json, ${spec.queueName ?? null}::text,
+          ${spec.runAt ?? null}::timestamptz, ${spec.maxAttempts ?? null}::int, ${spec.jobKey ?? null}::text
+        ) AS id`.execute(tx ?? db);
       return rows[0]!.id;
     },
   };

@@ -4,10 +4,12 @@
  */
 import type { Task } from 'graphile-worker';
 import type { AppContext } from '../context.js';
+import { sweepTask } from '../modules/storage/sweep.js';
 
 export type TaskFactory = (ctx: AppContext) => Task;
 
 export const taskFactories: Record<string, TaskFactory> = {};
+taskFactories['storage.sweep'] = sweepTask;
 
 export function buildTaskList(ctx: AppContext): Record<string, Task> {
   return Object.fromEntries(Object.entries(taskFactories).map(([name, make]) => [name, make(ctx)]));

@@ -1,3 +1,73 @@
-/** Kysely types of this domain's tables (its migration creates them). */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface AuthTables {}
+/** Kysely types of this domain's tables (migrations/004_auth.sql creates them). */
+import type { ColumnType, Generated, JSONColumnType } from 'kysely';
+import type { Timestamp } from '../../db/types.js';
+import type { Encrypted } from '../../lib/crypto.js';
+
+export interface AppUsersTable {
+  id: Generated<string>;
+  project_id: string;
+  email: string;
+  password_hash: string;
+  email_verified: Generated<boolean>;
+  data: JSONColumnType<Record<string, unknown>, Record<string, unknown> | undefined, Record<string, unknown>>;
+  github_id: string | null;
+  google_id: string | null;
+  auth_providers: ColumnType<string[], string[] | undefined, string[]>;
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
+export interface AppUserSessionsTable {
+  id: string;
+  project_id: string;
+  user_id: string;
+  family_id: string;
+  token_hash: string;
+  ip: string | null;
+  user_agent: string | null;
+  created_at: Timestamp;
+  last_used_at: Timestamp;
+  expires_at: Timestamp;
+  used_at: Timestamp | null;
+  rotated_to: string | null;
+  revoked_at: Timestamp | null;
+}
+
+export type UserOtpPurpose = 'verify_email' | 'reset_password';
+
+export interface AppUserOtpsTable {
+  user_id: string;
+  purpose: UserOtpPurpose;
+  project_id: string;
+  code_hash: string;
+  attempts: Generated<number>;
+  expires_at: Timestamp;
+  sent_at: Timestamp;
+}
+
+export interface SocialStatesTable {
+  state_hash: string;
+  project_id: string;
+  provider: 'github' | 'google';
+  code_verifier: JSONColumnType<Encrypted>;
+  nonce: string | null;
+  expires_at: Timestamp;
+  created_at: Timestamp;
+}
+
+export interface SocialExchangeCodesTable {
+  code_hash: string;
+  project_id: string;
+  user_id: string;
+  access_token_hash: string;
+  refresh_token: JSONColumnType<Encrypted>;
+  expires_at: Timestamp;
+}
+
+export interface AuthTables {
+  app_users: AppUsersTable;
+  app_user_sessions: AppUserSessionsTable;
+  app_user_otps: AppUserOtpsTable;
+  social_states: SocialStatesTable;
+  social_exchange_codes: SocialExchangeCodesTable;
+}

@@ -5,7 +5,7 @@
 import type { AppContext } from '../../context.js';
 import { OperatorErrors } from './errors.js';
 import { consumeOtp, issueOtp } from './otp.js';
-import { hashPassword, verifyPassword } from './passwords.js';
+import { hashPassword, verifyPassword } from '../../lib/passwords.js';
 import { findOperatorByEmail, findOperatorById, insertOperator, updateOperator, type OperatorRow } from './queries.js';
 import { endAllSessions, issueSession, type IssuedSession } from './sessions.js';
 

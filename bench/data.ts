@@ -1,0 +1,107 @@
+/**
+ * Data API benchmark (`npx tsx bench/data.ts`): boots its own embedded PostgreSQL and the app
+ * in a temp dir, seeds 10 000 documents, and drives list (filter + range + sort), get by id,
+ * create and update with autocannon (50 connections) against Plinth and against
+ * bench/baseline.ts (bare Fastify + pg, same table, hand-written SQL). Prints a markdown table.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { sql } from 'kysely';
+import { boot } from '../src/boot.js';
+import { loadConfig } from '../src/config.js';
+import { createCollection } from '../src/modules/collections/service.js';
+import { buildApp } from '../src/server.js';
+import { makeProject } from '../test/helpers/fixtures.js';
+import { startBaseline } from './baseline.js';
+
+interface Result { requests: { average: number }; latency: { p99: number }; non2xx: number; errors: number }
+interface Req { method?: string; path: string; body?: string; headers?: Record<string, string> }
+type Autocannon = (opts: Record<string, unknown>, cb: (err: Error | null, res: Result) => void) => unknown;
+const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
+const DOCS = 10_000;
+
+function run(url: string, headers: Record<string, string>, setup: () => Req): Promise<Result> {
+  return new Promise((resolve, reject) => {
+    autocannon(
+      {
+        url,
+        connections: 50,
+        duration: SECONDS,
+        headers: { 'content-type': 'application/json', ...headers },
+        requests: [{ setupRequest: (r: Req) => ({ ...r, ...setup() }) }],
+      },
+      (err, res) => (err ? reject(err) : resolve(res)),
+    );
+  });
+}
+
+const pick = <T>(xs: T[]) => xs[Math.floor(Math.random() * xs.length)]!;
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'plinth-bench-data-'));
+  const config = loadConfig({ ...process.env, PLINTH_DATA_DIR: dir, RATE_LIMIT_SCALE: '0', LOG_LEVEL: 'warn', PLINTH_RUN_WORKER: 'false' });
+  const booted = await boot(config);
+  const app = await buildApp(booted.ctx);
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  const ctx = booted.ctx;
+  try {
+    const p = await makeProject(ctx);
+    const col = await createCollection(ctx, p.id, 'pro', {
+      name: 'products',
+      fields: [
+        { key: 'name', type: 'String', required: true },
+        { key: 'price', type: 'Number' },
+        { key: 'category', type: 'String' },
+        { key: 'stock', type: 'Number' },
+      ],
+    });
+    await sql`
+      INSERT INTO documents (project_id, collection_id, id, owner_id, data, size_bytes, created_at, updated_at)
+      SELECT ${p.id}, ${col._id}, lpad(to_hex(g), 24, '0'), NULL, d, octet_length(d::text), now() - g * interval '1 second', now()
+      FROM generate_series(1, ${DOCS}) g,
+           LATERAL (SELECT jsonb_build_object('name', 'item ' || g, 'price', (g * 37) % 10000, 'category', 'c' || (g % 10), 'stock', 7) AS d) x`
+      .execute(ctx.db.admin);
+    await sql`ANALYZE documents`.execute(ctx.db.admin);
+    const ids = Array.from({ length: DOCS }, (_, i) => (i + 1).toString(16).padStart(24, '0'));
+    const base = await startBaseline(booted.embedded?.url ?? config.databaseUrl!, p.id, col._id);
+    const listQs = () => `category=c${Math.floor(Math.random() * 10)}&price_gte=1000&price_lt=9000`;
+    const scenarios: Array<[string, () => Req, () => Req]> = [
+      ['list (filter + range + sort)', () => ({ path: `/api/data/products?${listQs()}&sort=-price` }), () => ({ path: `/list?${listQs()}` })],
+      ['get by id', () => ({ path: `/api/data/products/${pick(ids)}` }), () => ({ path: `/doc/${pick(ids)}` })],
+      ['create', () => ({ method: 'POST', path: '/api/data/products', body: JSON.stringify({ name: 'new', price: 5, category: 'c1' }) }),
+        () => ({ method: 'POST', path: '/doc', body: JSON.stringify({ name: 'new', price: 5, category: 'c1' }) })],
+      ['update', () => ({ method: 'PATCH', path: `/api/data/products/${pick(ids)}`, body: JSON.stringify({ stock: 7 }) }),
+        () => ({ method: 'PATCH', path: `/doc/${pick(ids)}`, body: JSON.stringify({ stock: 7 }) })],
+    ];
+    const rows: string[] = [];
+    for (const [name, plinthReq, baseReq] of scenarios) {
+      const a = await run(url, p.sk, plinthReq);
+      const b = await run(base.url, {}, baseReq);
+      const bad = a.non2xx + a.errors + b.non2xx + b.errors;
+      rows.push(
+        `| ${name} | ${a.requests.average.toFixed(0)} | ${a.latency.p99} | ${b.requests.average.toFixed(0)} | ${b.latency.p99} | ` +
+          `${(a.requests.average / b.requests.average).toFixed(2)}× | ${bad} |`,
+      );
+    }
+    console.log(`\n${DOCS} documents, 50 connections, ${SECONDS} s per run, same machine\n`);
+    console.log('| scenario | Plinth req/s | p99 ms | baseline req/s | p99 ms | ratio | non-2xx |');
+    console.log('|---|---|---|---|---|---|---|');
+    for (const r of rows) console.log(r);
+    await base.close();
+  } finally {
+    await app.close();
+    await booted.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,63 @@
+/**
+ * Personal AI key settings: the account key (operators.ai_key) and the project key
+ * (projects.secrets.aiKey). Keys are validated, AES-256-GCM encrypted before they reach the
+ * database, and only `hasAiKey` ever leaves this module.
+ */
+import { sql } from 'kysely';
+import type { AppContext } from '../../context.js';
+import { encrypt } from '../../lib/crypto.js';
+import type { OperatorIdentity } from '../../plugins/operator-auth.js';
+import { planOf } from '../plans/plans.js';
+import { loadOwnedProject } from '../projects/access.js';
+import { AiErrors } from './errors.js';
+
+/** `gsk_` then printable ASCII without spaces; 200 characters at most in total. */
+const AI_KEY = /^gsk_[\x21-\x7e]{1,196}$/;
+
+export function validateAiKey(aiKey: string): void {
+  if (!AI_KEY.test(aiKey)) throw AiErrors.invalid_ai_key();
+}
+
+/** Personal keys may be cleared on any plan; saving one needs the plan flag. */
+function checkNewKey(operator: OperatorIdentity, aiKey: string | null): void {
+  if (aiKey === null) return;
+  if (!planOf(operator.plan).personalAiKey) throw AiErrors.personal_ai_key_not_allowed();
+  validateAiKey(aiKey);
+}
+
+export interface KeyState {
+  hasAiKey: boolean;
+}
+
+export async function setAccountKey(ctx: AppContext, operator: OperatorIdentity, aiKey: string | null): Promise<KeyState> {
+  checkNewKey(operator, aiKey);
+  const value = aiKey === null ? null : JSON.stringify(encrypt(ctx.config.encryptionKey, aiKey));
+  await ctx.db.admin
+    .updateTable('operators')
+    .set({ ai_key: value as never, updated_at: ctx.clock.now() as never })
+    .where('id', '=', operator.id)
+    .execute();
+  return { hasAiKey: aiKey !== null };
+}
+
+export async function setProjectKey(
+  ctx: AppContext,
+  operator: OperatorIdentity,
+  projectId: string,
+  aiKey: string | null,
+): Promise<KeyState> {
+  const project = await loadOwnedProject(ctx, operator, projectId);
+  checkNewKey(operator, aiKey);
+  // A jsonb merge, not read-modify-write: concurrent changes to other secrets are kept.
+  const secrets =
+    aiKey === null
+      ? sql`secrets - 'aiKey'`
+      : sql`secrets || jsonb_build_object('aiKey', ${JSON.stringify(encrypt(ctx.config.encryptionKey, aiKey))}::jsonb)`;
+  await ctx.db.admin
+    .updateTable('projects')
+    .set({ secrets: secrets as never, updated_at: ctx.clock.now() as never })
+    .where('id', '=', project.id)
+    .execute();
+  await ctx.bus.publish({ type: 'project_changed', id: project.id });
+  return { hasAiKey: aiKey !== null };
+}

@@ -1,0 +1,34 @@
+/** Stable error codes of the end-user auth endpoints (contract §2). */
+import { defineErrors } from '../../lib/errors.js';
+
+export const AuthErrors = defineErrors({
+  auth_disabled: {
+    status: 403,
+    message: 'Please enable Auth in the urBackend dashboard for this project to use this endpoint.',
+  },
+  users_schema_missing: {
+    status: 403,
+    message: "User Schema Missing: create a 'users' collection with 'email' and 'password' fields to use authentication.",
+  },
+  users_schema_invalid: {
+    status: 422,
+    message: "Invalid Users Schema: the 'users' collection needs a required String 'email' and a required String 'password'.",
+  },
+  invalid_input: { status: 400, message: 'Invalid input.' },
+  email_taken: { status: 409, message: 'User already exists with this email.' },
+  invalid_credentials: { status: 401, message: 'Invalid email or password' },
+  email_not_verified: { status: 403, message: 'Please verify your email before logging in.' },
+  user_not_found: { status: 404, message: 'User not found' },
+  invalid_current_password: { status: 400, message: 'Invalid current password' },
+  invalid_otp: { status: 400, message: 'Invalid or expired OTP' },
+  otp_cooldown: { status: 429, message: 'Please wait before requesting another code.' },
+  username_field_missing: { status: 400, message: "Public profile requires a 'username' field in users schema" },
+  refresh_missing: { status: 401, message: 'Refresh token missing' },
+  refresh_format: { status: 401, message: 'Invalid refresh token format' },
+  refresh_not_found: { status: 401, message: 'Refresh session not found' },
+  refresh_wrong_project: { status: 403, message: 'Refresh token does not belong to this project' },
+  refresh_reused: { status: 403, message: 'Refresh token is invalid or already used' },
+  refresh_mismatch: { status: 403, message: 'Refresh token mismatch' },
+  session_not_found: { status: 404, message: 'Session not found or does not belong to this user' },
+  app_user_not_found: { status: 404, message: 'User not found in this project' },
+});

@@ -1,0 +1,43 @@
+/**
+ * POST /api/userAuth/login (contract §2.5). Unknown email and wrong password get the same 401
+ * after the same argon2 work; `requireEmailVerification` turns unverified logins away (403).
+ */
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../../../context.js';
+import type { App } from '../../../server.js';
+import { ok } from '../../../lib/envelope.js';
+import { apiKeyAuth, projectOf } from '../../../plugins/api-key.js';
+import { AuthErrors } from '../errors.js';
+import { clientMeta, deliverTokens, headerMode } from '../delivery.js';
+import { loginLimits } from '../limits.js';
+import { authPreconditions, schemaOf } from '../schema.js';
+import { login } from '../service.js';
+import { normalizeEmail, toUser } from '../users.js';
+
+const Body = Type.Object({
+  email: Type.String({ maxLength: 320 }),
+  password: Type.String({ maxLength: 1024 }),
+});
+
+export default async function loginFlow(app: App, ctx: AppContext): Promise<void> {
+  app.post('/api/userAuth/login', {
+    schema: {
+      tags: ['userAuth'],
+      summary: 'Log in with email and password (401 "Invalid email or password" for any bad credential)',
+      headers: Type.Object({ 'x-refresh-token-mode': Type.Optional(Type.String()) }),
+      body: Body,
+      security: [{ apiKey: [] }],
+    },
+    preHandler: [apiKeyAuth(ctx), authPreconditions(ctx)],
+    handler: async (req, reply) => {
+      const project = projectOf(req);
+      const email = normalizeEmail(req.body.email);
+      if (!email || !req.body.password) throw AuthErrors.invalid_input('Email and password are required.');
+      await loginLimits(ctx, project.id, req.ip, email);
+      if (req.body.password.length > 100) throw AuthErrors.invalid_credentials();
+      const { user, tokens } = await login(ctx, project, email, req.body.password, clientMeta(req));
+      const data = { user: toUser(user, schemaOf(req)), ...deliverTokens(ctx, reply, tokens, headerMode(req)) };
+      return reply.send(ok(data, 'Login successful'));
+    },
+  });
+}

@@ -1,0 +1,27 @@
+/** POST /api/userAuth/logout (contract §2.16): revokes the presented session, clears the cookie. */
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../../../context.js';
+import type { App } from '../../../server.js';
+import { apiKeyAuth, projectOf } from '../../../plugins/api-key.js';
+import { clearRefreshCookie, presentedRefreshToken } from '../delivery.js';
+import { authPreconditions } from '../schema.js';
+import { revokePresented } from '../sessions.js';
+
+export default async function logoutFlow(app: App, ctx: AppContext): Promise<void> {
+  app.post('/api/userAuth/logout', {
+    schema: {
+      tags: ['userAuth'],
+      summary: 'Log out: revoke the presented refresh session (cookie or x-refresh-token) and clear the cookie',
+      headers: Type.Object({ 'x-refresh-token': Type.Optional(Type.String()) }),
+      security: [{ apiKey: [] }],
+    },
+    preHandler: [apiKeyAuth(ctx), authPreconditions(ctx)],
+    handler: async (req, reply) => {
+      const { token } = presentedRefreshToken(req);
+      if (token) await revokePresented(ctx, projectOf(req), token);
+      clearRefreshCookie(ctx, reply);
+      const message = 'Logged out successfully';
+      return reply.send({ success: true, data: { message }, message });
+    },
+  });
+}

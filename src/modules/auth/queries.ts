@@ -1,0 +1,166 @@
+/** SQL of the end-user tables. Every function runs inside a tenant transaction (`tx`). */
+import { sql } from 'kysely';
+import type { Tx } from '../../db/pool.js';
+import type { UserOtpPurpose } from './tables.js';
+
+export const USER_COLUMNS = [
+  'id', 'email', 'password_hash', 'email_verified', 'data', 'github_id', 'google_id', 'auth_providers', 'created_at', 'updated_at',
+] as const;
+
+export interface UserRow {
+  id: string;
+  email: string;
+  password_hash: string;
+  email_verified: boolean;
+  data: Record<string, unknown>;
+  github_id: string | null;
+  google_id: string | null;
+  auth_providers: string[];
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface NewUser {
+  projectId: string;
+  email: string;
+  passwordHash: string;
+  emailVerified: boolean;
+  data: Record<string, unknown>;
+  githubId?: string | null;
+  googleId?: string | null;
+  authProviders?: string[];
+  now: Date;
+}
+
+/** Inserts a user; null when the email is already taken in this project. */
+export async function insertUser(tx: Tx, u: NewUser): Promise<UserRow | null> {
+  const row = await tx
+    .insertInto('app_users')
+    .values({
+      project_id: u.projectId,
+      email: u.email,
+      password_hash: u.passwordHash,
+      email_verified: u.emailVerified,
+      data: JSON.stringify(u.data) as never,
+      github_id: u.githubId ?? null,
+      google_id: u.googleId ?? null,
+      auth_providers: u.authProviders ?? [],
+      created_at: u.now,
+      updated_at: u.now,
+    })
+    .onConflict((oc) => oc.columns(['project_id', 'email']).doNothing())
+    .returning(USER_COLUMNS)
+    .executeTakeFirst();
+  return (row as UserRow | undefined) ?? null;
+}
+
+export async function findUserByEmail(tx: Tx, email: string): Promise<UserRow | null> {
+  const row = await tx.selectFrom('app_users').select(USER_COLUMNS).where('email', '=', email).executeTakeFirst();
+  return (row as UserRow | undefined) ?? null;
+}
+
+export async function findUserById(tx: Tx, id: string): Promise<UserRow | null> {
+  const row = await tx.selectFrom('app_users').select(USER_COLUMNS).where('id', '=', id).executeTakeFirst();
+  return (row as UserRow | undefined) ?? null;
+}
+
+export async function findUserByProvider(tx: Tx, provider: 'github' | 'google', providerId: string): Promise<UserRow | null> {
+  const column = provider === 'github' ? 'github_id' : 'google_id';
+  const row = await tx.selectFrom('app_users').select(USER_COLUMNS).where(column, '=', providerId).executeTakeFirst();
+  return (row as UserRow | undefined) ?? null;
+}
+
+export async function findUserByUsername(tx: Tx, username: string): Promise<UserRow | null> {
+  const row = await tx
+    .selectFrom('app_users')
+    .select(USER_COLUMNS)
+    .where(sql`data ->> 'username'`, '=', username)
+    .executeTakeFirst();
+  return (row as UserRow | undefined) ?? null;
+}
+
+export async function updateUserData(tx: Tx, id: string, data: Record<string, unknown>, now: Date): Promise<void> {
+  await tx
+    .updateTable('app_users')
+    .set({ data: sql`data || ${JSON.stringify(data)}::jsonb` as never, updated_at: now })
+    .where('id', '=', id)
+    .execute();
+}
+
+export async function setPasswordHash(tx: Tx, id: string, hash: string, now: Date): Promise<void> {
+  await tx.updateTable('app_users').set({ password_hash: hash, updated_at: now }).where('id', '=', id).execute();
+}
+
+export async function markEmailVerified(tx: Tx, id: string, now: Date): Promise<void> {
+  await tx.updateTable('app_users').set({ email_verified: true, updated_at: now }).where('id', '=', id).execute();
+}
+
+/** Links a provider identity to an existing user (and marks the email verified). */
+export async function linkProvider(tx: Tx, id: string, provider: 'github' | 'google', providerId: string, extra: Record<string, unknown>, now: Date): Promise<UserRow> {
+  const row = await tx
+    .updateTable('app_users')
+    .set({
+      [provider === 'github' ? 'github_id' : 'google_id']: providerId,
+      auth_providers: sql`(SELECT array_agg(DISTINCT p) FROM unnest(auth_providers || ARRAY[${provider}]::text[]) p)` as never,
+      email_verified: true,
+      data: sql`${JSON.stringify(extra)}::jsonb || data` as never,
+      updated_at: now,
+    })
+    .where('id', '=', id)
+    .returning(USER_COLUMNS)
+    .executeTakeFirstOrThrow();
+  return row as UserRow;
+}
+
+export async function listUsers(tx: Tx, limit: number, offset: number): Promise<{ rows: UserRow[]; total: number }> {
+  const rows = await tx
+    .selectFrom('app_users')
+    .select(USER_COLUMNS)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .offset(offset)
+    .execute();
+  const { total } = await tx.selectFrom('app_users').select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
+  return { rows: rows as UserRow[], total: Number(total) };
+}
+
+export async function deleteUser(tx: Tx, id: string): Promise<boolean> {
+  const res = await tx.deleteFrom('app_users').where('id', '=', id).executeTakeFirst();
+  return Number(res.numDeletedRows) > 0;
+}
+
+// ---- one-time codes ----
+
+export async function upsertOtp(tx: Tx, o: { userId: string; projectId: string; purpose: UserOtpPurpose; codeHash: string; expiresAt: Date; now: Date }): Promise<void> {
+  await tx
+    .insertInto('app_user_otps')
+    .values({ user_id: o.userId, project_id: o.projectId, purpose: o.purpose, code_hash: o.codeHash, attempts: 0, expires_at: o.expiresAt, sent_at: o.now })
+    .onConflict((oc) =>
+      oc.columns(['user_id', 'purpose']).doUpdateSet({ code_hash: o.codeHash, attempts: 0, expires_at: o.expiresAt, sent_at: o.now }),
+    )
+    .execute();
+}
+
+export async function findOtp(tx: Tx, userId: string, purpose: UserOtpPurpose) {
+  return tx
+    .selectFrom('app_user_otps')
+    .select(['code_hash', 'attempts', 'expires_at', 'sent_at'])
+    .where('user_id', '=', userId)
+    .where('purpose', '=', purpose)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+export async function countOtpAttempt(tx: Tx, userId: string, purpose: UserOtpPurpose): Promise<void> {
+  await tx
+    .updateTable('app_user_otps')
+    .set({ attempts: sql`attempts + 1` })
+    .where('user_id', '=', userId)
+    .where('purpose', '=', purpose)
+    .execute();
+}
+
+export async function deleteOtp(tx: Tx, userId: string, purpose: UserOtpPurpose): Promise<void> {
+  await tx.deleteFrom('app_user_otps').where('user_id', '=', userId).where('purpose', '=', purpose).execute();
+}

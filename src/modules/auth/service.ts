@@ -1,0 +1,75 @@
+/** End-user accounts: sign-up, login, profile, password change. Knows no HTTP. */
+import type { AppContext } from '../../context.js';
+import type { ProjectRecord } from '../projects/cache.js';
+import { AuthErrors } from './errors.js';
+import { hashPassword, verifyPassword } from '../../lib/passwords.js';
+import { findUserByEmail, findUserById, findUserByUsername, insertUser, setPasswordHash, updateUserData, type UserRow } from './queries.js';
+import type { UsersSchema } from './schema.js';
+import { revokeUserSessions } from './session-queries.js';
+import { startSession, type ClientMeta, type Tokens } from './sessions.js';
+import { newUserData, profileUpdate } from './users.js';
+import { sendOtp } from './otp.js';
+
+const scope = (project: ProjectRecord, userId?: string) => ({ projectId: project.id, userId: userId ?? null, keyKind: 'publishable' as const });
+
+export interface SignupInput {
+  email: string;
+  password: string;
+  body: Record<string, unknown>;
+}
+
+export async function signup(ctx: AppContext, project: ProjectRecord, schema: UsersSchema, input: SignupInput, meta: ClientMeta) {
+  const data = newUserData(schema, input.email, input.body);
+  const passwordHash = await hashPassword(input.password);
+  const result = await ctx.db.tenant(scope(project), async (tx) => {
+    const user = await insertUser(tx, { projectId: project.id, email: input.email, passwordHash, emailVerified: false, data, now: ctx.clock.now() });
+    if (!user) return null;
+    const tokens = await startSession(ctx, tx, project, user.id, meta);
+    return { user, tokens };
+  });
+  if (!result) throw AuthErrors.email_taken();
+  await sendOtp(ctx, project, result.user, 'verify_email').catch((err) => ctx.log.warn({ err }, 'verification mail failed'));
+  return result;
+}
+
+export async function login(ctx: AppContext, project: ProjectRecord, email: string, password: string, meta: ClientMeta): Promise<{ user: UserRow; tokens: Tokens }> {
+  const user = await ctx.db.tenant(scope(project), (tx) => findUserByEmail(tx, email));
+  const ok = await verifyPassword(user?.password_hash ?? null, password);
+  if (!ok || !user) throw AuthErrors.invalid_credentials();
+  if (project.settings.requireEmailVerification === true && !user.email_verified) throw AuthErrors.email_not_verified();
+  const tokens = await ctx.db.tenant(scope(project, user.id), (tx) => startSession(ctx, tx, project, user.id, meta));
+  return { user, tokens };
+}
+
+export async function currentUser(ctx: AppContext, project: ProjectRecord, userId: string): Promise<UserRow> {
+  const user = await ctx.db.tenant(scope(project, userId), (tx) => findUserById(tx, userId));
+  if (!user) throw AuthErrors.user_not_found();
+  return user;
+}
+
+export async function updateProfile(ctx: AppContext, project: ProjectRecord, schema: UsersSchema, userId: string, body: Record<string, unknown>): Promise<void> {
+  const changes = profileUpdate(schema, body);
+  await ctx.db.tenant(scope(project, userId), async (tx) => {
+    if (!(await findUserById(tx, userId))) throw AuthErrors.user_not_found();
+    if (Object.keys(changes).length) await updateUserData(tx, userId, changes, ctx.clock.now());
+  });
+}
+
+/** Checks the current password, stores the new one and revokes every session of the user. */
+export async function changePassword(ctx: AppContext, project: ProjectRecord, userId: string, current: string, next: string): Promise<void> {
+  const user = await currentUser(ctx, project, userId);
+  if (!(await verifyPassword(user.password_hash, current))) throw AuthErrors.invalid_current_password();
+  const hash = await hashPassword(next);
+  await ctx.db.tenant(scope(project, userId), async (tx) => {
+    const now = ctx.clock.now();
+    await setPasswordHash(tx, userId, hash, now);
+    await revokeUserSessions(tx, userId, now);
+  });
+}
+
+export async function publicProfile(ctx: AppContext, project: ProjectRecord, schema: UsersSchema, username: string): Promise<UserRow> {
+  if (!schema.hasUsername) throw AuthErrors.username_field_missing();
+  const user = await ctx.db.tenant(scope(project), (tx) => findUserByUsername(tx, username));
+  if (!user) throw AuthErrors.user_not_found();
+  return user;
+}

@@ -1,0 +1,103 @@
+/**
+ * Refresh sessions. A refresh token is `<sessionId>.<secret>`: opaque to clients, stored only
+ * as SHA-256(secret), rotated on every use. Presenting a used, revoked or expired token (or a
+ * wrong secret for a known id) revokes the whole family: the token leaked or was replayed.
+ */
+import type { AppContext } from '../../context.js';
+import type { Tx } from '../../db/pool.js';
+import { randomToken, safeEqual, sha256Hex } from '../../lib/crypto.js';
+import { objectId } from '../../lib/ids.js';
+import type { ProjectRecord } from '../projects/cache.js';
+import { AuthErrors } from './errors.js';
+import { findSession, insertSession, revokeFamily, rotateSession } from './session-queries.js';
+import { signAccessToken } from './tokens.js';
+
+export interface ClientMeta {
+  ip: string | null;
+  userAgent: string | null;
+}
+
+export interface Tokens {
+  accessToken: string;
+  refreshToken: string;
+  expiresIn: string;
+}
+
+const TOKEN_RE = /^([0-9a-f]{24})\.([A-Za-z0-9_-]{43})$/;
+
+export function parseRefreshToken(raw: string): { id: string; secret: string } | null {
+  const m = TOKEN_RE.exec(raw);
+  return m ? { id: m[1]!, secret: m[2]! } : null;
+}
+
+function newSecret(ctx: AppContext) {
+  const now = ctx.clock.now();
+  const id = objectId(now.getTime());
+  const secret = randomToken(32);
+  const expiresAt = new Date(now.getTime() + ctx.config.userRefreshTokenTtlSeconds * 1000);
+  return { id, secret, tokenHash: sha256Hex(secret), now, expiresAt, raw: `${id}.${secret}` };
+}
+
+export function accessTokenFor(ctx: AppContext, project: ProjectRecord, userId: string): Promise<string> {
+  return signAccessToken(project, userId, ctx.config.userAccessTokenTtl.seconds, ctx.clock.now());
+}
+
+/** Starts a new session family for a user (signup, login, social sign-in) inside `tx`. */
+export async function startSession(ctx: AppContext, tx: Tx, project: ProjectRecord, userId: string, meta: ClientMeta): Promise<Tokens> {
+  const s = newSecret(ctx);
+  await insertSession(tx, { ...s, projectId: project.id, userId, familyId: s.id, ip: meta.ip, userAgent: meta.userAgent });
+  const accessToken = await accessTokenFor(ctx, project, userId);
+  return { accessToken, refreshToken: s.raw, expiresIn: ctx.config.userAccessTokenTtl.text };
+}
+
+type Outcome = { ok: true; userId: string } | { ok: false; error: 'not_found' | 'reused' | 'mismatch' };
+
+/** Why a token was not accepted; revokes the family when it was replayed or forged. */
+async function classifyRejection(ctx: AppContext, tx: Tx, id: string, secret: string): Promise<Outcome> {
+  const row = await findSession(tx, id);
+  if (!row) return { ok: false, error: 'not_found' };
+  await revokeFamily(tx, row.family_id, ctx.clock.now());
+  return { ok: false, error: safeEqual(row.token_hash, sha256Hex(secret)) ? 'reused' : 'mismatch' };
+}
+
+/** Sessions of other projects are invisible to the tenant transaction; tell them apart for the 403. */
+async function belongsElsewhere(ctx: AppContext, id: string): Promise<boolean> {
+  const row = await ctx.db.admin.selectFrom('app_user_sessions').select('project_id').where('id', '=', id).executeTakeFirst();
+  return !!row;
+}
+
+/** Rotates a refresh token: returns fresh tokens, or throws the §2.15 error for the case. */
+export async function rotate(ctx: AppContext, project: ProjectRecord, raw: string, meta: ClientMeta): Promise<Tokens> {
+  const parsed = parseRefreshToken(raw);
+  if (!parsed) throw AuthErrors.refresh_format();
+  const next = newSecret(ctx);
+  const outcome = await ctx.db.tenant({ projectId: project.id, keyKind: 'publishable' }, async (tx): Promise<Outcome> => {
+    const rotated = await rotateSession(tx, {
+      id: parsed.id,
+      tokenHash: sha256Hex(parsed.secret),
+      next: { id: next.id, tokenHash: next.tokenHash, ip: meta.ip, userAgent: meta.userAgent, now: next.now, expiresAt: next.expiresAt },
+    });
+    if (rotated) return { ok: true, userId: rotated.user_id };
+    return classifyRejection(ctx, tx, parsed.id, parsed.secret);
+  });
+  if (!outcome.ok) {
+    if (outcome.error === 'reused') throw AuthErrors.refresh_reused();
+    if (outcome.error === 'mismatch') throw AuthErrors.refresh_mismatch();
+    throw (await belongsElsewhere(ctx, parsed.id)) ? AuthErrors.refresh_wrong_project() : AuthErrors.refresh_not_found();
+  }
+  const accessToken = await accessTokenFor(ctx, project, outcome.userId);
+  return { accessToken, refreshToken: next.raw, expiresIn: ctx.config.userAccessTokenTtl.text };
+}
+
+/** Logout: revokes the presented session (if it is this project's). Unknown tokens are ignored. */
+export async function revokePresented(ctx: AppContext, project: ProjectRecord, raw: string): Promise<void> {
+  const parsed = parseRefreshToken(raw);
+  if (!parsed) return;
+  const found = await ctx.db.tenant({ projectId: project.id, keyKind: 'publishable' }, async (tx) => {
+    const row = await findSession(tx, parsed.id);
+    if (!row || !safeEqual(row.token_hash, sha256Hex(parsed.secret))) return !!row;
+    await tx.updateTable('app_user_sessions').set({ revoked_at: ctx.clock.now() }).where('id', '=', row.id).execute();
+    return true;
+  });
+  if (!found && (await belongsElsewhere(ctx, parsed.id))) throw AuthErrors.refresh_wrong_project();
+}

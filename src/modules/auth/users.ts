@@ -1,0 +1,97 @@
+/**
+ * The end-user document as clients see it, and the rules for the custom fields a client may
+ * write (signup, update-profile): system and secret keys are never taken from the body, the
+ * rest is validated against the project's `users` schema.
+ */
+import type { FieldDef } from '../../db/types.js';
+import { validateDocument } from '../collections/validate.js';
+import { AuthErrors } from './errors.js';
+import type { UserRow } from './queries.js';
+import type { UsersSchema } from './schema.js';
+
+/** Keys a client can never set through signup or update-profile. */
+const PROTECTED = new Set([
+  '_id', 'id', 'email', 'password', 'emailVerified', 'isVerified', 'isverified', 'githubId', 'googleId',
+  'authProviders', 'createdAt', 'updatedAt', '__proto__', 'constructor', 'prototype',
+]);
+
+export const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+/** The body's custom fields: protected keys and `$`-keys dropped. */
+export function customFields(body: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(body)) {
+    if (PROTECTED.has(k) || k.startsWith('$') || k.includes('.')) continue;
+    out[k] = v;
+  }
+  return out;
+}
+
+function checkUsername(value: unknown): void {
+  if (value === undefined || value === null) return;
+  if (typeof value !== 'string' || value.trim().length < 3 || value.trim().length > 50) {
+    throw AuthErrors.invalid_input('Username must be between 3 and 50 characters.');
+  }
+}
+
+/** Required `name`/`username` not supplied: derived from the email's local part (as urBackend). */
+function fillRequiredNames(fields: FieldDef[], email: string, data: Record<string, unknown>): void {
+  const base = email.split('@')[0]!.replace(/[^A-Za-z0-9_.-]/g, '').padEnd(3, '0').slice(0, 50);
+  for (const key of ['name', 'username']) {
+    const f = fields.find((x) => x.key === key);
+    if (f?.required && (data[key] === undefined || data[key] === null || data[key] === '')) data[key] = base;
+  }
+}
+
+/** Validates a new user's custom fields; returns what to store in `data`. */
+export function newUserData(schema: UsersSchema, email: string, body: Record<string, unknown>): Record<string, unknown> {
+  const data = customFields(body);
+  checkUsername(data.username);
+  fillRequiredNames(schema.fields, email, data);
+  const result = validateDocument(schema.fields, { ...data, email, password: 'x'.repeat(8) }, 'insert');
+  if (!result.ok) throw AuthErrors.invalid_input(result.message);
+  const value = customFields(result.value as Record<string, unknown>);
+  return value;
+}
+
+/** Validates a profile update; returns the fields to merge into `data`. */
+export function profileUpdate(schema: UsersSchema, body: Record<string, unknown>): Record<string, unknown> {
+  const data = customFields(body);
+  checkUsername(data.username);
+  if (Object.keys(data).length === 0) return data;
+  const result = validateDocument(schema.fields, data, 'update');
+  if (!result.ok) throw AuthErrors.invalid_input(result.message);
+  return customFields(result.value as Record<string, unknown>);
+}
+
+/** The user as returned to the user themself: everything except the password hash. */
+export function toUser(row: UserRow, schema?: UsersSchema): Record<string, unknown> {
+  const user: Record<string, unknown> = { _id: row.id, email: row.email, ...row.data };
+  user.emailVerified = row.email_verified;
+  if (schema && schema.verifyKey !== 'emailVerified') user[schema.verifyKey] = row.email_verified;
+  if (row.github_id) user.githubId = row.github_id;
+  if (row.google_id) user.googleId = row.google_id;
+  user.authProviders = row.auth_providers;
+  user.createdAt = row.created_at.toISOString();
+  user.updatedAt = row.updated_at.toISOString();
+  return user;
+}
+
+const UNSAFE = ['password', 'email', 'token', 'otp', 'secret', 'session', 'refresh'];
+
+/** The public profile (contract §2.7): `_id`, schema keys without sensitive words, timestamps. */
+export function toPublicProfile(row: UserRow, schema: UsersSchema): Record<string, unknown> {
+  const out: Record<string, unknown> = { _id: row.id };
+  for (const f of schema.fields) {
+    const lower = f.key.toLowerCase();
+    if (UNSAFE.some((w) => lower.includes(w)) || f.key === schema.verifyKey) continue;
+    if (row.data[f.key] !== undefined) out[f.key] = row.data[f.key];
+  }
+  out.createdAt = row.created_at.toISOString();
+  out.updatedAt = row.updated_at.toISOString();
+  return out;
+}

@@ -1,0 +1,117 @@
+/**
+ * Field definitions (contract §4.2): the rules a collection schema must follow, and the mapping
+ * of the public `/api/schemas` form (`name`, any-case `type`) to the internal form.
+ */
+import type { FieldDef } from '../../db/types.js';
+
+export const FIELD_TYPES = ['String', 'Number', 'Boolean', 'Date', 'Object', 'Array', 'Ref'] as const;
+export const COLLECTION_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+const UNIQUE_TYPES = new Set(['String', 'Number', 'Boolean', 'Date']);
+const DEFAULT_TYPES: Record<string, string> = { String: 'string', Number: 'number', Boolean: 'boolean' };
+/** Keys that would reach an object's prototype, or that the system fields own. */
+export const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+export const SYSTEM_FIELDS = new Set(['_id', 'createdAt', 'updatedAt', 'isDeleted', 'deletedAt', '__v']);
+const MAX_FIELDS = 200;
+
+export const NESTING_MESSAGE =
+  'Invalid field configuration, nesting depth exceeded (max 3 levels), or unique is only supported for top-level primitive fields.';
+export const DEFAULT_MESSAGE = 'Default value type must match field type, and required fields cannot have defaults';
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function keyProblem(key: unknown): string | null {
+  if (typeof key !== 'string' || key.length < 1 || key.length > 128) return 'Field keys must be 1-128 characters.';
+  if (key.startsWith('$') || key.includes('.') || /\s/.test(key)) {
+    return `Invalid field key '${key}': it may not start with '$' or contain '.' or whitespace.`;
+  }
+  if (FORBIDDEN_KEYS.has(key) || SYSTEM_FIELDS.has(key)) return `Field key '${key}' is reserved.`;
+  return null;
+}
+
+function checkDefault(f: FieldDef): string | null {
+  if (f.default === undefined) return null;
+  const want = DEFAULT_TYPES[f.type];
+  if (!want || typeof f.default !== want || f.required) return DEFAULT_MESSAGE;
+  return null;
+}
+
+/** One level of fields; depth 1 is the top level. */
+function checkLevel(fields: unknown, depth: number): string | null {
+  if (!Array.isArray(fields)) return 'Schema must be an array of fields.';
+  if (fields.length > MAX_FIELDS) return `A schema may have at most ${MAX_FIELDS} fields per level.`;
+  const seen = new Set<string>();
+  for (const raw of fields) {
+    if (!isPlainObject(raw)) return 'Each field must be an object.';
+    const f = raw as unknown as FieldDef;
+    const bad = keyProblem(f.key);
+    if (bad) return bad;
+    if (seen.has(f.key)) return `Duplicate field key '${f.key}'.`;
+    seen.add(f.key);
+    if (!FIELD_TYPES.includes(f.type)) return `Field '${f.key}' has an invalid type. Allowed: ${FIELD_TYPES.join(', ')}.`;
+    if (f.required !== undefined && typeof f.required !== 'boolean') return `Field '${f.key}': required must be a boolean.`;
+    if (f.unique !== undefined && typeof f.unique !== 'boolean') return `Field '${f.key}': unique must be a boolean.`;
+    if (f.unique && (depth > 1 || !UNIQUE_TYPES.has(f.type))) return NESTING_MESSAGE;
+    const def = checkDefault(f);
+    if (def) return def;
+    const nested = checkNested(f, depth);
+    if (nested) return nested;
+  }
+  return null;
+}
+
+function checkNested(f: FieldDef, depth: number): string | null {
+  if (f.type === 'Object') {
+    if (depth >= 3) return NESTING_MESSAGE;
+    if (!Array.isArray(f.fields) || f.fields.length === 0) return `Field '${f.key}' of type Object needs non-empty fields.`;
+    return checkLevel(f.fields, depth + 1);
+  }
+  if (f.type === 'Array') {
+    if (!isPlainObject(f.items)) return `Field '${f.key}' of type Array needs items.`;
+    const t = f.items.type;
+    if (!FIELD_TYPES.includes(t) || t === 'Array') return `Field '${f.key}': items.type must be a type other than Array.`;
+    if (t === 'Object') {
+      if (depth >= 3) return NESTING_MESSAGE;
+      if (!Array.isArray(f.items.fields) || f.items.fields.length === 0) return `Field '${f.key}': items of type Object need fields.`;
+      return checkLevel(f.items.fields, depth + 1);
+    }
+    if (t === 'Ref') return `Field '${f.key}': arrays of Ref are not supported; use an Array of String.`;
+    return null;
+  }
+  if (f.type === 'Ref' && (typeof f.ref !== 'string' || !COLLECTION_NAME.test(f.ref))) {
+    return `Field '${f.key}' of type Ref needs ref (the target collection name).`;
+  }
+  return null;
+}
+
+/** The reason a schema is invalid, or null when it follows every rule of contract §4.2. */
+export function validateFieldDefs(fields: unknown): string | null {
+  return checkLevel(fields, 1);
+}
+
+function capitalise(type: unknown): unknown {
+  if (typeof type !== 'string') return type;
+  const hit = FIELD_TYPES.find((t) => t.toLowerCase() === type.toLowerCase());
+  return hit ?? (type.toLowerCase() === 'objectid' ? 'Ref' : type);
+}
+
+/**
+ * Accepts both forms (internal `key` or public `name`, any-case `type`) and returns the
+ * internal form with only the known members; validate the result with `validateFieldDefs`.
+ */
+export function normaliseFields(fields: unknown): FieldDef[] | unknown {
+  if (!Array.isArray(fields)) return fields;
+  return fields.map((raw) => {
+    if (!isPlainObject(raw)) return raw;
+    const out: Record<string, unknown> = { key: raw.key ?? raw.name, type: capitalise(raw.type) };
+    for (const k of ['required', 'unique', 'default', 'ref'] as const) if (raw[k] !== undefined) out[k] = raw[k];
+    if (raw.fields !== undefined) out.fields = normaliseFields(raw.fields);
+    if (isPlainObject(raw.items)) {
+      const items: Record<string, unknown> = { type: capitalise(raw.items.type) };
+      if (raw.items.fields !== undefined) items.fields = normaliseFields(raw.items.fields);
+      out.items = items;
+    }
+    return out;
+  });
+}

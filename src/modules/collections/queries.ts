@@ -1,0 +1,77 @@
+/** SQL of the collections domain. Runs on the owner connection (dashboard / schema writes). */
+import { sql, type Kysely } from 'kysely';
+import type { Database, FieldDef, RlsConfig } from '../../db/types.js';
+import type { CollectionRow } from './view.js';
+
+type Db = Kysely<Database>;
+
+const json = <T>(v: T) => JSON.stringify(v) as unknown as T;
+/** Timestamps from ctx.clock, as ISO text (the column types accept both). */
+const ts = (d: Date) => d.toISOString() as never;
+
+export async function findCollection(db: Db, projectId: string, name: string): Promise<CollectionRow | undefined> {
+  return db
+    .selectFrom('collections')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .where(sql<string>`lower(name)`, '=', name.toLowerCase())
+    .executeTakeFirst();
+}
+
+export async function listCollections(db: Db, projectId: string): Promise<CollectionRow[]> {
+  return db.selectFrom('collections').selectAll().where('project_id', '=', projectId).orderBy('name').execute();
+}
+
+export async function countCollections(db: Db, projectId: string): Promise<number> {
+  const row = await db
+    .selectFrom('collections')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('project_id', '=', projectId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Serialises collection creation per project so the plan limit check cannot race. */
+export async function lockProject(db: Db, projectId: string): Promise<void> {
+  await db.selectFrom('projects').select('id').where('id', '=', projectId).forUpdate().execute();
+}
+
+export async function insertCollection(db: Db, v: { projectId: string; name: string; fields: FieldDef[]; rls: RlsConfig; now: Date }) {
+  return db
+    .insertInto('collections')
+    .values({ project_id: v.projectId, name: v.name, fields: json(v.fields), rls: json(v.rls), created_at: ts(v.now), updated_at: ts(v.now) })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function updateCollectionFields(db: Db, id: string, fields: FieldDef[], now: Date) {
+  return db
+    .updateTable('collections')
+    .set((eb) => ({ fields: json(fields), schema_version: eb('schema_version', '+', 1), updated_at: ts(now) }))
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function updateCollectionRls(db: Db, id: string, rls: RlsConfig, now: Date) {
+  return db.updateTable('collections').set({ rls: json(rls), updated_at: ts(now) }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+}
+
+/** documents.owner_id mirrors the owner field, so the native policies can compare it. */
+export async function recomputeOwners(db: Db, collectionId: string, ownerField: string): Promise<void> {
+  if (ownerField === '_id') {
+    await sql`UPDATE documents SET owner_id = id WHERE collection_id = ${collectionId}`.execute(db);
+    return;
+  }
+  await sql`UPDATE documents SET owner_id = data ->> ${ownerField}
+            WHERE collection_id = ${collectionId} AND owner_id IS DISTINCT FROM data ->> ${ownerField}`.execute(db);
+}
+
+/** Deletes a collection and its documents; returns the bytes they occupied. */
+export async function deleteCollection(db: Db, projectId: string, id: string): Promise<number> {
+  const bytes = await sql<{ n: number | null }>`
+    SELECT sum(size_bytes)::bigint AS n FROM documents WHERE project_id = ${projectId} AND collection_id = ${id}`.execute(db);
+  await sql`DELETE FROM documents WHERE project_id = ${projectId} AND collection_id = ${id}`.execute(db);
+  await db.deleteFrom('collections').where('id', '=', id).execute();
+  return Number(bytes.rows[0]?.n ?? 0);
+}

@@ -1,0 +1,46 @@
+/** POST /api/projects/:projectId/collections: a collection with its schema and RLS settings. */
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../../../context.js';
+import { ok } from '../../../lib/envelope.js';
+import { operatorAuth, operatorOf } from '../../../plugins/operator-auth.js';
+import type { App } from '../../../server.js';
+import { loadOwnedProject } from '../../projects/access.js';
+import { CollectionErrors } from '../errors.js';
+import { CollectionView, envelopeOf, FieldList, ProjectParams, RlsBody } from '../schemas.js';
+import { createCollection } from '../service.js';
+
+const Body = Type.Object({
+  name: Type.Optional(Type.String({ maxLength: 200 })),
+  collectionName: Type.Optional(Type.String({ maxLength: 200, description: 'urBackend spelling of name' })),
+  schema: Type.Optional(FieldList),
+  fields: Type.Optional(FieldList),
+  rls: Type.Optional(RlsBody),
+});
+
+export default async function createRoute(app: App, ctx: AppContext): Promise<void> {
+  app.post(
+    '/api/projects/:projectId/collections',
+    {
+      preHandler: operatorAuth(ctx),
+      schema: {
+        tags: ['dashboard: collections'],
+        summary: 'Create a collection',
+        params: ProjectParams,
+        body: Body,
+        response: { 201: envelopeOf(CollectionView) },
+      },
+    },
+    async (req, reply) => {
+      const operator = operatorOf(req);
+      const project = await loadOwnedProject(ctx, operator, req.params.projectId);
+      const name = req.body.name ?? req.body.collectionName;
+      if (name === undefined) throw CollectionErrors.invalid_collection_name("Field 'name' is required.");
+      const view = await createCollection(ctx, project.id, operator.plan, {
+        name,
+        fields: req.body.schema ?? req.body.fields ?? [],
+        rls: req.body.rls,
+      });
+      return reply.status(201).send(ok(view, 'Collection created'));
+    },
+  );
+}

@@ -1,0 +1,37 @@
+/**
+ * PATCH /api/projects/:projectId/collections/:name: replace the schema. The version goes up;
+ * later writes are validated against it; existing documents are not rewritten.
+ */
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../../../context.js';
+import { ok } from '../../../lib/envelope.js';
+import { operatorAuth, operatorOf } from '../../../plugins/operator-auth.js';
+import type { App } from '../../../server.js';
+import { loadOwnedProject } from '../../projects/access.js';
+import { CollectionErrors } from '../errors.js';
+import { CollectionParams, CollectionView, envelopeOf, FieldList } from '../schemas.js';
+import { updateSchema } from '../service.js';
+
+const Body = Type.Object({ schema: Type.Optional(FieldList), fields: Type.Optional(FieldList) });
+
+export default async function updateRoute(app: App, ctx: AppContext): Promise<void> {
+  app.patch(
+    '/api/projects/:projectId/collections/:name',
+    {
+      preHandler: operatorAuth(ctx),
+      schema: {
+        tags: ['dashboard: collections'],
+        summary: 'Replace a collection schema (schema_version + 1)',
+        params: CollectionParams,
+        body: Body,
+        response: { 200: envelopeOf(CollectionView) },
+      },
+    },
+    async (req) => {
+      const project = await loadOwnedProject(ctx, operatorOf(req), req.params.projectId);
+      const fields = req.body.schema ?? req.body.fields;
+      if (fields === undefined) throw CollectionErrors.invalid_schema("Field 'schema' is required.");
+      return ok(await updateSchema(ctx, project.id, req.params.name, fields), 'Collection schema updated');
+    },
+  );
+}

@@ -1,0 +1,41 @@
+/** TypeBox shapes shared by the collection routes (they feed /docs). */
+import { Type } from '@sinclair/typebox';
+
+export const ProjectParams = Type.Object({ projectId: Type.String({ maxLength: 64 }) });
+export const CollectionParams = Type.Object({
+  projectId: Type.String({ maxLength: 64 }),
+  name: Type.String({ maxLength: 200 }),
+});
+
+/** Field definitions are checked by validateFieldDefs (precise messages), not here. */
+export const FieldList = Type.Array(Type.Unknown(), { maxItems: 200, description: 'Field[] (contract §4.2)' });
+
+export const RlsBody = Type.Object(
+  {
+    enabled: Type.Optional(Type.Boolean()),
+    mode: Type.Optional(Type.String({ maxLength: 40, description: 'public-read | private | owner-write-only' })),
+    ownerField: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+    requireAuthForWrite: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+export const RlsView = Type.Object({
+  enabled: Type.Boolean(),
+  mode: Type.String(),
+  ownerField: Type.String(),
+  requireAuthForWrite: Type.Boolean(),
+});
+
+export const CollectionView = Type.Object({
+  _id: Type.String(),
+  name: Type.String(),
+  model: Type.Array(Type.Unknown()),
+  rls: RlsView,
+  schemaVersion: Type.Number(),
+  createdAt: Type.String(),
+  updatedAt: Type.String(),
+});
+
+export const envelopeOf = <T extends ReturnType<typeof Type.Object> | ReturnType<typeof Type.Array>>(data: T) =>
+  Type.Object({ success: Type.Boolean(), data, message: Type.String() });

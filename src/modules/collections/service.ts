@@ -1,0 +1,114 @@
+/**
+ * Collections: create, read, change the schema or RLS, delete. Knows no HTTP. Writes run in
+ * one owner transaction (the row, its indexes, owner recomputation, quota refunds), then the
+ * change is announced so every node's collection cache drops the project.
+ */
+import type { AppContext } from '../../context.js';
+import type { FieldDef, RlsConfig } from '../../db/types.js';
+import { refund } from '../../lib/quota.js';
+import { planOf } from '../plans/plans.js';
+import { announceChange } from './cache.js';
+import { CollectionErrors } from './errors.js';
+import { COLLECTION_NAME, normaliseFields, validateFieldDefs } from './fields.js';
+import { dropIndexes, syncIndexes } from './indexes.js';
+import * as q from './queries.js';
+import { applyRlsChange, defaultRls, type RlsInput } from './rls.js';
+import { collectionView, type CollectionRow } from './view.js';
+
+export interface CreateCollectionInput {
+  name: string;
+  fields: unknown;
+  rls?: RlsInput;
+}
+
+function checkedFields(name: string, raw: unknown): FieldDef[] {
+  const fields = normaliseFields(raw ?? []);
+  const problem = validateFieldDefs(fields);
+  if (problem) throw CollectionErrors.invalid_schema(problem);
+  const list = fields as FieldDef[];
+  if (name.toLowerCase() === 'users') {
+    const has = (k: string) => list.some((f) => f.key === k && f.type === 'String' && f.required === true);
+    if (!has('email') || !has('password')) throw CollectionErrors.users_schema_invalid();
+  }
+  return list;
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: string }).code === '23505';
+}
+
+/** Creates a collection for a project owned by `plan`'s operator. */
+export async function createCollection(ctx: AppContext, projectId: string, planName: string, input: CreateCollectionInput) {
+  if (typeof input.name !== 'string' || !COLLECTION_NAME.test(input.name)) throw CollectionErrors.invalid_collection_name();
+  const fields = checkedFields(input.name, input.fields);
+  let rls = defaultRls(input.name, fields);
+  if (input.rls) rls = applyRlsChange(input.name, fields, rls, input.rls);
+  const limit = planOf(planName).collectionsPerProject;
+  const row = await ctx.db.admin.transaction().execute(async (tx) => {
+    await q.lockProject(tx, projectId);
+    if (await q.findCollection(tx, projectId, input.name)) throw CollectionErrors.collection_exists();
+    if (limit >= 0 && (await q.countCollections(tx, projectId)) >= limit) {
+      throw CollectionErrors.collection_limit_reached(`Collection limit reached (${limit}). Please upgrade your plan to create more collections.`);
+    }
+    const created = await q.insertCollection(tx, { projectId, name: input.name, fields, rls, now: ctx.clock.now() });
+    await syncIndexes(tx, created.id, fields);
+    return created;
+  });
+  await announceChange(ctx, projectId);
+  return collectionView(row);
+}
+
+export async function getCollection(ctx: AppContext, projectId: string, name: string): Promise<CollectionRow> {
+  const row = await q.findCollection(ctx.db.admin, projectId, name);
+  if (!row) throw CollectionErrors.collection_not_found();
+  return row;
+}
+
+export async function listCollections(ctx: AppContext, projectId: string) {
+  return (await q.listCollections(ctx.db.admin, projectId)).map(collectionView);
+}
+
+/** Replaces the schema: version + 1, indexes rebuilt; duplicates under a new unique field → 409. */
+export async function updateSchema(ctx: AppContext, projectId: string, name: string, rawFields: unknown) {
+  const current = await getCollection(ctx, projectId, name);
+  const fields = checkedFields(current.name, rawFields);
+  const row = await ctx.db.admin
+    .transaction()
+    .execute(async (tx) => {
+      const updated = await q.updateCollectionFields(tx, current.id, fields, ctx.clock.now());
+      await syncIndexes(tx, current.id, fields);
+      return updated;
+    })
+    .catch((err: unknown) => {
+      if (isUniqueViolation(err)) {
+        throw CollectionErrors.unique_duplicates('Cannot create unique index: duplicate values exist for a unique field.');
+      }
+      throw err;
+    });
+  await announceChange(ctx, projectId);
+  return collectionView(row);
+}
+
+export async function updateRls(ctx: AppContext, projectId: string, name: string, input: RlsInput) {
+  const current = await getCollection(ctx, projectId, name);
+  const rls: RlsConfig = applyRlsChange(current.name, current.fields, current.rls, input);
+  const row = await ctx.db.admin.transaction().execute(async (tx) => {
+    const updated = await q.updateCollectionRls(tx, current.id, rls, ctx.clock.now());
+    if (rls.ownerField !== current.rls.ownerField) await q.recomputeOwners(tx, current.id, rls.ownerField);
+    return updated;
+  });
+  await announceChange(ctx, projectId);
+  return { name: row.name, rls: row.rls };
+}
+
+/** Drops the collection, its documents and indexes, and frees their database bytes. */
+export async function deleteCollection(ctx: AppContext, projectId: string, name: string): Promise<string> {
+  const current = await getCollection(ctx, projectId, name);
+  await ctx.db.admin.transaction().execute(async (tx) => {
+    await dropIndexes(tx, current.id);
+    const bytes = await q.deleteCollection(tx, projectId, current.id);
+    if (bytes > 0) await refund(tx, { subjectId: projectId, metric: 'db_bytes' }, bytes);
+  });
+  await announceChange(ctx, projectId);
+  return current.name;
+}

@@ -1,0 +1,87 @@
+/**
+ * Who may do what on a collection (spec "Authentication" rules 1-5, contract §3 and §4.5).
+ * The checks here give the exact statuses and messages; the same rules are enforced again by
+ * the PostgreSQL policies, using the scope this returns.
+ */
+import type { FastifyRequest } from 'fastify';
+import type { AppContext } from '../../context.js';
+import type { TenantScope } from '../../db/pool.js';
+import { AppError } from '../../lib/errors.js';
+import { projectOf, secretKeyRequired } from '../../plugins/api-key.js';
+import { optionalUserId } from '../../plugins/user-auth.js';
+import type { CollectionDef } from '../collections/cache.js';
+import { DataErrors } from './errors.js';
+
+export interface Access {
+  scope: TenantScope;
+  secret: boolean;
+  /** The signed-in end user (publishable-key requests only). */
+  userId: string | null;
+  /** Private reads with the publishable key: restrict to this owner. */
+  ownerFilter: string | null;
+}
+
+export function assertNotUsers(name: string): void {
+  if (name.trim().toLowerCase() === 'users') {
+    throw new AppError('users_collection_protected', 403, 'Use /api/userAuth endpoints for users collection operations.');
+  }
+}
+
+export async function readAccess(ctx: AppContext, req: FastifyRequest, col: CollectionDef): Promise<Access> {
+  const projectId = projectOf(req).id;
+  if (req.keyKind === 'secret') return { scope: { projectId, keyKind: 'secret' }, secret: true, userId: null, ownerFilter: null };
+  const isPrivate = col.rls.enabled && col.rls.mode === 'private';
+  if (!isPrivate) return { scope: { projectId, keyKind: 'publishable' }, secret: false, userId: null, ownerFilter: null };
+  const userId = await optionalUserId(ctx, req);
+  if (!userId) throw DataErrors.auth_required('Provide a valid user Bearer token for private reads.');
+  return { scope: { projectId, userId, keyKind: 'publishable' }, secret: false, userId, ownerFilter: userId };
+}
+
+export async function writeAccess(ctx: AppContext, req: FastifyRequest, col: CollectionDef): Promise<Access> {
+  const projectId = projectOf(req).id;
+  if (req.keyKind === 'secret') return { scope: { projectId, keyKind: 'secret' }, secret: true, userId: null, ownerFilter: null };
+  if (!col.rls.enabled) throw DataErrors.write_blocked();
+  if (col.rls.mode !== 'public-read' && col.rls.mode !== 'private') throw DataErrors.write_blocked('Unsupported RLS mode');
+  const userId = await optionalUserId(ctx, req);
+  if (!userId) throw DataErrors.auth_required('Provide a valid user Bearer token for write operations.');
+  // Private collections: writes see only the caller's rows, like reads.
+  const ownerFilter = col.rls.mode === 'private' ? userId : null;
+  return { scope: { projectId, userId, keyKind: 'publishable' }, secret: false, userId, ownerFilter };
+}
+
+/** `?hard=true` purges; only the secret key may. */
+export function assertHardDeleteAllowed(access: Access): void {
+  if (!access.secret) throw secretKeyRequired();
+}
+
+/** The value stored in documents.owner_id: the owner field as text (policies compare it). */
+export function ownerOf(col: CollectionDef, id: string, data: Record<string, unknown>): string | null {
+  const field = col.rls.ownerField;
+  if (field === '_id') return id;
+  const v = data[field];
+  return typeof v === 'string' || typeof v === 'number' ? String(v) : null;
+}
+
+/** Create with the publishable key: fill a missing owner, refuse someone else's. */
+export function applyOwnerOnCreate(col: CollectionDef, access: Access, doc: Record<string, unknown>, index: number): void {
+  if (access.secret) return;
+  const field = col.rls.ownerField;
+  if (field === '_id') throw DataErrors.insert_denied();
+  const v = doc[field];
+  if (v === undefined || v === null || v === '') doc[field] = access.userId;
+  else if (v !== access.userId) {
+    throw new AppError('rls_owner_mismatch', 403, `Item at index ${index} must have ${field} equal to your user id`);
+  }
+}
+
+/** Update/delete with the publishable key: the stored owner must be the caller. */
+export function assertOwner(col: CollectionDef, access: Access, storedOwner: string | null): void {
+  if (access.secret) return;
+  if (storedOwner !== access.userId) throw DataErrors.rls_denied();
+}
+
+/** The owner field may not change under RLS (publishable key). */
+export function assertOwnerUnchanged(col: CollectionDef, access: Access, before: string | null, after: string | null): void {
+  if (access.secret) return;
+  if (before !== after) throw DataErrors.owner_immutable(`${col.rls.ownerField} cannot be changed under RLS.`);
+}

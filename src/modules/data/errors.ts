@@ -1,0 +1,19 @@
+/** Error catalogue of the data API (contract §4.5, §5). */
+import { defineErrors } from '../../lib/errors.js';
+
+export const DataErrors = defineErrors({
+  collection_not_found: { status: 404, message: 'Collection not found' },
+  document_not_found: { status: 404, message: 'Document not found.' },
+  users_collection_protected: { status: 403, message: 'Use /api/userAuth endpoints for users collection operations.' },
+  invalid_query: { status: 400, message: 'Invalid query.' },
+  invalid_body: { status: 400, message: 'Invalid request body.' },
+  document_invalid: { status: 400, message: 'Document validation failed.' },
+  duplicate_value: { status: 409, message: 'Duplicate value violates unique constraint.' },
+  database_limit: { status: 403, message: 'Database limit exceeded.' },
+  query_timeout: { status: 400, message: 'The query took too long. Narrow the filters or simplify the regex.' },
+  auth_required: { status: 401, message: 'Authentication required' },
+  write_blocked: { status: 403, message: 'Enable RLS for this collection to allow publishable-key writes.' },
+  rls_denied: { status: 403, message: 'You can only modify your own document.' },
+  owner_immutable: { status: 403, message: 'Owner field immutable' },
+  insert_denied: { status: 403, message: "RLS ownerField '_id' is not valid for insert ownership checks." },
+});

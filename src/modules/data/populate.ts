@@ -1,0 +1,50 @@
+/**
+ * `populate` / `expand`: replaces the ids in declared top-level Ref fields with the referenced
+ * documents (null when missing or not visible). Runs in the caller's tenant transaction, so
+ * the target collection's policies apply. Users come from the end-user table and never carry
+ * a password.
+ */
+import { sql } from 'kysely';
+import type { AppContext } from '../../context.js';
+import type { Tx } from '../../db/pool.js';
+import { isObjectId } from '../../lib/ids.js';
+import { collectionCache, type CollectionDef } from '../collections/cache.js';
+import { documentView } from './view.js';
+
+type Doc = Record<string, unknown>;
+
+async function loadUsers(tx: Tx, projectId: string, ids: string[]): Promise<Map<string, Doc>> {
+  const res = await sql<{ id: string; email: string; data: Doc; created_at: Date; updated_at: Date }>`
+    SELECT id, email, data, created_at, updated_at FROM app_users
+    WHERE project_id = ${projectId} AND id = ANY(${ids}::text[])`.execute(tx);
+  return new Map(
+    res.rows.map((r) => {
+      const { password: _pw, ...data } = r.data ?? {};
+      return [r.id, { _id: r.id, email: r.email, ...data, createdAt: r.created_at.toISOString(), updatedAt: r.updated_at.toISOString() }];
+    }),
+  );
+}
+
+async function loadDocs(tx: Tx, projectId: string, collectionId: string, ids: string[]): Promise<Map<string, Doc>> {
+  const res = await sql<{ id: string; data: Doc; created_at: Date; updated_at: Date; deleted_at: null }>`
+    SELECT id, data, created_at, updated_at, deleted_at FROM documents
+    WHERE project_id = ${projectId} AND collection_id = ${collectionId} AND deleted_at IS NULL AND id = ANY(${ids}::text[])`.execute(tx);
+  return new Map(res.rows.map((r) => [r.id, documentView(r)]));
+}
+
+export async function populate(ctx: AppContext, tx: Tx, col: CollectionDef, docs: Doc[], names: string[]): Promise<void> {
+  for (const name of new Set(names)) {
+    const def = col.byKey.get(name);
+    if (!def || def.type !== 'Ref' || !def.ref) continue;
+    const ids = [...new Set(docs.map((d) => d[name]).filter(isObjectId))];
+    if (!ids.length) continue;
+    let found: Map<string, Doc>;
+    if (def.ref.toLowerCase() === 'users') {
+      found = await loadUsers(tx, col.project_id, ids);
+    } else {
+      const target = await collectionCache(ctx).get(col.project_id, def.ref);
+      found = target ? await loadDocs(tx, col.project_id, target.id, ids) : new Map();
+    }
+    for (const d of docs) if (isObjectId(d[name])) d[name] = found.get(d[name] as string) ?? null;
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * SQL over the documents table. Always called inside `ctx.db.tenant(...)`, so the native
+ * policies (sql/20_documents_policies.sql) apply on top of the conditions written here.
+ */
+import { sql, type RawBuilder } from 'kysely';
+import type { Tx } from '../../db/pool.js';
+import type { DocumentRow } from './view.js';
+
+export interface Scope {
+  projectId: string;
+  collectionId: string;
+  includeDeleted: boolean;
+  /** Private mode with a publishable key: only this owner's rows. */
+  ownerId?: string | null;
+}
+
+export interface StoredRow extends DocumentRow {
+  owner_id: string | null;
+  size_bytes: number;
+}
+
+const COLUMNS = sql`id, data, created_at, updated_at, deleted_at, owner_id, size_bytes`;
+
+function scopeWhere(s: Scope): RawBuilder<unknown> {
+  const parts = [sql`project_id = ${s.projectId}`, sql`collection_id = ${s.collectionId}`];
+  if (!s.includeDeleted) parts.push(sql`deleted_at IS NULL`);
+  if (s.ownerId) parts.push(sql`owner_id = ${s.ownerId}::text`);
+  return sql.join(parts, sql` AND `);
+}
+
+/** Bounds the run time of list/count queries (regexes, deep offsets) in this transaction. */
+export async function setStatementTimeout(tx: Tx, ms: number): Promise<void> {
+  await sql`SELECT set_config('statement_timeout', ${String(ms)}, true)`.execute(tx);
+}
+
+export async function listRows(
+  tx: Tx,
+  s: Scope,
+  where: RawBuilder<unknown>,
+  order: RawBuilder<unknown>,
+  page: { limit: number; offset: number; sortText?: RawBuilder<unknown> },
+): Promise<Array<StoredRow & { sort_value?: string | null }>> {
+  const extra = page.sortText ? sql`, ${page.sortText} AS sort_value` : sql``;
+  const res = await sql<StoredRow & { sort_value?: string | null }>`
+    SELECT ${COLUMNS}${extra} FROM documents
+    WHERE ${scopeWhere(s)} AND ${where}
+    ORDER BY ${order} LIMIT ${page.limit} OFFSET ${page.offset}`.execute(tx);
+  return res.rows;
+}
+
+export async function countRows(tx: Tx, s: Scope, where: RawBuilder<unknown>): Promise<number> {
+  const res = await sql<{ n: number }>`SELECT count(*)::int AS n FROM documents WHERE ${scopeWhere(s)} AND ${where}`.execute(tx);
+  return res.rows[0]?.n ?? 0;
+}
+
+export async function getRow(tx: Tx, s: Scope, id: string, forUpdate = false): Promise<StoredRow | undefined> {
+  const lock = forUpdate ? sql` FOR UPDATE` : sql``;
+  const res = await sql<StoredRow>`SELECT ${COLUMNS} FROM documents WHERE ${scopeWhere(s)} AND id = ${id}${lock}`.execute(tx);
+  return res.rows[0];
+}
+
+export interface NewRow {
+  id: string;
+  ownerId: string | null;
+  data: Record<string, unknown>;
+  json: string;
+  size: number;
+}
+
+export async function insertRows(tx: Tx, projectId: string, collectionId: string, rows: NewRow[], now: Date): Promise<StoredRow[]> {
+  const values = rows.map(
+    (r) => sql`(${projectId}, ${collectionId}, ${r.id}, ${r.ownerId}, ${r.json}::jsonb, ${r.size}, ${now}, ${now})`,
+  );
+  const res = await sql<StoredRow>`
+    INSERT INTO documents (project_id, collection_id, id, owner_id, data, size_bytes, created_at, updated_at)
+    VALUES ${sql.join(values)} RETURNING ${COLUMNS}`.execute(tx);
+  return res.rows;
+}
+
+export async function updateRow(tx: Tx, s: Scope, id: string, r: Omit<NewRow, 'id' | 'data'>, now: Date): Promise<StoredRow | undefined> {
+  const res = await sql<StoredRow>`
+    UPDATE documents SET data = ${r.json}::jsonb, owner_id = ${r.ownerId}, size_bytes = ${r.size}, updated_at = ${now}
+    WHERE ${scopeWhere(s)} AND id = ${id} RETURNING ${COLUMNS}`.execute(tx);
+  return res.rows[0];
+}
+
+/** Soft delete (deletedAt set) or restore (cleared). */
+export async function setDeleted(tx: Tx, s: Scope, id: string, at: Date | null, now: Date): Promise<StoredRow | undefined> {
+  const res = await sql<StoredRow>`
+    UPDATE documents SET deleted_at = ${at}, updated_at = ${now}
+    WHERE ${scopeWhere(s)} AND id = ${id} RETURNING ${COLUMNS}`.execute(tx);
+  return res.rows[0];
+}
+
+export async function hardDelete(tx: Tx, s: Scope, id: string): Promise<StoredRow | undefined> {
+  const res = await sql<StoredRow>`DELETE FROM documents WHERE ${scopeWhere(s)} AND id = ${id} RETURNING ${COLUMNS}`.execute(tx);
+  return res.rows[0];
+}

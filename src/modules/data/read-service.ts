@@ -1,0 +1,86 @@
+/** Reads: list (offset or keyset), count, get by id. Knows no HTTP. */
+import type { AppContext } from '../../context.js';
+import { isObjectId } from '../../lib/ids.js';
+import type { CollectionDef } from '../collections/cache.js';
+import type { Access } from './access.js';
+import { encodeCursor, keysetCondition } from './cursor.js';
+import { DataErrors } from './errors.js';
+import { populate } from './populate.js';
+import { countRows, getRow, listRows, setStatementTimeout, type Scope } from './queries.js';
+import type { ListQuery } from './query.js';
+import { shape, documentView } from './view.js';
+import { and, filterConditions, hasRegex, orderBy } from './where.js';
+import { sql } from 'kysely';
+import type { Tx } from '../../db/pool.js';
+import { guardDb } from './pg-errors.js';
+
+const LIST_TIMEOUT_MS = 5000;
+const REGEX_TIMEOUT_MS = 2000;
+const DEEP_OFFSET = 10_000;
+
+/**
+ * Statement timeout for queries that can run long (a regex, a deep offset); others are index
+ * scans bounded by `limit`, and skip the extra round trip.
+ */
+async function boundRuntime(tx: Tx, q: ListQuery): Promise<void> {
+  if (hasRegex(q.filters)) await setStatementTimeout(tx, REGEX_TIMEOUT_MS);
+  else if (q.offset > DEEP_OFFSET) await setStatementTimeout(tx, LIST_TIMEOUT_MS);
+}
+
+function scopeOf(col: CollectionDef, access: Access, includeDeleted: boolean): Scope {
+  return { projectId: col.project_id, collectionId: col.id, includeDeleted, ownerId: access.ownerFilter };
+}
+
+const paths = (fields: string[] | null) => (fields ? fields.map((f) => f.split('.')) : null);
+
+export async function countDocuments(ctx: AppContext, col: CollectionDef, access: Access, q: ListQuery): Promise<number> {
+  const where = and(filterConditions(col, q.filters));
+  return guardDb(() =>
+    ctx.db.tenant(access.scope, async (tx) => {
+      await boundRuntime(tx, q);
+      return countRows(tx, scopeOf(col, access, q.includeDeleted), where);
+    }),
+  );
+}
+
+export async function listDocuments(ctx: AppContext, col: CollectionDef, access: Access, q: ListQuery) {
+  const conditions = filterConditions(col, q.filters);
+  const scope = scopeOf(col, access, q.includeDeleted);
+  const cursorMode = q.cursor !== undefined;
+  const order = orderBy(col, cursorMode ? q.sort.slice(0, 1) : q.sort);
+  const first = order.keys[0]!;
+  const keyset = cursorMode ? keysetCondition(q.cursor, first.ref, first.desc) : null;
+  return guardDb(() =>
+    ctx.db.tenant(access.scope, async (tx) => {
+      await boundRuntime(tx, q);
+      const rows = await listRows(tx, scope, and(keyset ? [...conditions, keyset] : conditions), order.sql, {
+        limit: cursorMode ? q.limit + 1 : q.limit,
+        offset: cursorMode ? 0 : q.offset,
+        sortText: cursorMode ? sql`(${first.ref.expr})::text` : undefined,
+      });
+      const total = await countRows(tx, scope, and(conditions));
+      const more = cursorMode && rows.length > q.limit;
+      const page = more ? rows.slice(0, q.limit) : rows;
+      const items = page.map(documentView);
+      await populate(ctx, tx, col, items, q.populate);
+      const shaped = items.map((d) => shape(d, paths(q.fields), q.meta));
+      if (!cursorMode) return { items: shaped, total, page: q.page, limit: q.limit };
+      const last = page[page.length - 1];
+      const nextCursor = more && last ? encodeCursor(last.sort_value ?? null, last.id) : null;
+      return { items: shaped, total, cursor: q.cursor || null, nextCursor, limit: q.limit };
+    }),
+  );
+}
+
+export async function getDocument(ctx: AppContext, col: CollectionDef, access: Access, id: string, q: ListQuery) {
+  if (!isObjectId(id)) throw DataErrors.invalid_query('Invalid ID format.');
+  return guardDb(() =>
+    ctx.db.tenant(access.scope, async (tx) => {
+      const row = await getRow(tx, scopeOf(col, access, q.includeDeleted), id);
+      if (!row) throw DataErrors.document_not_found();
+      const doc = documentView(row);
+      await populate(ctx, tx, col, [doc], q.populate);
+      return shape(doc, paths(q.fields), q.meta);
+    }),
+  );
+}

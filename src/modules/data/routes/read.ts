@@ -1,0 +1,48 @@
+/** GET /api/data/:collectionName (list or count) and GET /api/data/:collectionName/:id. */
+import type { AppContext } from '../../../context.js';
+import { ok } from '../../../lib/envelope.js';
+import { apiKeyAuth } from '../../../plugins/api-key.js';
+import type { App } from '../../../server.js';
+import { readAccess } from '../access.js';
+import { parseListQuery } from '../query.js';
+import { countDocuments, getDocument, listDocuments } from '../read-service.js';
+import { CollectionParam, DocumentParams, loadTarget, rawQuery, TAGS } from '../target.js';
+
+export default async function readRoutes(app: App, ctx: AppContext): Promise<void> {
+  app.get(
+    '/api/data/:collectionName',
+    {
+      preHandler: apiKeyAuth(ctx),
+      schema: {
+        tags: TAGS,
+        summary: 'List documents (filters, sort, page/limit/skip, cursor, count=true, fields, populate)',
+        description:
+          'Filters: `field=value`, `field_gt|_gte|_lt|_lte|_ne|_in|_exists|_regex=value`, dotted paths allowed. ' +
+          'Paging: `page`, `limit` (20, max 100), `skip`, `cursor` (keyset; answer has `nextCursor`). ' +
+          '`sort=-field` or `field:asc|desc`. `include_deleted=true`. `count=true` → `{count}`.',
+        params: CollectionParam,
+      },
+    },
+    async (req) => {
+      const col = await loadTarget(ctx, req, req.params.collectionName);
+      const access = await readAccess(ctx, req, col);
+      const q = parseListQuery(rawQuery(req));
+      if (q.count) return ok({ count: await countDocuments(ctx, col, access, q) }, 'Count fetched successfully.');
+      return ok(await listDocuments(ctx, col, access, q), 'Data fetched successfully');
+    },
+  );
+
+  app.get(
+    '/api/data/:collectionName/:id',
+    {
+      preHandler: apiKeyAuth(ctx),
+      schema: { tags: TAGS, summary: 'Get one document (fields, meta=false, populate, include_deleted)', params: DocumentParams },
+    },
+    async (req) => {
+      const col = await loadTarget(ctx, req, req.params.collectionName);
+      const access = await readAccess(ctx, req, col);
+      const doc = await getDocument(ctx, col, access, req.params.id, parseListQuery(rawQuery(req)));
+      return ok(doc, 'Data fetched successfully');
+    },
+  );
+}

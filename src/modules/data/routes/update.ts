@@ -1,0 +1,25 @@
+/** PUT and PATCH /api/data/:collectionName/:id: the same merge (dot notation sets inner keys). */
+import type { AppContext } from '../../../context.js';
+import { ok } from '../../../lib/envelope.js';
+import { apiKeyAuth, projectOf } from '../../../plugins/api-key.js';
+import type { App } from '../../../server.js';
+import { writeAccess } from '../access.js';
+import { AnyBody, DocumentParams, loadTarget, TAGS } from '../target.js';
+import { updateDocument } from '../write-service.js';
+
+export default async function updateRoutes(app: App, ctx: AppContext): Promise<void> {
+  for (const method of ['PUT', 'PATCH'] as const) {
+    app.route({
+      method,
+      url: '/api/data/:collectionName/:id',
+      preHandler: apiKeyAuth(ctx),
+      schema: { tags: TAGS, summary: `Update a document (${method}: merge of the given keys)`, params: DocumentParams, body: AnyBody },
+      handler: async (req) => {
+        const col = await loadTarget(ctx, req, req.params.collectionName);
+        const access = await writeAccess(ctx, req, col);
+        const doc = await updateDocument(ctx, col, access, req.params.id, req.body, projectOf(req).plan.databaseBytes);
+        return ok(doc, 'Updated');
+      },
+    });
+  }
+}

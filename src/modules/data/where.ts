@@ -1,0 +1,68 @@
+/**
+ * Parsed filters and sorts → parameterised SQL over the documents table. Every value and
+ * field name is a bind parameter; only fixed operator text is written into the SQL.
+ */
+import { sql, type RawBuilder } from 'kysely';
+import type { CollectionDef } from '../collections/cache.js';
+import { resolveField, type FieldRef } from './fields.js';
+import type { Filter, SortKey } from './query.js';
+import { isNumeric, looseCandidates, typedArray, typedValue } from './values.js';
+
+const CMP = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
+
+function looseCompare(f: FieldRef, op: keyof typeof CMP, raw: string): RawBuilder<unknown> {
+  const o = sql.raw(CMP[op]);
+  // CASE, not AND: SQL does not promise to evaluate the type test before the cast.
+  // A numeric-looking value compares with stored numbers, anything else with stored strings.
+  if (isNumeric(raw)) return sql`(CASE WHEN jsonb_typeof(${f.expr}) = 'number' THEN (${f.expr})::numeric END) ${o} ${raw}::numeric`;
+  return sql`(CASE WHEN jsonb_typeof(${f.expr}) = 'string' THEN ${f.expr} #>> '{}' END) ${o} ${raw}::text`;
+}
+
+function condition(f: FieldRef, filter: Filter): RawBuilder<unknown> {
+  const raw = filter.values[0] ?? '';
+  switch (filter.op) {
+    case 'exists':
+      return raw === 'true' ? sql`${f.presence} IS NOT NULL` : sql`${f.presence} IS NULL`;
+    case 'regex':
+      return sql`${f.text} ~* ${raw}::text`;
+    case 'in':
+      if (filter.values.length === 0) return sql`false`;
+      if (f.kind === 'loose') return sql`${f.expr} = ANY(${filter.values.flatMap(looseCandidates)}::jsonb[])`;
+      return sql`${f.expr} = ANY(${typedArray(f, filter.values)})`;
+    case 'eq':
+      if (f.kind === 'loose') return sql`${f.expr} = ANY(${looseCandidates(raw)}::jsonb[])`;
+      return sql`${f.expr} = ${typedValue(f, raw)}`;
+    case 'ne':
+      if (f.kind === 'loose') return sql`NOT coalesce(${f.expr} = ANY(${looseCandidates(raw)}::jsonb[]), false)`;
+      return sql`${f.expr} IS DISTINCT FROM ${typedValue(f, raw)}`;
+    default:
+      if (f.kind === 'loose') return looseCompare(f, filter.op, raw);
+      return sql`${f.expr} ${sql.raw(CMP[filter.op])} ${typedValue(f, raw)}`;
+  }
+}
+
+export function filterConditions(col: CollectionDef, filters: Filter[]): RawBuilder<unknown>[] {
+  return filters.map((flt) => condition(resolveField(col, flt.field), flt));
+}
+
+export function hasRegex(filters: Filter[]): boolean {
+  return filters.some((f) => f.op === 'regex');
+}
+
+export interface OrderPlan {
+  keys: Array<{ ref: FieldRef; desc: boolean }>;
+  sql: RawBuilder<unknown>;
+}
+
+/** ORDER BY with `id` as the final tie-breaker; default newest first (documents_recent_idx). */
+export function orderBy(col: CollectionDef, sort: SortKey[]): OrderPlan {
+  const given = sort.length ? sort : [{ field: 'createdAt', desc: true }];
+  const keys = given.map((s) => ({ ref: resolveField(col, s.field), desc: s.desc }));
+  const parts = keys.map((k) => sql`${k.ref.expr} ${sql.raw(k.desc ? 'DESC' : 'ASC')}`);
+  if (keys[keys.length - 1]!.ref.kind !== 'id') parts.push(sql`id ${sql.raw(keys[0]!.desc ? 'DESC' : 'ASC')}`);
+  return { keys, sql: sql.join(parts) };
+}
+
+export function and(parts: RawBuilder<unknown>[]): RawBuilder<unknown> {
+  return parts.length ? sql.join(parts, sql` AND `) : sql`true`;
+}

@@ -1,0 +1,158 @@
+/**
+ * Writes: create, bulk create, merge update, soft/hard delete, restore. Each runs in one tenant
+ * transaction with its database-bytes charge (guarded counter), so a rejected write leaves
+ * nothing behind and concurrent writers can never overspend the plan. Knows no HTTP.
+ */
+import type { AppContext } from '../../context.js';
+import type { Tx } from '../../db/pool.js';
+import { objectId, isObjectId } from '../../lib/ids.js';
+import { refund, reserve } from '../../lib/quota.js';
+import type { CollectionDef } from '../collections/cache.js';
+import { validateDocument } from '../collections/validate.js';
+import { applyOwnerOnCreate, assertHardDeleteAllowed, assertOwner, assertOwnerUnchanged, ownerOf, type Access } from './access.js';
+import { assertSafe, isPlainObject, mergeUpdate, withoutSystemFields } from './body.js';
+import { DataErrors } from './errors.js';
+import { guardDb } from './pg-errors.js';
+import * as q from './queries.js';
+import { documentView } from './view.js';
+
+export const BULK_MAX = 100;
+
+/**
+ * Bytes of one stored document, as charged against the plan. The charge is the last statement
+ * of each write transaction: the project's counter row stays locked until COMMIT, so charging
+ * last keeps concurrent writers of one project serialised for the shortest time.
+ */
+const sizeOf = (json: string) => Buffer.byteLength(json, 'utf8');
+
+async function charge(tx: Tx, projectId: string, bytes: number, limit: number): Promise<void> {
+  if (bytes < 0) await refund(tx, { subjectId: projectId, metric: 'db_bytes' }, -bytes);
+  else if (bytes > 0 && (await reserve(tx, { subjectId: projectId, metric: 'db_bytes' }, bytes, limit)) === null) {
+    throw DataErrors.database_limit();
+  }
+}
+
+function scope(col: CollectionDef, access: Access, includeDeleted = false): q.Scope {
+  return { projectId: col.project_id, collectionId: col.id, includeDeleted, ownerId: access.ownerFilter };
+}
+
+/**
+ * The row to change, locked, after the owner check. With the publishable key the row is read
+ * unlocked first: FOR UPDATE passes the write policy too, so another owner's row would look
+ * missing (404) where the contract wants 403.
+ */
+async function lockForWrite(tx: Tx, col: CollectionDef, access: Access, id: string, includeDeleted = false): Promise<q.StoredRow> {
+  const s = scope(col, access, includeDeleted);
+  if (!access.secret) {
+    const seen = await q.getRow(tx, s, id);
+    if (!seen) throw DataErrors.document_not_found();
+    assertOwner(col, access, seen.owner_id);
+  }
+  const row = await q.getRow(tx, s, id, true);
+  if (!row) throw DataErrors.document_not_found();
+  assertOwner(col, access, row.owner_id);
+  return row;
+}
+
+/** Validates one new document; returns the row to insert or the validator's message. */
+function prepare(col: CollectionDef, access: Access, body: unknown, index: number): q.NewRow | string {
+  if (!isPlainObject(body)) return `Item at index ${index} must be a valid object`;
+  assertSafe(body);
+  const doc = withoutSystemFields(body);
+  applyOwnerOnCreate(col, access, doc, index);
+  const checked = validateDocument(col.fields, doc, 'insert');
+  if (!checked.ok) return checked.message;
+  const id = objectId();
+  const json = JSON.stringify(checked.value);
+  return { id, ownerId: ownerOf(col, id, checked.value), data: checked.value, json, size: sizeOf(json) };
+}
+
+export async function createDocument(ctx: AppContext, col: CollectionDef, access: Access, body: unknown, limit: number) {
+  if (!isPlainObject(body)) throw DataErrors.invalid_body('Request body must be a JSON object.');
+  const row = prepare(col, access, body, 0);
+  if (typeof row === 'string') throw DataErrors.document_invalid(row);
+  return guardDb(() =>
+    ctx.db.tenant(access.scope, async (tx) => {
+      const [stored] = await q.insertRows(tx, col.project_id, col.id, [row], ctx.clock.now());
+      await charge(tx, col.project_id, row.size, limit);
+      return documentView(stored!);
+    }),
+  );
+}
+
+export async function createMany(ctx: AppContext, col: CollectionDef, access: Access, body: unknown, limit: number) {
+  if (!Array.isArray(body)) throw DataErrors.invalid_body('Request body must be an array of objects');
+  if (body.length === 0) throw DataErrors.invalid_body('Request body cannot be empty');
+  if (body.length > BULK_MAX) throw DataErrors.invalid_body(`Maximum ${BULK_MAX} records allowed`);
+  const rows = body.map((item, i) => prepare(col, access, item, i));
+  const bad = rows.map((r, i) => (typeof r === 'string' ? i : -1)).filter((i) => i >= 0);
+  if (bad.length) {
+    throw DataErrors.document_invalid(`Invalid records at index: ${bad.join(', ')}. ${String(rows[bad[0]!])}`);
+  }
+  const ok = rows as q.NewRow[];
+  return guardDb(() =>
+    ctx.db.tenant(access.scope, async (tx) => {
+      const stored = await q.insertRows(tx, col.project_id, col.id, ok, ctx.clock.now());
+      await charge(tx, col.project_id, ok.reduce((n, r) => n + r.size, 0), limit);
+      return { insertedCount: stored.length, insertedIds: stored.map((s) => s.id) };
+    }),
+  );
+}
+
+function checkId(id: string): void {
+  if (!isObjectId(id)) throw DataErrors.invalid_query('Invalid ID format.');
+}
+
+export async function updateDocument(ctx: AppContext, col: CollectionDef, access: Access, id: string, body: unknown, limit: number) {
+  checkId(id);
+  if (!isPlainObject(body)) throw DataErrors.invalid_body('Request body must be a JSON object.');
+  assertSafe(body);
+  return guardDb(() =>
+    ctx.db.tenant(access.scope, async (tx) => {
+      const current = await lockForWrite(tx, col, access, id);
+      const { doc, touched } = mergeUpdate(current.data, body);
+      const partial = Object.fromEntries([...touched].map((k) => [k, doc[k]]));
+      const checked = validateDocument(col.fields, partial, 'update');
+      if (!checked.ok) throw DataErrors.document_invalid(checked.message);
+      Object.assign(doc, checked.value);
+      const ownerId = ownerOf(col, id, doc);
+      assertOwnerUnchanged(col, access, current.owner_id, ownerId);
+      const json = JSON.stringify(doc);
+      const stored = await q.updateRow(tx, scope(col, access), id, { ownerId, json, size: sizeOf(json) }, ctx.clock.now());
+      if (!stored) throw DataErrors.document_not_found();
+      await charge(tx, col.project_id, sizeOf(json) - current.size_bytes, limit);
+      return documentView(stored);
+    }),
+  );
+}
+
+export async function deleteDocument(ctx: AppContext, col: CollectionDef, access: Access, id: string, hard: boolean) {
+  checkId(id);
+  if (hard) assertHardDeleteAllowed(access);
+  return guardDb(() =>
+    ctx.db.tenant(access.scope, async (tx) => {
+      const current = await lockForWrite(tx, col, access, id, hard);
+      if (hard) {
+        await q.hardDelete(tx, scope(col, access, true), id);
+        await charge(tx, col.project_id, -current.size_bytes, -1);
+      } else {
+        const now = ctx.clock.now();
+        await q.setDeleted(tx, scope(col, access), id, now, now);
+      }
+      return { id };
+    }),
+  );
+}
+
+/** Brings a soft-deleted document back (409 when its unique values were taken meanwhile). */
+export async function restoreDocument(ctx: AppContext, col: CollectionDef, access: Access, id: string) {
+  checkId(id);
+  return guardDb(() =>
+    ctx.db.tenant(access.scope, async (tx) => {
+      const current = await lockForWrite(tx, col, access, id, true);
+      if (current.deleted_at === null) return documentView(current);
+      const restored = await q.setDeleted(tx, scope(col, access, true), id, null, ctx.clock.now());
+      return documentView(restored!);
+    }),
+  );
+}

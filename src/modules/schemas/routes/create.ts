@@ -1,0 +1,32 @@
+/**
+ * POST /api/schemas {name, fields:[{name, type (any case), required?, unique?, ref?, items?,
+ * fields?}]}: creates a collection with the secret key (403 with the publishable key).
+ * Same rules as the dashboard route, including the plan's collection limit.
+ */
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../../../context.js';
+import { ok } from '../../../lib/envelope.js';
+import { apiKeyAuth, projectOf, requireSecretKey } from '../../../plugins/api-key.js';
+import type { App } from '../../../server.js';
+import { createCollection } from '../../collections/service.js';
+
+const Body = Type.Object({
+  name: Type.String({ maxLength: 200 }),
+  fields: Type.Optional(Type.Array(Type.Unknown(), { maxItems: 200 })),
+});
+
+export default async function createSchemaRoute(app: App, ctx: AppContext): Promise<void> {
+  app.post(
+    '/api/schemas',
+    {
+      preHandler: [apiKeyAuth(ctx), requireSecretKey],
+      schema: { tags: ['schemas'], summary: 'Create a collection from a schema (secret key)', body: Body },
+    },
+    async (req, reply) => {
+      const project = projectOf(req);
+      const view = await createCollection(ctx, project.id, project.planName, { name: req.body.name, fields: req.body.fields ?? [] });
+      const collection = { _id: view._id, name: view.name, model: view.model, rls: view.rls, schemaVersion: view.schemaVersion };
+      return reply.status(201).send(ok({ collection }, 'Schema created successfully'));
+    },
+  );
+}

@@ -1,0 +1,25 @@
+/** GET /api/schemas/:collectionName: the collection record, no secrets (SDK `schema.getSchema`). */
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../../../context.js';
+import { ok } from '../../../lib/envelope.js';
+import { apiKeyAuth, projectOf } from '../../../plugins/api-key.js';
+import type { App } from '../../../server.js';
+import { collectionCache } from '../../collections/cache.js';
+import { COLLECTION_NAME } from '../../collections/fields.js';
+import { SchemaErrors } from '../errors.js';
+import { schemaView } from '../view.js';
+
+const Params = Type.Object({ collectionName: Type.String({ maxLength: 200 }) });
+
+export default async function getSchemaRoute(app: App, ctx: AppContext): Promise<void> {
+  app.get(
+    '/api/schemas/:collectionName',
+    { preHandler: apiKeyAuth(ctx), schema: { tags: ['schemas'], summary: 'Get a collection schema', params: Params } },
+    async (req) => {
+      const name = req.params.collectionName;
+      const col = COLLECTION_NAME.test(name) ? await collectionCache(ctx).get(projectOf(req).id, name) : null;
+      if (!col) throw SchemaErrors.schema_not_found();
+      return ok({ collection: schemaView(col) }, 'Schema exists');
+    },
+  );
+}

@@ -1,0 +1,78 @@
+/**
+ * GET /api/userAuth/social/:provider/callback: the provider sends the browser back here. On
+ * success → 302 to `<siteUrl>/auth/callback?rtCode&provider&projectId&userId&isNewUser&linkedByEmail#token=…`
+ * (the refresh token never appears in a URL); after the state is known every failure is a
+ * redirect with `?error=`; before that, JSON 400.
+ */
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply } from 'fastify';
+import type { AppContext } from '../../../context.js';
+import type { App } from '../../../server.js';
+import { AppError } from '../../../lib/errors.js';
+import { clientMeta, setRefreshCookie } from '../../auth/delivery.js';
+import { SocialErrors } from '../errors.js';
+import { isProvider } from '../providers.js';
+import { finish, resume, type Finished, type PendingFlow } from '../service.js';
+
+const Query = Type.Object({
+  code: Type.Optional(Type.String({ maxLength: 2048 })),
+  state: Type.Optional(Type.String({ maxLength: 512 })),
+  error: Type.Optional(Type.String({ maxLength: 1024 })),
+  error_description: Type.Optional(Type.String({ maxLength: 2048 })),
+});
+
+function redirectError(reply: FastifyReply, flow: PendingFlow, message: string) {
+  const url = new URL(flow.callbackUrl);
+  url.searchParams.set('error', message);
+  return reply.header('cache-control', 'no-store').redirect(url.toString(), 302);
+}
+
+function successUrl(flow: PendingFlow, r: Finished): string {
+  const url = new URL(flow.callbackUrl);
+  url.searchParams.set('rtCode', r.rtCode);
+  url.searchParams.set('provider', flow.provider);
+  url.searchParams.set('projectId', flow.project.id);
+  url.searchParams.set('userId', r.userId);
+  url.searchParams.set('isNewUser', String(r.isNewUser));
+  url.searchParams.set('linkedByEmail', String(r.linkedByEmail));
+  url.hash = `token=${encodeURIComponent(r.accessToken)}`;
+  return url.toString();
+}
+
+/** Provider-side failures become a short, safe message for the `error` parameter. */
+function failureMessage(err: unknown, provider: string): string {
+  if (err instanceof AppError) return err.message;
+  const text = err instanceof Error ? err.message : 'unknown error';
+  return `${provider} sign-in failed: ${text}`.slice(0, 300);
+}
+
+export default async function socialCallbackFlow(app: App, ctx: AppContext): Promise<void> {
+  app.get('/api/userAuth/social/:provider/callback', {
+    schema: {
+      tags: ['userAuth social'],
+      summary: 'OAuth callback (registered with the provider); redirects to the project site',
+      params: Type.Object({ provider: Type.String() }),
+      querystring: Query,
+    },
+    handler: async (req, reply) => {
+      const { provider } = req.params;
+      if (!isProvider(provider)) throw SocialErrors.unsupported_provider();
+      if (!req.query.state) throw SocialErrors.invalid_state();
+      const flow = await resume(ctx, req.query.state);
+      if (flow.provider !== provider) return redirectError(reply, flow, 'OAuth state mismatch');
+      if (req.query.error || req.query.error_description) {
+        return redirectError(reply, flow, req.query.error_description ?? req.query.error ?? 'Sign-in was cancelled');
+      }
+      if (!req.query.code) return redirectError(reply, flow, 'Missing code or state');
+      const params = new URLSearchParams({ code: req.query.code, state: req.query.state });
+      try {
+        const done = await finish(ctx, flow, params, clientMeta(req));
+        setRefreshCookie(ctx, reply, done.refreshToken);
+        return reply.header('cache-control', 'no-store').redirect(successUrl(flow, done), 302);
+      } catch (err) {
+        if (!(err instanceof AppError)) req.log.warn({ err: { message: (err as Error)?.message }, provider }, 'social sign-in failed');
+        return redirectError(reply, flow, failureMessage(err, provider));
+      }
+    },
+  });
+}

@@ -1,0 +1,32 @@
+/**
+ * Google (OpenID Connect): code exchange with PKCE and nonce; the ID token's signature is
+ * checked against Google's JWKS (RS256) and its iss/aud/exp/nonce by oauth4webapi; profile
+ * details come from the userinfo endpoint, bound to the ID token's subject.
+ */
+import * as oauth from 'oauth4webapi';
+import type { AppContext } from '../../context.js';
+import { authorizationServer, httpOptions, redirectUri, type Credentials, type SocialProfile } from './providers.js';
+
+export async function googleProfile(ctx: AppContext, creds: Credentials, params: URLSearchParams, verifier: string, nonce: string): Promise<SocialProfile> {
+  const as = authorizationServer(ctx, 'google');
+  const client: oauth.Client = { client_id: creds.clientId, id_token_signed_response_alg: 'RS256' };
+  const callback = oauth.validateAuthResponse(as, client, params, params.get('state') ?? oauth.expectNoState);
+  const res = await oauth.authorizationCodeGrantRequest(
+    as, client, oauth.ClientSecretPost(creds.clientSecret), callback, redirectUri(ctx, 'google'), verifier, httpOptions(ctx),
+  );
+  const tokens = await oauth.processAuthorizationCodeResponse(as, client, res, { expectedNonce: nonce, requireIdToken: true });
+  await oauth.validateApplicationLevelSignature(as, res, httpOptions(ctx));
+  const claims = oauth.getValidatedIdTokenClaims(tokens)!;
+  const infoRes = await oauth.userInfoRequest(as, client, tokens.access_token, httpOptions(ctx));
+  const info = await oauth.processUserInfoResponse(as, client, claims.sub, infoRes);
+  const email = (info.email ?? claims.email) as string | undefined;
+  const verified = (info.email_verified ?? claims.email_verified) === true;
+  return {
+    providerId: claims.sub,
+    email: email ? email.toLowerCase() : null,
+    emailVerified: verified,
+    name: (info.name ?? claims.name ?? null) as string | null,
+    username: email ? email.split('@')[0]! : null,
+    avatarUrl: (info.picture ?? claims.picture ?? null) as string | null,
+  };
+}

@@ -1,0 +1,106 @@
+/**
+ * The two identity providers, driven by oauth4webapi (authorization URL, code exchange with
+ * PKCE S256, ID-token validation). Endpoints come from config so tests point them at fakes.
+ * Per project: `settings.authProviders.<p> = {enabled, clientId}` and the client secret
+ * AES-256-GCM encrypted in `secrets.<p>ClientSecret`.
+ */
+import * as oauth from 'oauth4webapi';
+import type { AppContext } from '../../context.js';
+import { decrypt } from '../../lib/crypto.js';
+import type { ProjectRecord } from '../projects/cache.js';
+
+export const PROVIDERS = ['github', 'google'] as const;
+export type ProviderName = (typeof PROVIDERS)[number];
+
+export const isProvider = (p: string): p is ProviderName => (PROVIDERS as readonly string[]).includes(p);
+
+export interface ProviderSetting {
+  enabled: boolean;
+  clientId: string;
+}
+
+export interface Credentials {
+  clientId: string;
+  clientSecret: string;
+}
+
+/** What the providers tell us about the person signing in. */
+export interface SocialProfile {
+  providerId: string;
+  email: string | null;
+  emailVerified: boolean;
+  name: string | null;
+  username: string | null;
+  avatarUrl: string | null;
+}
+
+export const secretName = (p: ProviderName) => `${p}ClientSecret`;
+
+export function providerSettings(settings: Record<string, unknown>, p: ProviderName): ProviderSetting {
+  const all = (settings.authProviders ?? {}) as Partial<Record<ProviderName, Partial<ProviderSetting>>>;
+  const s = all[p] ?? {};
+  return { enabled: s.enabled === true, clientId: typeof s.clientId === 'string' ? s.clientId : '' };
+}
+
+/** The provider's credentials when it is enabled and complete; null otherwise. */
+export function credentialsOf(ctx: AppContext, project: ProjectRecord, p: ProviderName): Credentials | null {
+  const s = providerSettings(project.settings, p);
+  const clientSecret = decrypt(ctx.config.encryptionKey, project.secrets[secretName(p)]);
+  if (!s.enabled || !s.clientId || !clientSecret) return null;
+  return { clientId: s.clientId, clientSecret };
+}
+
+const servers = new WeakMap<AppContext, Record<ProviderName, oauth.AuthorizationServer>>();
+
+/** Authorization-server metadata, one stable object per node (oauth4webapi caches JWKS by it). */
+export function authorizationServer(ctx: AppContext, p: ProviderName): oauth.AuthorizationServer {
+  let s = servers.get(ctx);
+  if (!s) {
+    const o = ctx.config.oauth;
+    s = {
+      github: {
+        issuer: o.githubBaseUrl,
+        authorization_endpoint: `${o.githubBaseUrl}/login/oauth/authorize`,
+        token_endpoint: `${o.githubBaseUrl}/login/oauth/access_token`,
+      },
+      google: {
+        issuer: 'https://accounts.google.com',
+        authorization_endpoint: o.googleAuthUrl,
+        token_endpoint: o.googleTokenUrl,
+        userinfo_endpoint: o.googleUserinfoUrl,
+        jwks_uri: o.googleJwksUrl,
+        id_token_signing_alg_values_supported: ['RS256'],
+      },
+    };
+    servers.set(ctx, s);
+  }
+  return s[p];
+}
+
+/** Plain-http provider endpoints are allowed outside production only (fake providers in tests). */
+export function httpOptions(ctx: AppContext): { [oauth.allowInsecureRequests]?: boolean } {
+  return ctx.config.production ? {} : { [oauth.allowInsecureRequests]: true };
+}
+
+export const redirectUri = (ctx: AppContext, p: ProviderName) => `${ctx.config.publicUrl}/api/userAuth/social/${p}/callback`;
+
+export interface AuthorizeParams {
+  clientId: string;
+  state: string;
+  codeChallenge: string;
+  nonce: string | null;
+}
+
+export function authorizeUrl(ctx: AppContext, p: ProviderName, a: AuthorizeParams): string {
+  const url = new URL(authorizationServer(ctx, p).authorization_endpoint!);
+  url.searchParams.set('client_id', a.clientId);
+  url.searchParams.set('redirect_uri', redirectUri(ctx, p));
+  url.searchParams.set('response_type', 'code');
+  url.searchParams.set('scope', p === 'github' ? 'read:user user:email' : 'openid email profile');
+  url.searchParams.set('state', a.state);
+  url.searchParams.set('code_challenge', a.codeChallenge);
+  url.searchParams.set('code_challenge_method', 'S256');
+  if (a.nonce) url.searchParams.set('nonce', a.nonce);
+  if (p === 'google') url.searchParams.set('prompt', 'select_account');
+  return url.toString();
+}

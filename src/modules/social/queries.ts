@@ -1,0 +1,74 @@
+/** SQL of the social sign-in records: OAuth states and rtCode exchange codes. */
+import type { Kysely } from 'kysely';
+import type { Tx } from '../../db/pool.js';
+import type { Database } from '../../db/types.js';
+import type { Encrypted } from '../../lib/crypto.js';
+import type { ProviderName } from './providers.js';
+
+export interface NewState {
+  stateHash: string;
+  projectId: string;
+  provider: ProviderName;
+  codeVerifier: Encrypted;
+  nonce: string | null;
+  now: Date;
+  expiresAt: Date;
+}
+
+export async function insertState(tx: Tx, s: NewState): Promise<void> {
+  await tx
+    .insertInto('social_states')
+    .values({
+      state_hash: s.stateHash,
+      project_id: s.projectId,
+      provider: s.provider,
+      code_verifier: JSON.stringify(s.codeVerifier) as never,
+      nonce: s.nonce,
+      created_at: s.now,
+      expires_at: s.expiresAt,
+    })
+    .execute();
+}
+
+/**
+ * Takes a state out (single use, even when the flow then fails). Runs on the owner connection:
+ * the callback has no API key, the state itself names the project.
+ */
+export async function takeState(admin: Kysely<Database>, stateHash: string) {
+  return admin
+    .deleteFrom('social_states')
+    .where('state_hash', '=', stateHash)
+    .returning(['project_id', 'provider', 'code_verifier', 'nonce', 'expires_at'])
+    .executeTakeFirst();
+}
+
+export async function deleteExpiredStates(admin: Kysely<Database>, now: Date): Promise<void> {
+  await admin.deleteFrom('social_states').where('expires_at', '<', now).execute();
+  await admin.deleteFrom('social_exchange_codes').where('expires_at', '<', now).execute();
+}
+
+export async function insertExchangeCode(
+  tx: Tx,
+  c: { codeHash: string; projectId: string; userId: string; accessTokenHash: string; refreshToken: Encrypted; expiresAt: Date },
+): Promise<void> {
+  await tx
+    .insertInto('social_exchange_codes')
+    .values({
+      code_hash: c.codeHash,
+      project_id: c.projectId,
+      user_id: c.userId,
+      access_token_hash: c.accessTokenHash,
+      refresh_token: JSON.stringify(c.refreshToken) as never,
+      expires_at: c.expiresAt,
+    })
+    .execute();
+}
+
+/** Takes an exchange code out (single use); other projects' codes are invisible (RLS). */
+export async function takeExchangeCode(tx: Tx, codeHash: string) {
+  return tx
+    .deleteFrom('social_exchange_codes')
+    .where('code_hash', '=', codeHash)
+    .returning(['access_token_hash', 'refresh_token', 'expires_at'])
+    .executeTakeFirst();
+}

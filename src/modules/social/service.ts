@@ -1,0 +1,112 @@
+/**
+ * Social sign-in: begin (state + PKCE, stored in PostgreSQL so any node can finish), finish
+ * (state taken once, code exchanged, user found/linked/created, session started, rtCode
+ * issued), and the rtCode exchange. Knows no HTTP.
+ */
+import * as oauth from 'oauth4webapi';
+import type { AppContext } from '../../context.js';
+import { decrypt, encrypt, randomToken, safeEqual, sha256Hex } from '../../lib/crypto.js';
+import { usersSchemaOf } from '../auth/schema.js';
+import { startSession, type ClientMeta } from '../auth/sessions.js';
+import type { ProjectRecord } from '../projects/cache.js';
+import { signInWithProvider } from './accounts.js';
+import { SocialErrors } from './errors.js';
+import { githubProfile } from './github.js';
+import { googleProfile } from './google.js';
+import { authorizeUrl, credentialsOf, type ProviderName } from './providers.js';
+import { deleteExpiredStates, insertExchangeCode, insertState, takeExchangeCode, takeState } from './queries.js';
+
+export const STATE_TTL_SECONDS = 600;
+export const RT_CODE_TTL_SECONDS = 60;
+
+/** Creates the single-use state and returns the provider's authorization URL. */
+export async function begin(ctx: AppContext, project: ProjectRecord, p: ProviderName): Promise<string> {
+  const creds = credentialsOf(ctx, project, p);
+  if (!creds) {
+    throw SocialErrors.provider_not_configured(`${p} social auth is disabled or incomplete for this project.`, { error: 'Provider not configured' });
+  }
+  const state = oauth.generateRandomState();
+  const verifier = oauth.generateRandomCodeVerifier();
+  const nonce = p === 'google' ? oauth.generateRandomNonce() : null;
+  const now = ctx.clock.now();
+  await ctx.db.tenant({ projectId: project.id, keyKind: 'publishable' }, (tx) =>
+    insertState(tx, {
+      stateHash: sha256Hex(state),
+      projectId: project.id,
+      provider: p,
+      codeVerifier: encrypt(ctx.config.encryptionKey, verifier),
+      nonce,
+      now,
+      expiresAt: new Date(now.getTime() + STATE_TTL_SECONDS * 1000),
+    }),
+  );
+  if (Math.random() < 0.01) void deleteExpiredStates(ctx.db.admin, now).catch(() => {});
+  const codeChallenge = await oauth.calculatePKCECodeChallenge(verifier);
+  return authorizeUrl(ctx, p, { clientId: creds.clientId, state, codeChallenge, nonce });
+}
+
+export interface PendingFlow {
+  project: ProjectRecord;
+  provider: ProviderName;
+  verifier: string;
+  nonce: string | null;
+  callbackUrl: string;
+}
+
+/** Takes the state out (single use). Unknown or expired → 400 (no callback URL is known yet). */
+export async function resume(ctx: AppContext, state: string): Promise<PendingFlow> {
+  const row = await takeState(ctx.db.admin, sha256Hex(state));
+  if (!row || row.expires_at <= ctx.clock.now()) throw SocialErrors.invalid_state();
+  const project = await ctx.projects.byId(row.project_id);
+  const verifier = decrypt(ctx.config.encryptionKey, row.code_verifier);
+  if (!project || !verifier) throw SocialErrors.invalid_state();
+  if (!project.siteUrl) throw SocialErrors.site_url_missing();
+  const callbackUrl = `${project.siteUrl.replace(/\/+$/, '')}/auth/callback`;
+  return { project, provider: row.provider, verifier, nonce: row.nonce, callbackUrl };
+}
+
+export interface Finished {
+  accessToken: string;
+  refreshToken: string;
+  rtCode: string;
+  userId: string;
+  isNewUser: boolean;
+  linkedByEmail: boolean;
+}
+
+/** Exchanges the code, signs the user in and issues the rtCode (all errors are AppErrors or provider errors). */
+export async function finish(ctx: AppContext, flow: PendingFlow, params: URLSearchParams, meta: ClientMeta): Promise<Finished> {
+  const { project, provider } = flow;
+  const schema = await usersSchemaOf(ctx, project);
+  const creds = credentialsOf(ctx, project, provider);
+  if (!creds) throw SocialErrors.provider_not_configured(`${provider} social auth is disabled or incomplete for this project.`);
+  const profile = provider === 'github'
+    ? await githubProfile(ctx, creds, params, flow.verifier)
+    : await googleProfile(ctx, creds, params, flow.verifier, flow.nonce ?? '');
+  const rtCode = randomToken(32);
+  return signInWithProvider(ctx, project, schema, provider, profile, async (tx, r) => {
+    const tokens = await startSession(ctx, tx, project, r.user.id, meta);
+    await insertExchangeCode(tx, {
+      codeHash: sha256Hex(rtCode),
+      projectId: project.id,
+      userId: r.user.id,
+      accessTokenHash: sha256Hex(tokens.accessToken),
+      refreshToken: encrypt(ctx.config.encryptionKey, tokens.refreshToken),
+      expiresAt: new Date(ctx.clock.now().getTime() + RT_CODE_TTL_SECONDS * 1000),
+    });
+    return { ...tokens, rtCode, userId: r.user.id, isNewUser: r.isNewUser, linkedByEmail: r.linkedByEmail };
+  });
+}
+
+/** rtCode → refresh token, once, within 60 s, for the project that issued it, with its access token. */
+export async function exchange(ctx: AppContext, project: ProjectRecord, token: string, rtCode: string): Promise<string> {
+  const outcome = await ctx.db.tenant({ projectId: project.id, keyKind: 'publishable' }, async (tx) => {
+    const row = await takeExchangeCode(tx, sha256Hex(rtCode));
+    if (!row || row.expires_at <= ctx.clock.now()) return { error: 'invalid' as const };
+    if (!safeEqual(row.access_token_hash, sha256Hex(token))) return { error: 'mismatch' as const };
+    return { refreshToken: decrypt(ctx.config.encryptionKey, row.refresh_token) };
+  });
+  if ('error' in outcome) throw outcome.error === 'mismatch' ? SocialErrors.exchange_mismatch() : SocialErrors.exchange_invalid();
+  if (!outcome.refreshToken) throw SocialErrors.exchange_invalid();
+  return outcome.refreshToken;
+}

@@ -1,0 +1,105 @@
+/**
+ * Dashboard side of storage: a project's files (newest first), its usage against the plan,
+ * and its own bucket (settings in projects.settings.storage, the secret key AES-GCM encrypted
+ * in projects.secrets). Secrets are never returned or logged.
+ */
+import { sql } from 'kysely';
+import type { AppContext } from '../../context.js';
+import { encrypt } from '../../lib/crypto.js';
+import { usage } from '../../lib/quota.js';
+import type { OperatorIdentity } from '../../plugins/operator-auth.js';
+import { planOf } from '../plans/plans.js';
+import { loadOwnedProject } from '../projects/access.js';
+import { BUCKET_SECRET, backendOfFile, bucketSettingsOf, type BucketSettings } from './backends.js';
+import { StorageErrors } from './errors.js';
+import { countConfirmed, listConfirmed } from './queries.js';
+import { storageCounter } from './service.js';
+
+export async function listFiles(ctx: AppContext, operator: OperatorIdentity, projectId: string, page: number, limit: number) {
+  const project = await loadOwnedProject(ctx, operator, projectId);
+  const [rows, totals] = await Promise.all([
+    listConfirmed(ctx.db.admin, projectId, limit, (page - 1) * limit),
+    countConfirmed(ctx.db.admin, projectId),
+  ]);
+  const items = rows.map((r) => ({
+    path: r.path,
+    url: safeUrl(ctx, project, r.provider, r.path),
+    size: Number(r.size),
+    contentType: r.content_type,
+    provider: r.provider,
+    ownerId: r.owner_id,
+    createdAt: new Date(r.created_at).toISOString(),
+    confirmedAt: r.confirmed_at ? new Date(r.confirmed_at).toISOString() : null,
+  }));
+  return { items, total: totals.count, page, limit };
+}
+
+function safeUrl(ctx: AppContext, project: Parameters<typeof backendOfFile>[1], provider: 'internal' | 'external', path: string) {
+  try {
+    return backendOfFile(ctx, project, provider)?.publicUrl(path) ?? null;
+  } catch {
+    return null;
+  }
+}
+
+export async function storageOverview(ctx: AppContext, operator: OperatorIdentity, projectId: string) {
+  const project = await loadOwnedProject(ctx, operator, projectId);
+  const used = await usage(ctx.db.admin, storageCounter(projectId));
+  const { count } = await countConfirmed(ctx.db.admin, projectId);
+  const bucket = bucketSettingsOf(project);
+  return {
+    used,
+    limit: planOf(operator.plan).storageBytes,
+    maxFileBytes: planOf(operator.plan).maxFileBytes,
+    fileCount: count,
+    driver: ctx.config.storage.driver,
+    bucket: bucket ? { ...bucket, hasSecretAccessKey: !!project.secrets[BUCKET_SECRET] } : null,
+  };
+}
+
+export interface BucketInput extends BucketSettings {
+  secretAccessKey: string;
+}
+
+const PRIVATE_HOST = /^(localhost|127\.|10\.|192\.168\.|169\.254\.|172\.(1[6-9]|2\d|3[01])\.|0\.|\[::1?\]|\[f[cd])/i;
+
+function checkBucket(ctx: AppContext, b: BucketInput): BucketSettings {
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(b.bucket)) throw StorageErrors.bucket_config_invalid('Invalid bucket name.');
+  for (const [name, value] of [['endpoint', b.endpoint], ['publicUrl', b.publicUrl]] as const) {
+    if (value === undefined) continue;
+    let u: URL;
+    try {
+      u = new URL(value);
+    } catch {
+      throw StorageErrors.bucket_config_invalid(`${name} must be an http(s) URL.`);
+    }
+    if (!/^https?:$/.test(u.protocol)) throw StorageErrors.bucket_config_invalid(`${name} must be an http(s) URL.`);
+    if (name === 'endpoint' && ctx.config.production && PRIVATE_HOST.test(u.hostname)) {
+      throw StorageErrors.bucket_config_invalid('endpoint is pointing to a restricted host (localhost/internal).');
+    }
+  }
+  const { bucket, region, endpoint, accessKeyId, forcePathStyle, publicUrl } = b;
+  return { bucket, region, accessKeyId, forcePathStyle: forcePathStyle ?? false, ...(endpoint && { endpoint: endpoint.replace(/\/+$/, '') }), ...(publicUrl && { publicUrl: publicUrl.replace(/\/+$/, '') }) };
+}
+
+/** Saves (or, with null, clears) the project's own bucket. */
+export async function setBucket(ctx: AppContext, operator: OperatorIdentity, projectId: string, input: BucketInput | null) {
+  await loadOwnedProject(ctx, operator, projectId);
+  const now = ctx.clock.now();
+  if (input) {
+    const settings = checkBucket(ctx, input);
+    const secret = encrypt(ctx.config.encryptionKey, input.secretAccessKey);
+    await sql`
+      UPDATE projects SET
+        settings = settings || jsonb_build_object('storage', ${JSON.stringify(settings)}::jsonb),
+        secrets = secrets || jsonb_build_object(${BUCKET_SECRET}::text, ${JSON.stringify(secret)}::jsonb),
+        updated_at = ${now}
+      WHERE id = ${projectId}`.execute(ctx.db.admin);
+  } else {
+    await sql`
+      UPDATE projects SET settings = settings - 'storage', secrets = secrets - ${BUCKET_SECRET}::text, updated_at = ${now}
+      WHERE id = ${projectId}`.execute(ctx.db.admin);
+  }
+  await ctx.bus.publish({ type: 'project_changed', id: projectId });
+  return storageOverview(ctx, operator, projectId);
+}

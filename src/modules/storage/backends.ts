@@ -1,0 +1,90 @@
+/**
+ * Which driver serves a project: its own bucket when one is configured (provider `external`,
+ * not charged to the platform quota), else the platform backend chosen by STORAGE_DRIVER
+ * (provider `internal`). Drivers are built once and reused.
+ */
+import type { AppContext } from '../../context.js';
+import { decrypt, type Encrypted } from '../../lib/crypto.js';
+import type { ProjectRecord } from '../projects/cache.js';
+import { LocalDriver } from './drivers/local.js';
+import { S3Driver, type S3Settings } from './drivers/s3.js';
+import type { StorageDriver } from './drivers/types.js';
+import { StorageErrors } from './errors.js';
+import { deriveUrlKey } from './signing.js';
+import type { FileProvider } from './tables.js';
+
+/** Stored in projects.settings.storage; the secret key lives in projects.secrets. */
+export interface BucketSettings {
+  bucket: string;
+  region: string;
+  endpoint?: string;
+  accessKeyId: string;
+  forcePathStyle?: boolean;
+  publicUrl?: string;
+}
+
+export const BUCKET_SECRET = 'storageSecretAccessKey';
+
+export interface Backend {
+  driver: StorageDriver;
+  provider: FileProvider;
+}
+
+const platform = new WeakMap<AppContext, StorageDriver>();
+const external = new Map<string, StorageDriver>();
+
+export function platformDriver(ctx: AppContext): StorageDriver {
+  let d = platform.get(ctx);
+  if (!d) {
+    const { storage, publicUrl, encryptionKey } = ctx.config;
+    if (storage.driver === 'local') {
+      d = new LocalDriver(storage.localDir, publicUrl, deriveUrlKey(encryptionKey));
+    } else {
+      const s3 = storage.s3;
+      if (!s3.bucket || !s3.accessKeyId || !s3.secretAccessKey) {
+        throw new Error('STORAGE_DRIVER=s3 needs S3_BUCKET, S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY');
+      }
+      d = new S3Driver({ ...s3, bucket: s3.bucket, accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey });
+    }
+    platform.set(ctx, d);
+  }
+  return d;
+}
+
+/** The local driver when the platform backend is local (the public file and PUT routes need it). */
+export function localDriver(ctx: AppContext): LocalDriver | null {
+  const d = platformDriver(ctx);
+  return d instanceof LocalDriver ? d : null;
+}
+
+export function bucketSettingsOf(project: Pick<ProjectRecord, 'settings'>): BucketSettings | null {
+  const s = project.settings.storage as Partial<BucketSettings> | undefined | null;
+  return s && typeof s.bucket === 'string' && s.bucket ? (s as BucketSettings) : null;
+}
+
+function externalDriver(ctx: AppContext, project: Pick<ProjectRecord, 'id' | 'settings' | 'secrets'>): StorageDriver | null {
+  const settings = bucketSettingsOf(project);
+  if (!settings) return null;
+  const secret = decrypt(ctx.config.encryptionKey, project.secrets[BUCKET_SECRET] as Encrypted | undefined);
+  if (!secret) throw StorageErrors.storage_unavailable('The project bucket credentials cannot be read. Save them again.');
+  const cacheKey = JSON.stringify([project.id, settings, project.secrets[BUCKET_SECRET]?.tag]);
+  let d = external.get(cacheKey);
+  if (!d) {
+    if (external.size > 500) external.clear();
+    const s3: S3Settings = { ...settings, secretAccessKey: secret };
+    d = new S3Driver(s3);
+    external.set(cacheKey, d);
+  }
+  return d;
+}
+
+/** The backend new uploads of this project go to. */
+export function backendFor(ctx: AppContext, project: Pick<ProjectRecord, 'id' | 'settings' | 'secrets'>): Backend {
+  const ext = externalDriver(ctx, project);
+  return ext ? { driver: ext, provider: 'external' } : { driver: platformDriver(ctx), provider: 'internal' };
+}
+
+/** The backend an existing file lives on (null: its external bucket is no longer configured). */
+export function backendOfFile(ctx: AppContext, project: Pick<ProjectRecord, 'id' | 'settings' | 'secrets'>, provider: FileProvider): StorageDriver | null {
+  return provider === 'internal' ? platformDriver(ctx) : externalDriver(ctx, project);
+}

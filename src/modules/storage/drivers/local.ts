@@ -1,0 +1,93 @@
+/**
+ * Local-disk backend: objects under `<dataDir>/storage/<projectId>/<file>`. Uploads arrive on
+ * the service's own signed PUT URL and are streamed to a temp file, fsynced and renamed into
+ * place, so a broken upload never leaves a partial object behind.
+ */
+import { randomBytes } from 'node:crypto';
+import { createWriteStream, type Stats } from 'node:fs';
+import { mkdir, open, rename, rm, stat, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { encodePath } from '../paths.js';
+import { signedUploadUrl } from '../signing.js';
+import type { ObjectInfo, PresignInput, StorageDriver } from './types.js';
+import { GENERIC_NO_URL_WARNING } from './types.js';
+
+export class UploadTooShort extends Error {}
+
+export class LocalDriver implements StorageDriver {
+  readonly kind = 'local' as const;
+  readonly noPublicUrlWarning = GENERIC_NO_URL_WARNING;
+  private readonly root: string;
+
+  constructor(root: string, private publicBase: string, private urlKey: Buffer) {
+    this.root = path.resolve(root);
+  }
+
+  async presignPut(input: PresignInput): Promise<string> {
+    const expires = Math.floor(input.expiresAt.getTime() / 1000);
+    return signedUploadUrl(this.publicBase, this.urlKey, { ...input, expires });
+  }
+
+  /** Absolute file name of a (validated) path; refuses anything that would leave the root. */
+  fileOf(objectPath: string): string {
+    const full = path.resolve(this.root, objectPath);
+    if (!full.startsWith(this.root + path.sep) || full.slice(this.root.length + 1).startsWith('.tmp')) {
+      throw new Error(`storage path escapes the root: ${objectPath}`);
+    }
+    return full;
+  }
+
+  async stat(objectPath: string): Promise<Stats | null> {
+    try {
+      const s = await stat(this.fileOf(objectPath));
+      return s.isFile() ? s : null;
+    } catch {
+      return null;
+    }
+  }
+
+  async head(objectPath: string): Promise<ObjectInfo | null> {
+    const s = await this.stat(objectPath);
+    return s ? { size: s.size } : null;
+  }
+
+  /** Streams exactly `size` bytes from `body` into place; anything short or long is discarded. */
+  async write(objectPath: string, body: Readable, size: number): Promise<void> {
+    const target = this.fileOf(objectPath);
+    const tmpDir = path.join(this.root, '.tmp');
+    await mkdir(tmpDir, { recursive: true });
+    await mkdir(path.dirname(target), { recursive: true });
+    const tmp = path.join(tmpDir, randomBytes(12).toString('hex'));
+    let received = 0;
+    const counter = new Transform({
+      transform(chunk: Buffer, _enc, cb) {
+        received += chunk.length;
+        cb(received > size ? new UploadTooShort('body longer than declared') : null, chunk);
+      },
+    });
+    try {
+      await pipeline(body, counter, createWriteStream(tmp, { flags: 'wx', mode: 0o600 }));
+      if (received !== size) throw new UploadTooShort(`received ${received} of ${size} bytes`);
+      const fh = await open(tmp, 'r+');
+      await fh.sync().finally(() => fh.close());
+      await rename(tmp, target);
+    } catch (err) {
+      await unlink(tmp).catch(() => {});
+      throw err;
+    }
+  }
+
+  async remove(paths: string[]): Promise<void> {
+    await Promise.all(paths.map((p) => rm(this.fileOf(p), { force: true })));
+  }
+
+  async removePrefix(prefix: string): Promise<void> {
+    await rm(this.fileOf(prefix), { recursive: true, force: true });
+  }
+
+  publicUrl(objectPath: string): string {
+    return `${this.publicBase}/api/storage/public/${encodePath(objectPath)}`;
+  }
+}

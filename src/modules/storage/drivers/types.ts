@@ -1,0 +1,32 @@
+/** The one interface every storage backend implements (local disk, S3-compatible store). */
+
+export interface ObjectInfo {
+  size: number;
+}
+
+export interface PresignInput {
+  path: string;
+  size: number;
+  contentType: string;
+  /** Signing time (ctx.clock) and expiry of the URL. */
+  signedAt: Date;
+  expiresAt: Date;
+}
+
+export interface StorageDriver {
+  readonly kind: 'local' | 's3';
+  /** A URL the client PUTs the raw bytes to; bound to the path, size and content type. */
+  presignPut(input: PresignInput): Promise<string>;
+  /** The stored object's size, or null when it does not exist (yet). */
+  head(path: string): Promise<ObjectInfo | null>;
+  /** Removes objects; missing ones are not an error. */
+  remove(paths: string[]): Promise<void>;
+  /** Removes every object under `<prefix>/` (a project's folder). */
+  removePrefix(prefix: string): Promise<void>;
+  /** The public address of a confirmed object, or null when the backend has none. */
+  publicUrl(path: string): string | null;
+  /** Why `publicUrl` is null, for the confirm response's `warning`. */
+  readonly noPublicUrlWarning: string;
+}
+
+export const GENERIC_NO_URL_WARNING = 'Upload confirmed, but a public URL is unavailable.';

@@ -1,0 +1,23 @@
+/** Storage error catalogue (contract §6). Messages are the ones urBackend clients know. */
+import { defineErrors } from '../../lib/errors.js';
+
+export const StorageErrors = defineErrors({
+  upload_request_invalid: { status: 400, message: 'filename, contentType, and size are required.' },
+  upload_confirm_invalid: { status: 400, message: 'filePath and size are required.' },
+  file_path_required: { status: 400, message: 'File path is required.' },
+  file_too_large: { status: 413, message: 'File size exceeds limit.' },
+  storage_limit_exceeded: { status: 403, message: 'Internal storage limit exceeded.' },
+  access_denied: { status: 403, message: 'Access denied.' },
+  file_not_found: { status: 404, message: 'File not found.' },
+  upload_not_ready: { status: 409, message: 'Uploaded file is not visible yet. Please retry confirmation.' },
+  size_mismatch: { status: 400, message: 'Declared file size does not match uploaded file size.' },
+  upload_already_confirmed: { status: 409, message: 'This upload is already confirmed; request a new upload URL.' },
+  signed_url_invalid: { status: 403, message: 'The upload URL signature is invalid.' },
+  signed_url_expired: { status: 403, message: 'The upload URL has expired.' },
+  upload_length_mismatch: { status: 400, message: 'Content-Length must equal the size declared for this upload URL.' },
+  upload_type_mismatch: { status: 400, message: 'Content-Type must equal the type declared for this upload URL.' },
+  upload_incomplete: { status: 400, message: 'The upload ended before the declared size was received.' },
+  range_not_satisfiable: { status: 416, message: 'Requested range not satisfiable.' },
+  bucket_config_invalid: { status: 400, message: 'bucket, region, accessKeyId and secretAccessKey are required.' },
+  storage_unavailable: { status: 502, message: 'The storage backend could not be reached.' },
+});

@@ -1,0 +1,67 @@
+/**
+ * GET/HEAD /api/storage/public/<projectId>/<file>: public serving of confirmed files of the
+ * local backend, with Content-Type, ETag, Last-Modified, Cache-Control, Range (206/416) and
+ * conditional requests (304). Uploaded content is sandboxed (CSP) and never MIME-sniffed.
+ */
+import { createReadStream } from 'node:fs';
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../../context.js';
+import { AppError } from '../../../lib/errors.js';
+import type { App } from '../../../server.js';
+import { localDriver } from '../backends.js';
+import { StorageErrors } from '../errors.js';
+import { checkPath } from '../paths.js';
+import { fileByPath } from '../queries.js';
+import { etagOf, notModified, parseRange, rangeStillValid } from '../ranges.js';
+import { hasEncodedTricks } from './caller.js';
+
+const Params = Type.Object({ '*': Type.String() });
+
+async function serve(ctx: AppContext, req: FastifyRequest, reply: FastifyReply) {
+  const local = localDriver(ctx);
+  if (!local) throw StorageErrors.file_not_found();
+  if (hasEncodedTricks(req.raw.url ?? '')) throw StorageErrors.access_denied();
+  const raw = (req.params as { '*': string })['*'];
+  const { path } = checkPath(raw.split('/')[0] ?? '', raw);
+  const row = await fileByPath(ctx.db.admin, path);
+  const stat = row?.status === 'confirmed' && row.provider === 'internal' ? await local.stat(path) : null;
+  if (!row || !stat) throw StorageErrors.file_not_found();
+  const modified = new Date(row.confirmed_at ?? row.created_at);
+  const etag = etagOf(row.id, stat.size, modified);
+  const ifRange = typeof req.headers['if-range'] === 'string' ? req.headers['if-range'] : undefined;
+  const range = rangeStillValid(ifRange, etag, modified) ? parseRange(req.headers.range, stat.size) : null;
+  if (range === 'unsatisfiable' && !notModified(req.headers, etag, modified)) {
+    const def = StorageErrors.range_not_satisfiable();
+    throw new AppError(def.code, def.status, def.message, { 'content-range': `bytes */${stat.size}` });
+  }
+  reply.headers({
+    'content-type': row.content_type,
+    etag,
+    'last-modified': modified.toUTCString(),
+    'cache-control': 'public, max-age=86400',
+    'accept-ranges': 'bytes',
+    'x-content-type-options': 'nosniff',
+    'content-security-policy': "default-src 'none'; sandbox",
+    'cross-origin-resource-policy': 'cross-origin',
+  });
+  if (notModified(req.headers, etag, modified)) return reply.code(304).send();
+  const { start, end } = (range !== 'unsatisfiable' && range) || { start: 0, end: stat.size - 1 };
+  if (range && range !== 'unsatisfiable') reply.code(206).header('content-range', `bytes ${start}-${end}/${stat.size}`);
+  reply.header('content-length', String(end - start + 1));
+  if (req.method === 'HEAD') return reply.send();
+  return reply.send(createReadStream(local.fileOf(path), { start, end }));
+}
+
+export default async function publicFileRoute(app: App, ctx: AppContext): Promise<void> {
+  app.route({
+    method: ['GET', 'HEAD'],
+    url: '/api/storage/public/*',
+    schema: {
+      tags: ['storage'],
+      summary: 'Download a confirmed file of the local backend (public; supports Range)',
+      params: Params,
+    },
+    handler: (req, reply) => serve(ctx, req as FastifyRequest, reply),
+  });
+}

@@ -1,0 +1,68 @@
+/** Unique fields backed by real indexes (also under concurrency), and the database quota. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { usage } from '../../../src/lib/quota.js';
+import { createTestEnv, type TestEnv } from '../../helpers/context.js';
+import { makeProject, type TestProject } from '../../helpers/fixtures.js';
+import { api, createCollection } from './helpers.js';
+
+let env: TestEnv;
+let p: TestProject;
+let A: ReturnType<typeof api>;
+
+beforeAll(async () => {
+  env = await createTestEnv();
+  p = await makeProject(env.ctx);
+  A = api(env);
+  await createCollection(env, p, 'accounts', [{ key: 'handle', type: 'String', unique: true }, { key: 'age', type: 'Number', unique: true }]);
+});
+afterAll(() => env.close());
+
+describe('unique fields', () => {
+  it('409 on a duplicate, case-exact, scoped to live documents of the collection', async () => {
+    const first = await A.post('/api/data/accounts', p.sk, { handle: 'ann' });
+    expect(first.status).toBe(201);
+    const dup = await A.post('/api/data/accounts', p.sk, { handle: ' ann ' });
+    expect(dup.status).toBe(409);
+    expect(dup.body.message).toBe('Duplicate value violates unique constraint.');
+    expect((await A.post('/api/data/accounts', p.sk, { handle: 'other' })).status).toBe(201);
+    expect((await A.patch(`/api/data/accounts/${first.body._id}`, p.sk, { handle: 'other' })).status).toBe(409);
+    // Soft delete releases the value; restoring while it is taken is 409.
+    await A.del(`/api/data/accounts/${first.body._id}`, p.sk);
+    expect((await A.post('/api/data/accounts', p.sk, { handle: 'ann' })).status).toBe(201);
+    expect((await A.post(`/api/data/accounts/${first.body._id}/restore`, p.sk, {})).status).toBe(409);
+  });
+
+  it('only one of many concurrent inserts of the same value wins', async () => {
+    const results = await Promise.all(Array.from({ length: 8 }, () => A.post('/api/data/accounts', p.sk, { age: 42 })));
+    expect(results.filter((r) => r.status === 201).length).toBe(1);
+    expect(results.filter((r) => r.status === 409).length).toBe(7);
+  });
+
+  it('a bulk insert with a duplicate inserts nothing', async () => {
+    const r = await A.post('/api/data/accounts/bulk', p.sk, [{ handle: 'z1' }, { handle: 'z1' }]);
+    expect(r.status).toBe(409);
+    expect((await A.get('/api/data/accounts?handle=z1', p.sk)).body.data.total).toBe(0);
+  });
+});
+
+describe('database quota', () => {
+  it('charges inserts and updates, frees hard deletes, and refuses beyond the plan (403)', async () => {
+    const counter = { subjectId: p.id, metric: 'db_bytes' };
+    const start = await usage(env.ctx.db.admin, counter);
+    const c = await A.post('/api/data/accounts', p.sk, { note: 'x'.repeat(1000) });
+    const afterInsert = await usage(env.ctx.db.admin, counter);
+    expect(afterInsert - start).toBeGreaterThan(1000);
+    await A.patch(`/api/data/accounts/${c.body._id}`, p.sk, { note: 'y' });
+    expect(await usage(env.ctx.db.admin, counter)).toBeLessThan(afterInsert);
+    await A.del(`/api/data/accounts/${c.body._id}?hard=true`, p.sk);
+    expect(await usage(env.ctx.db.admin, counter)).toBe(start);
+
+    // Fill up to just below the free plan's 50 MB.
+    const limit = 50 * 1024 * 1024;
+    await env.ctx.db.admin.updateTable('usage_counters').set({ used: limit - 100 }).where('subject_id', '=', p.id).where('metric', '=', 'db_bytes').execute();
+    const over = await A.post('/api/data/accounts', p.sk, { note: 'x'.repeat(500) });
+    expect(over.status).toBe(403);
+    expect(over.body.message).toBe('Database limit exceeded.');
+    expect((await A.get('/api/data/accounts?count=true', p.sk)).body.data.count).toBe(3);
+  });
+});

@@ -1,0 +1,50 @@
+/** Shared steps of the storage tests: the three-step upload through the app (inject). */
+import type { TestEnv } from '../../helpers/context.js';
+
+export type Headers = Record<string, string>;
+
+export async function requestUpload(env: TestEnv, headers: Headers, body: Record<string, unknown>) {
+  return env.app.inject({ method: 'POST', url: '/api/storage/upload-request', headers, payload: body });
+}
+
+/** PUTs bytes to a signed URL of the local backend through inject (path + query of the URL). */
+export async function putSigned(env: TestEnv, signedUrl: string, bytes: Buffer, headers: Headers = {}) {
+  const u = new URL(signedUrl);
+  return env.app.inject({
+    method: 'PUT',
+    url: u.pathname + u.search,
+    headers: { 'content-type': 'application/octet-stream', ...headers },
+    payload: bytes,
+  });
+}
+
+export async function confirm(env: TestEnv, headers: Headers, filePath: string, size: number) {
+  return env.app.inject({ method: 'POST', url: '/api/storage/upload-confirm', headers, payload: { filePath, size } });
+}
+
+export async function deleteFile(env: TestEnv, headers: Headers, path: unknown) {
+  return env.app.inject({ method: 'DELETE', url: '/api/storage/file', headers, payload: { path } });
+}
+
+/** request → PUT → confirm; returns the confirm response and the path. */
+export async function upload(env: TestEnv, headers: Headers, name: string, bytes: Buffer, contentType = 'application/octet-stream') {
+  const req = await requestUpload(env, headers, { filename: name, contentType, size: bytes.length });
+  if (req.statusCode !== 200) throw new Error(`upload-request ${req.statusCode}: ${req.body}`);
+  const { signedUrl, filePath } = req.json().data as { signedUrl: string; filePath: string };
+  const put = await putSigned(env, signedUrl, bytes, { 'content-type': contentType });
+  if (put.statusCode !== 200) throw new Error(`PUT ${put.statusCode}: ${put.body}`);
+  const res = await confirm(env, headers, filePath, bytes.length);
+  return { res, filePath, signedUrl };
+}
+
+export async function storageUsed(env: TestEnv, projectId: string): Promise<number> {
+  const row = await env.ctx.db.admin
+    .selectFrom('usage_counters')
+    .select('used')
+    .where('subject_id', '=', projectId)
+    .where('metric', '=', 'storage_bytes')
+    .executeTakeFirst();
+  return Number(row?.used ?? 0);
+}
+
+export const MB = 1024 * 1024;

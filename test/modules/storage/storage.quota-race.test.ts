@@ -1,0 +1,52 @@
+/**
+ * Threat: concurrent confirms overspending the storage quota, or one file charged twice.
+ * Free plan 20 MB: three 8 MB uploads confirmed at once → exactly two succeed.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createTestEnv, type TestEnv } from '../../helpers/context.js';
+import { makeProject } from '../../helpers/fixtures.js';
+import { confirm, MB, putSigned, requestUpload, storageUsed } from './helpers.js';
+
+let env: TestEnv;
+beforeAll(async () => {
+  env = await createTestEnv();
+});
+afterAll(() => env.close());
+
+async function prepared(headers: Record<string, string>, size: number) {
+  const res = await requestUpload(env, headers, { filename: 'f.bin', contentType: 'application/octet-stream', size });
+  const { signedUrl, filePath } = res.json().data;
+  expect((await putSigned(env, signedUrl, Buffer.alloc(size, 7))).statusCode).toBe(200);
+  return filePath as string;
+}
+
+it('three concurrent 8 MB confirms on a 20 MB quota: exactly two succeed', async () => {
+  const p = await makeProject(env.ctx);
+  const paths = [await prepared(p.sk, 8 * MB), await prepared(p.sk, 8 * MB), await prepared(p.sk, 8 * MB)];
+  const results = await Promise.all(paths.map((fp) => confirm(env, p.sk, fp, 8 * MB)));
+  const codes = results.map((r) => r.statusCode).sort();
+  expect(codes).toEqual([200, 200, 403]);
+  expect(results.find((r) => r.statusCode === 403)!.json().message).toBe('Internal storage limit exceeded.');
+  expect(await storageUsed(env, p.id)).toBe(16 * MB);
+  const confirmed = await env.ctx.db.admin.selectFrom('files').select('id').where('project_id', '=', p.id).where('status', '=', 'confirmed').execute();
+  expect(confirmed.length).toBe(2);
+});
+
+it('the same file confirmed ten times at once is charged once', async () => {
+  const p = await makeProject(env.ctx);
+  const fp = await prepared(p.sk, 3 * MB);
+  const results = await Promise.all(Array.from({ length: 10 }, () => confirm(env, p.sk, fp, 3 * MB)));
+  expect(results.every((r) => r.statusCode === 200)).toBe(true);
+  expect(await storageUsed(env, p.id)).toBe(3 * MB);
+});
+
+it('deleting frees exactly the charged bytes, concurrent deletes refund once', async () => {
+  const p = await makeProject(env.ctx);
+  const fp = await prepared(p.sk, 2 * MB);
+  await confirm(env, p.sk, fp, 2 * MB);
+  const fp2 = await prepared(p.sk, MB);
+  await confirm(env, p.sk, fp2, MB);
+  const dels = await Promise.all(Array.from({ length: 5 }, () => env.app.inject({ method: 'DELETE', url: '/api/storage/file', headers: p.sk, payload: { path: fp } })));
+  expect(dels.map((d) => d.statusCode).sort()).toEqual([200, 404, 404, 404, 404]);
+  expect(await storageUsed(env, p.id)).toBe(MB);
+});
