@@ -24,7 +24,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     loggerInstance: ctx.log as FastifyBaseLogger,
     bodyLimit: ctx.config.bodyLimit,
     trustProxy: ctx.config.production,
-    requestIdHeader: 'x-request-id',
+    requestIdHeader: false, // genReqId reads and validates x-request-id itself
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : objectId();
