@@ -14,6 +14,7 @@ import authRoutes from './modules/auth/routes.js';
 import authAdminRoutes from './modules/auth/admin.js';
 import socialRoutes from './modules/social/routes.js';
 import socialSettingsRoutes from './modules/social/settings.js';
+import { mailDashboardRoutes, mailPublicRoutes } from './modules/mail/routes/index.js';
 import collectionRoutes from './modules/collections/routes.js';
 import dataRoutes from './modules/data/routes.js';
 import schemaRoutes from './modules/schemas/routes.js';
@@ -22,6 +23,6 @@ export type RouteModule = (app: App, ctx: AppContext) => Promise<void>;
 
 export const commonRoutes: RouteModule[] = [healthRoutes];
 
-export const publicRoutes: RouteModule[] = [authRoutes, socialRoutes, storageRoutes, dataRoutes, schemaRoutes];
+export const publicRoutes: RouteModule[] = [authRoutes, socialRoutes, storageRoutes, mailPublicRoutes, dataRoutes, schemaRoutes];
 
-export const dashboardRoutes: RouteModule[] = [operatorRoutes, projectRoutes, adminRoutes, aiRoutes, storageDashboardRoutes, authAdminRoutes, socialSettingsRoutes, collectionRoutes];
+export const dashboardRoutes: RouteModule[] = [operatorRoutes, projectRoutes, adminRoutes, aiRoutes, storageDashboardRoutes, authAdminRoutes, socialSettingsRoutes, mailDashboardRoutes, collectionRoutes];

@@ -5,11 +5,13 @@
 import type { Task } from 'graphile-worker';
 import type { AppContext } from '../context.js';
 import { sweepTask } from '../modules/storage/sweep.js';
+import { mailSendTask } from '../modules/mail/worker.js';
 
 export type TaskFactory = (ctx: AppContext) => Task;
 
 export const taskFactories: Record<string, TaskFactory> = {};
 taskFactories['storage.sweep'] = sweepTask;
+taskFactories['mail.send'] = mailSendTask;
 
 export function buildTaskList(ctx: AppContext): Record<string, Task> {
   return Object.fromEntries(Object.entries(taskFactories).map(([name, make]) => [name, make(ctx)]));

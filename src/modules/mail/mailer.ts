@@ -1,11 +1,32 @@
-/** The system mailer (ctx.mailer). Owned by the mail domain; see Mailer in src/context.ts. */
-import type { AppContext, Mailer } from '../../context.js';
+/**
+ * The system mailer (ctx.mailer, see Mailer in src/context.ts): auth OTPs and operator mails
+ * go through the same queue, worker and providers as /api/mail/send (the dev outbox when no
+ * provider is configured), with a MailLog tagged by purpose, and no quota slot.
+ */
+import type { AppContext, Mailer, SystemMail } from '../../context.js';
+import { enqueueMails } from './enqueue.js';
+import { scoped } from './queries.js';
+import { senderKindFor } from './providers/select.js';
+import { currentPeriod } from './quota.js';
+
+async function sendSystemMail(ctx: AppContext, mail: SystemMail): Promise<void> {
+  const project = mail.projectId ? await ctx.projects.byId(mail.projectId) : null;
+  if (mail.projectId && !project) throw new Error(`system mail for unknown project ${mail.projectId}`);
+  await scoped(ctx, mail.projectId, (db) =>
+    enqueueMails(ctx, db, [{
+      projectId: mail.projectId,
+      to: [mail.to],
+      subject: mail.subject,
+      html: mail.html,
+      text: mail.text,
+      provider: senderKindFor(ctx, project),
+      tag: mail.tag,
+      charged: false,
+      period: currentPeriod(ctx),
+    }]),
+  );
+}
 
 export function createMailer(ctx: AppContext): Mailer {
-  return {
-    async sendSystemMail(mail) {
-      // Replaced by the mail domain's pipeline (queued send / dev outbox).
-      ctx.log.info({ tag: mail.tag, projectId: mail.projectId }, 'system mail not sent: mail pipeline not wired');
-    },
-  };
+  return { sendSystemMail: (mail) => sendSystemMail(ctx, mail) };
 }

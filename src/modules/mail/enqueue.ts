@@ -1,0 +1,69 @@
+/**
+ * Queues messages: writes their MailLogs (`queued`) and `mail.send` jobs in the caller's
+ * transaction, so both exist or neither does. Many messages go in with one statement each
+ * (plinth_add_mail_jobs: one NOTIFY, one commit for the lot). Used by
+ * /api/mail/send (through group-commit.ts) and the system mailer.
+ */
+import type { Kysely } from 'kysely';
+import type { AppContext } from '../../context.js';
+import type { Database } from '../../db/types.js';
+import { objectId } from '../../lib/ids.js';
+import { addMailJobs, insertLogs } from './queries.js';
+import type { MailProviderKind } from './tables.js';
+
+/** The task name (also fixed in plinth_add_mail_jobs, sql/60_mail_policies.sql). */
+export const MAIL_SEND_TASK = 'mail.send';
+/** graphile-worker retries a thrown job with exponential backoff (e^n s): ~30 min over 8 tries. */
+export const MAIL_MAX_ATTEMPTS = 8;
+
+export interface MailJob {
+  logId: string;
+  projectId: string | null;
+  /** Whether the message holds a quota slot (refunded on terminal failure) and of which month. */
+  charged: boolean;
+  period: string;
+  mail: { to: string[]; subject: string; html?: string; text?: string };
+}
+
+export interface QueuedMail {
+  projectId: string | null;
+  to: string[];
+  subject: string;
+  html?: string;
+  text?: string;
+  provider: MailProviderKind;
+  templateUsed?: string;
+  tag?: string;
+  charged: boolean;
+  period: string;
+}
+
+export async function enqueueMails(ctx: AppContext, db: Kysely<Database>, mails: QueuedMail[]): Promise<Array<{ jobId: string; logId: string }>> {
+  const now = ctx.clock.now();
+  const jobs: MailJob[] = mails.map((m) => ({
+    logId: objectId(now.getTime()),
+    projectId: m.projectId,
+    charged: m.charged,
+    period: m.period,
+    mail: { to: m.to, subject: m.subject, html: m.html, text: m.text },
+  }));
+  const jobIds = await addMailJobs(db, jobs, MAIL_MAX_ATTEMPTS);
+  if (jobIds.size !== jobs.length) throw new Error('mail jobs were not enqueued');
+  const out = jobs.map((j) => ({ logId: j.logId, jobId: jobIds.get(j.logId)! }));
+  await insertLogs(
+    db,
+    mails.map((m, i) => ({
+      id: out[i]!.logId,
+      projectId: m.projectId,
+      jobId: out[i]!.jobId,
+      to: m.to.join(', '),
+      subject: m.subject,
+      provider: m.provider,
+      templateUsed: m.templateUsed,
+      tag: m.tag,
+      charged: m.charged,
+      sentAt: now,
+    })),
+  );
+  return out;
+}

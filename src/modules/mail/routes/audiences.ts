@@ -1,0 +1,57 @@
+/** Audiences and contacts (secret key + the project's own Resend key), proxied to Resend. */
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../../../context.js';
+import { ok } from '../../../lib/envelope.js';
+import { projectOf } from '../../../plugins/api-key.js';
+import type { App } from '../../../server.js';
+import * as svc from '../audiences.js';
+import { secretKey } from './guards.js';
+
+const AudienceParams = Type.Object({ audienceId: Type.String() });
+const ContactParams = Type.Object({ audienceId: Type.String(), contactId: Type.String() });
+const Contact = {
+  email: Type.Optional(Type.String()),
+  firstName: Type.Optional(Type.String()),
+  lastName: Type.Optional(Type.String()),
+  unsubscribed: Type.Optional(Type.Boolean()),
+};
+const tags = ['mail: audiences'];
+
+export default async function audienceRoutes(app: App, ctx: AppContext): Promise<void> {
+  const preValidation = secretKey(ctx);
+
+  app.get('/api/mail/audiences', { preValidation, schema: { tags, summary: 'List audiences' } }, async (req) =>
+    ok(await svc.listAudiences(ctx, projectOf(req))),
+  );
+  app.post(
+    '/api/mail/audiences',
+    { preValidation, schema: { tags, summary: 'Create an audience', body: Type.Object({ name: Type.String() }) } },
+    async (req) => ok(await svc.createAudience(ctx, projectOf(req), req.body.name), 'Audience created.'),
+  );
+  app.delete(
+    '/api/mail/audiences/:audienceId',
+    { preValidation, schema: { tags, summary: 'Delete an audience', params: AudienceParams } },
+    async (req) => ok(await svc.removeAudience(ctx, projectOf(req), req.params.audienceId), 'Audience deleted.'),
+  );
+  app.get(
+    '/api/mail/audiences/:audienceId/contacts',
+    { preValidation, schema: { tags, summary: 'List the contacts of an audience', params: AudienceParams } },
+    async (req) => ok(await svc.listContacts(ctx, projectOf(req), req.params.audienceId)),
+  );
+  app.post(
+    '/api/mail/audiences/:audienceId/contacts',
+    { preValidation, schema: { tags, summary: 'Add a contact', params: AudienceParams, body: Type.Object(Contact) } },
+    async (req) => ok(await svc.createContact(ctx, projectOf(req), req.params.audienceId, req.body), 'Contact created.'),
+  );
+  app.patch(
+    '/api/mail/audiences/:audienceId/contacts/:contactId',
+    { preValidation, schema: { tags, summary: 'Update a contact', params: ContactParams, body: Type.Object(Contact) } },
+    async (req) =>
+      ok(await svc.updateContact(ctx, projectOf(req), req.params.audienceId, req.params.contactId, req.body), 'Contact updated.'),
+  );
+  app.delete(
+    '/api/mail/audiences/:audienceId/contacts/:contactId',
+    { preValidation, schema: { tags, summary: 'Delete a contact', params: ContactParams } },
+    async (req) => ok(await svc.removeContact(ctx, projectOf(req), req.params.audienceId, req.params.contactId), 'Contact deleted.'),
+  );
+}

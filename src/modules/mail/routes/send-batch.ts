@@ -1,0 +1,41 @@
+/** POST /api/mail/send-batch: 1–100 independent messages, straight to the provider. */
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../../../context.js';
+import { ok } from '../../../lib/envelope.js';
+import { projectOf } from '../../../plugins/api-key.js';
+import type { App } from '../../../server.js';
+import { MAX_BATCH, sendBatch, type BatchItem } from '../batch.js';
+import { MAX_RECIPIENTS } from '../content.js';
+import { MailErrors } from '../errors.js';
+import { secretKey } from './guards.js';
+
+const BatchBody = Type.Array(
+  Type.Object({
+    to: Type.Union([Type.String(), Type.Array(Type.String(), { minItems: 1, maxItems: MAX_RECIPIENTS })]),
+    subject: Type.String(),
+    html: Type.Optional(Type.String()),
+    text: Type.Optional(Type.String()),
+  }),
+  { minItems: 1, maxItems: MAX_BATCH },
+);
+
+export default async function sendBatchRoute(app: App, ctx: AppContext): Promise<void> {
+  app.post(
+    '/api/mail/send-batch',
+    {
+      preValidation: secretKey(ctx),
+      attachValidation: true,
+      schema: {
+        tags: ['mail'],
+        summary: 'Send 1–100 independent emails directly (one quota slot each, refunded on failure)',
+        body: BatchBody,
+      },
+    },
+    async (req) => {
+      if (req.validationError) throw MailErrors.mail_invalid_batch();
+      const results = await sendBatch(ctx, projectOf(req), req.body as BatchItem[]);
+      const accepted = results.filter((r) => 'id' in r).length;
+      return ok(results, `${accepted} of ${results.length} emails accepted.`);
+    },
+  );
+}

@@ -1,0 +1,45 @@
+/** POST /api/mail/send: queue one message (secret key only). */
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../../../context.js';
+import { ok } from '../../../lib/envelope.js';
+import { projectOf } from '../../../plugins/api-key.js';
+import type { App } from '../../../server.js';
+import { MAX_RECIPIENTS } from '../content.js';
+import { sendMail } from '../send.js';
+import { secretKey } from './guards.js';
+
+export const SendBody = Type.Object({
+  to: Type.Union([Type.String(), Type.Array(Type.String(), { minItems: 1, maxItems: MAX_RECIPIENTS })], {
+    description: 'One address, or up to 50',
+  }),
+  subject: Type.Optional(Type.String({ description: 'Direct mode: required (1–200 characters)' })),
+  html: Type.Optional(Type.String()),
+  text: Type.Optional(Type.String()),
+  templateId: Type.Optional(Type.String({ description: 'Template mode: 24-hex template id' })),
+  templateName: Type.Optional(Type.String({ description: 'Template mode: template key or name' })),
+  variables: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+});
+
+const SendData = Type.Object({
+  id: Type.String({ description: 'Queue job id' }),
+  provider: Type.Union([Type.Literal('byok'), Type.Literal('default')]),
+  monthlyUsage: Type.Number(),
+  monthlyLimit: Type.Number(),
+  templateUsed: Type.Optional(Type.Object({ id: Type.String(), scope: Type.String(), key: Type.String(), name: Type.String() })),
+});
+
+export default async function sendRoute(app: App, ctx: AppContext): Promise<void> {
+  app.post(
+    '/api/mail/send',
+    {
+      preValidation: secretKey(ctx),
+      schema: {
+        tags: ['mail'],
+        summary: 'Queue one email (direct or template mode); reserves a monthly quota slot',
+        body: SendBody,
+        response: { 200: Type.Object({ success: Type.Boolean(), data: SendData, message: Type.String() }) },
+      },
+    },
+    async (req) => ok(await sendMail(ctx, projectOf(req), req.body), 'Mail queued successfully.'),
+  );
+}

@@ -1,0 +1,46 @@
+/**
+ * Dashboard mail settings: the per-project webhook secret (own-key projects), stored
+ * encrypted in projects.secrets.mailWebhookSecret, and the dev outbox listing.
+ */
+import { sql } from 'kysely';
+import { Webhook } from 'svix';
+import type { AppContext } from '../../context.js';
+import { encrypt } from '../../lib/crypto.js';
+import { MailErrors } from './errors.js';
+import { listOutbox } from './queries.js';
+
+export async function setWebhookSecret(ctx: AppContext, projectId: string, secret: string | null): Promise<boolean> {
+  if (secret !== null) {
+    if (!/^whsec_[A-Za-z0-9+/=]+$/.test(secret)) throw MailErrors.mail_webhook_secret_invalid();
+    try {
+      new Webhook(secret);
+    } catch {
+      throw MailErrors.mail_webhook_secret_invalid();
+    }
+  }
+  const value = secret === null ? null : JSON.stringify({ mailWebhookSecret: encrypt(ctx.config.encryptionKey, secret) });
+  await ctx.db.admin
+    .updateTable('projects')
+    .set({
+      secrets: value === null ? sql`secrets - 'mailWebhookSecret'` : sql`secrets || ${value}::jsonb`,
+      updated_at: sql`now()`,
+    })
+    .where('id', '=', projectId)
+    .execute();
+  await ctx.bus.publish({ type: 'project_changed', id: projectId });
+  return secret !== null;
+}
+
+export async function outboxMessages(ctx: AppContext, projectId: string) {
+  const rows = await ctx.db.tenant({ projectId, keyKind: 'operator' }, (tx) => listOutbox(tx, projectId, 50));
+  return rows.map((r) => ({
+    id: r.id,
+    from: r.from,
+    to: r.to,
+    subject: r.subject,
+    html: r.html,
+    text: r.text,
+    lastEvent: r.last_event,
+    createdAt: new Date(r.created_at).toISOString(),
+  }));
+}

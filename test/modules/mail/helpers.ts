@@ -1,0 +1,77 @@
+/** Shared pieces of the mail tests: env with the fake Resend, project keys, webhooks, jobs. */
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { Webhook } from 'svix';
+import { encrypt } from '../../../src/lib/crypto.js';
+import { createTestEnv, type TestEnv } from '../../helpers/context.js';
+import { drainJobs } from '../../helpers/jobs.js';
+import type { TestProject } from '../../helpers/fixtures.js';
+import type { FakeResend } from '../../fakes/resend.js';
+
+export const PLATFORM_KEY = 're_platform_key';
+export const PLATFORM_SECRET = 'whsec_' + Buffer.from('platform-webhook-secret-0123456789').toString('base64');
+export const PROJECT_SECRET = 'whsec_' + Buffer.from('project-webhook-secret-9876543210').toString('base64');
+
+export function mailEnv(fake: FakeResend | null, extra: Record<string, string> = {}): Promise<TestEnv> {
+  const provider: Record<string, string> = fake ? { RESEND_API_KEY: PLATFORM_KEY, RESEND_BASE_URL: fake.url } : {};
+  return createTestEnv({ MAIL_WEBHOOK_SECRET: PLATFORM_SECRET, ...provider, ...extra });
+}
+
+/** What the projects domain's PATCH stores: the own Resend key, encrypted, in secrets.mailApiKey. */
+export async function setProjectMailKey(env: TestEnv, projectId: string, key: string | null, from?: string): Promise<void> {
+  const secret = key === null ? sql`secrets - 'mailApiKey'` : sql`secrets || ${JSON.stringify({ mailApiKey: encrypt(env.config.encryptionKey, key) })}::jsonb`;
+  const settings = from ? sql`settings || ${JSON.stringify({ providerFromEmail: from })}::jsonb` : sql`settings`;
+  await env.ctx.db.admin.updateTable('projects').set({ secrets: secret as never, settings: settings as never }).where('id', '=', projectId).execute();
+  await env.ctx.bus.publish({ type: 'project_changed', id: projectId });
+}
+
+export function send(env: TestEnv, p: TestProject, body: unknown, headers: Record<string, string> = p.sk) {
+  return env.app.inject({ method: 'POST', url: '/api/mail/send', headers, payload: body as Record<string, unknown> });
+}
+
+/** Makes every waiting job (e.g. a retry scheduled with backoff) due now, then runs them. */
+export async function runDueJobs(env: TestEnv, rounds = 1): Promise<void> {
+  for (let i = 0; i < rounds; i++) {
+    await sql`UPDATE graphile_worker._private_jobs SET run_at = now() WHERE locked_at IS NULL`.execute(env.ctx.db.admin);
+    await drainJobs(env);
+  }
+}
+
+export async function logsOf(env: TestEnv, projectId: string) {
+  return env.ctx.db.admin.selectFrom('mail_logs').selectAll().where('project_id', '=', projectId).orderBy('created_at').execute();
+}
+
+export async function mailUsage(env: TestEnv, projectId: string): Promise<number> {
+  const row = await env.ctx.db.admin.selectFrom('usage_counters').select('used').where('subject_id', '=', projectId).where('metric', '=', 'mail').executeTakeFirst();
+  return row?.used ?? 0;
+}
+
+export interface SignedEvent {
+  type: string;
+  emailId: string;
+  createdAt?: Date;
+  id?: string;
+  secret?: string;
+  timestamp?: Date;
+}
+
+/** A webhook request exactly as Resend (Svix) would sign it. */
+export function signedEvent(e: SignedEvent) {
+  const id = e.id ?? `msg_${randomUUID()}`;
+  const body = JSON.stringify({ type: e.type, created_at: (e.createdAt ?? new Date()).toISOString(), data: { email_id: e.emailId } });
+  const ts = e.timestamp ?? new Date();
+  const signature = new Webhook(e.secret ?? PLATFORM_SECRET).sign(id, ts, body);
+  return {
+    body,
+    headers: {
+      'content-type': 'application/json',
+      'svix-id': id,
+      'svix-timestamp': String(Math.floor(ts.getTime() / 1000)),
+      'svix-signature': signature,
+    },
+  };
+}
+
+export function postWebhook(env: TestEnv, req: { body: string; headers: Record<string, string> }, query = '') {
+  return env.app.inject({ method: 'POST', url: `/api/mail/webhook${query}`, headers: req.headers, payload: req.body });
+}
