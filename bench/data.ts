@@ -5,7 +5,6 @@
  * bench/baseline.ts (bare Fastify + pg, same table, hand-written SQL). Prints a markdown table.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -16,30 +15,14 @@ import { createCollection } from '../src/modules/collections/service.js';
 import { buildApp } from '../src/server.js';
 import { makeProject } from '../test/helpers/fixtures.js';
 import { startBaseline } from './baseline.js';
-
-interface Result { requests: { average: number }; latency: { p99: number }; non2xx: number; errors: number }
-interface Req { method?: string; path: string; body?: string; headers?: Record<string, string> }
-type Autocannon = (opts: Record<string, unknown>, cb: (err: Error | null, res: Result) => void) => unknown;
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+import { load, type LoadRequest } from './lib/load.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 const DOCS = 10_000;
+const VARIANTS = 500;
 
-function run(url: string, headers: Record<string, string>, setup: () => Req): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    autocannon(
-      {
-        url,
-        connections: 50,
-        duration: SECONDS,
-        headers: { 'content-type': 'application/json', ...headers },
-        requests: [{ setupRequest: (r: Req) => ({ ...r, ...setup() }) }],
-      },
-      (err, res) => (err ? reject(err) : resolve(res)),
-    );
-  });
-}
-
+/** `VARIANTS` requests made by `make` (random ids, filters): the load generator cycles them. */
+const variants = (make: () => LoadRequest) => Array.from({ length: VARIANTS }, make);
 const pick = <T>(xs: T[]) => xs[Math.floor(Math.random() * xs.length)]!;
 
 async function main(): Promise<void> {
@@ -71,7 +54,7 @@ async function main(): Promise<void> {
     const ids = Array.from({ length: DOCS }, (_, i) => (i + 1).toString(16).padStart(24, '0'));
     const base = await startBaseline(booted.embedded?.url ?? config.databaseUrl!, p.id, col._id);
     const listQs = () => `category=c${Math.floor(Math.random() * 10)}&price_gte=1000&price_lt=9000`;
-    const scenarios: Array<[string, () => Req, () => Req]> = [
+    const scenarios: Array<[string, () => LoadRequest, () => LoadRequest]> = [
       ['list (filter + range + sort)', () => ({ path: `/api/data/products?${listQs()}&sort=-price` }), () => ({ path: `/list?${listQs()}` })],
       ['get by id', () => ({ path: `/api/data/products/${pick(ids)}` }), () => ({ path: `/doc/${pick(ids)}` })],
       ['create', () => ({ method: 'POST', path: '/api/data/products', body: JSON.stringify({ name: 'new', price: 5, category: 'c1' }) }),
@@ -79,17 +62,16 @@ async function main(): Promise<void> {
       ['update', () => ({ method: 'PATCH', path: `/api/data/products/${pick(ids)}`, body: JSON.stringify({ stock: 7 }) }),
         () => ({ method: 'PATCH', path: `/doc/${pick(ids)}`, body: JSON.stringify({ stock: 7 }) })],
     ];
+    const only = process.env.BENCH_ONLY;
     const rows: string[] = [];
     for (const [name, plinthReq, baseReq] of scenarios) {
-      const a = await run(url, p.sk, plinthReq);
-      const b = await run(base.url, {}, baseReq);
+      if (only && !name.startsWith(only)) continue;
+      const a = await load({ url, headers: p.sk, seconds: SECONDS, variants: variants(plinthReq) });
+      const b = await load({ url: base.url, seconds: SECONDS, variants: variants(baseReq) });
       const bad = a.non2xx + a.errors + b.non2xx + b.errors;
-      rows.push(
-        `| ${name} | ${a.requests.average.toFixed(0)} | ${a.latency.p99} | ${b.requests.average.toFixed(0)} | ${b.latency.p99} | ` +
-          `${(a.requests.average / b.requests.average).toFixed(2)}× | ${bad} |`,
-      );
+      rows.push(`| ${name} | ${a.rps.toFixed(0)} | ${a.p99} | ${b.rps.toFixed(0)} | ${b.p99} | ${(a.rps / b.rps).toFixed(2)}× | ${bad} |`);
     }
-    console.log(`\n${DOCS} documents, 50 connections, ${SECONDS} s per run, same machine\n`);
+    console.log(`\n${DOCS} documents, 50 connections, ${SECONDS} s per run, load generated from a separate process\n`);
     console.log('| scenario | Plinth req/s | p99 ms | baseline req/s | p99 ms | ratio | non-2xx |');
     console.log('|---|---|---|---|---|---|---|');
     for (const r of rows) console.log(r);

@@ -1,14 +1,20 @@
 /**
- * Connection pool, Kysely instance and the per-request tenant transaction.
+ * Connection pools, Kysely instances and tenant-scoped database access.
  *
- * The pool connects as the database owner. Platform tables (operators, projects, the job
- * queue) are read through `db.admin`. Tenant data is only touched inside `db.tenant(...)`:
- * a transaction that switches to the `plinth_api` role (no BYPASSRLS) and carries the
- * project, user and key kind as transaction-local settings, which the row-level-security
- * policies in sql/ read. A code bug that forgets a project filter still sees only the
- * current project's rows.
+ * Two pools. `admin` connects as the database owner: platform tables (operators, projects,
+ * the job queue) and migrations. The tenant pool's connections are switched, once and for
+ * their whole life, to the `plinth_api` role, which has no BYPASSRLS: every query on them is
+ * subject to the row-level-security policies in sql/, which read the tenant scope (project,
+ * user, key kind) from the `plinth.*` settings.
+ *
+ * A tenant connection is only ever handed to code through `tenant()` or `read()`, which first
+ * make its settings equal to the caller's scope. The scope a connection carries is remembered,
+ * so a request whose scope matches skips that round trip: a single-statement read costs one
+ * round trip, like hand-written SQL. Any error forgets the remembered scope (it is set again
+ * before the next use), and a connection without a scope sees no tenant rows at all.
  */
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import pg from 'pg';
 import { isObjectId } from '../lib/ids.js';
 import type { Database } from './types.js';
@@ -25,8 +31,12 @@ export type Tx = Kysely<Database>;
 
 export interface Db {
   admin: Kysely<Database>;
+  /** The owner pool (graphile-worker, the bus). */
   pool: pg.Pool;
+  /** A transaction in the tenant scope: use for writes and anything that must be atomic. */
   tenant<T>(scope: TenantScope, fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /** Statements in the tenant scope without a transaction (each autocommits): for reads. */
+  read<T>(scope: TenantScope, fn: (db: Tx) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -34,44 +44,117 @@ export interface Db {
 pg.types.setTypeParser(20, (v) => Number(v));
 
 const KEY_KINDS = new Set<KeyKind>(['secret', 'publishable', 'operator', 'system']);
+const SCOPE = Symbol('plinth.scope');
+const API_ROLE = Symbol('plinth.apiRole');
+const PREPARED = Symbol('plinth.prepared');
+type ScopedClient = pg.PoolClient & { [SCOPE]?: string; [API_ROLE]?: true; [PREPARED]?: Map<string, string> };
+
+/** Distinct statements kept prepared per connection; rarer shapes beyond it are parsed each time. */
+const MAX_PREPARED = 256;
 
 /**
- * One round trip opens the transaction, drops to the API role and sets the scope. The values
- * are inlined only after strict validation (24-hex ids, a closed set of kinds), never from raw
- * client text.
+ * Runs a tenant query as a named prepared statement (one per distinct SQL text and
+ * connection), so PostgreSQL parses and plans the hot queries once instead of every request.
  */
-export function tenantPreamble(scope: TenantScope): string {
+function preparedQuery(client: ScopedClient) {
+  const names = (client[PREPARED] ??= new Map());
+  return (text: string, values?: unknown[]) => {
+    let name = names.get(text);
+    if (name === undefined && names.size < MAX_PREPARED) {
+      name = `p${names.size}`;
+      names.set(text, name);
+    }
+    return client.query(name ? { name, text, values } : { text, values });
+  };
+}
+
+/** The scope as a settings statement. Values are inlined only after strict validation. */
+export function scopeStatement(scope: TenantScope): string {
   const userId = scope.userId ?? '';
   if (!isObjectId(scope.projectId)) throw new Error('tenant scope needs a valid project id');
   if (userId !== '' && !isObjectId(userId)) throw new Error('tenant scope has an invalid user id');
   if (!KEY_KINDS.has(scope.keyKind)) throw new Error('tenant scope has an invalid key kind');
   return (
-    `BEGIN; SET LOCAL ROLE plinth_api; ` +
-    `SELECT set_config('plinth.project_id', '${scope.projectId}', true), ` +
-    `set_config('plinth.user_id', '${userId}', true), ` +
-    `set_config('plinth.key_kind', '${scope.keyKind}', true)`
+    `SELECT set_config('plinth.project_id', '${scope.projectId}', false), ` +
+    `set_config('plinth.user_id', '${userId}', false), ` +
+    `set_config('plinth.key_kind', '${scope.keyKind}', false)`
   );
 }
 
+/** Makes the connection carry `scope`, in the same round trip as `then` (e.g. BEGIN) if given. */
+async function enterScope(client: ScopedClient, scope: TenantScope, then?: string): Promise<void> {
+  const statement = scopeStatement(scope);
+  if (client[SCOPE] === statement) {
+    if (then) await client.query(then);
+    return;
+  }
+  client[SCOPE] = undefined;
+  // First use of a connection: drop to the API role in the same statement batch, so a failure
+  // can never leave a connection that runs tenant code as the owner.
+  const role = client[API_ROLE] ? '' : 'SET ROLE plinth_api; ';
+  await client.query(`${role}${then ? `${then}; ` : ''}${statement}`);
+  client[API_ROLE] = true;
+  client[SCOPE] = statement;
+}
+
 export function createDb(databaseUrl: string, max = 20): Db {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max, idleTimeoutMillis: 30_000 });
-  pool.on('error', () => {}); // idle-client errors surface on the next query instead
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: Math.max(4, Math.floor(max / 2)), idleTimeoutMillis: 30_000 });
+  const tenantPool = new pg.Pool({ connectionString: databaseUrl, max, idleTimeoutMillis: 30_000 });
+  for (const p of [pool, tenantPool]) p.on('error', () => {}); // idle-client errors surface on next use
   const admin = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 
-  async function tenant<T>(scope: TenantScope, fn: (tx: Tx) => Promise<T>): Promise<T> {
-    const preamble = tenantPreamble(scope);
-    return admin.connection().execute(async (conn) => {
-      await sql.raw(preamble).execute(conn);
+  // Kysely for tenant code: every query runs on the connection the current tenant()/read()
+  // call holds (AsyncLocalStorage); outside of one it refuses to run.
+  const current = new AsyncLocalStorage<ScopedClient>();
+  const routed: PostgresPool = {
+    async connect(): Promise<PostgresPoolClient> {
+      const client = current.getStore();
+      if (!client) throw new Error('tenant queries must run inside db.tenant() or db.read()');
+      return { query: preparedQuery(client) as unknown as PostgresPoolClient['query'], release: () => {} };
+    },
+    async end() {},
+  };
+  const scoped = new Kysely<Database>({ dialect: new PostgresDialect({ pool: routed }) });
+
+  async function withClient<T>(fn: (client: ScopedClient) => Promise<T>): Promise<T> {
+    const client: ScopedClient = await tenantPool.connect();
+    try {
+      return await fn(client);
+    } catch (err) {
+      client[SCOPE] = undefined; // set it again before the next use, whatever went wrong
+      throw err;
+    } finally {
+      client.release(); // pg-pool discards a connection that broke
+    }
+  }
+
+  const tenant = <T>(scope: TenantScope, fn: (tx: Tx) => Promise<T>) =>
+    withClient(async (client) => {
+      await enterScope(client, scope, 'BEGIN');
       try {
-        const result = await fn(conn);
-        await sql.raw('COMMIT').execute(conn);
+        const result = await current.run(client, () => fn(scoped));
+        await client.query('COMMIT');
         return result;
       } catch (err) {
-        await sql.raw('ROLLBACK').execute(conn).catch(() => {});
+        await client.query('ROLLBACK').catch(() => {});
         throw err;
       }
     });
-  }
 
-  return { admin, pool, tenant, close: () => admin.destroy() };
+  const read = <T>(scope: TenantScope, fn: (db: Tx) => Promise<T>) =>
+    withClient(async (client) => {
+      await enterScope(client, scope);
+      return current.run(client, () => fn(scoped));
+    });
+
+  return {
+    admin,
+    pool,
+    tenant,
+    read,
+    async close() {
+      await admin.destroy();
+      await tenantPool.end();
+    },
+  };
 }

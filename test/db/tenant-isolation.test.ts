@@ -79,4 +79,33 @@ describe('tenant isolation by row-level security', () => {
       await client.end();
     }
   });
+
+  it('a pooled connection reused for another project carries only the new scope', async () => {
+    // Sequential calls get the same idle connection back (LIFO), with its remembered scope.
+    for (const [p, other] of [[a, b], [b, a], [a, b]] as const) {
+      const rows = await env.ctx.db.read({ projectId: p.id, keyKind: 'secret' }, (db) =>
+        sql<{ project_id: string }>`SELECT project_id FROM documents`.execute(db),
+      );
+      expect(rows.rows.map((r) => r.project_id)).toEqual([p.id]);
+      expect(rows.rows.some((r) => r.project_id === other.id)).toBe(false);
+    }
+  });
+
+  it('a statement that fails leaves no scope behind for the next caller', async () => {
+    await expect(
+      env.ctx.db.read({ projectId: a.id, keyKind: 'secret' }, (db) => sql`SELECT 1/0`.execute(db)),
+    ).rejects.toThrow(/division by zero/);
+    const rows = await env.ctx.db.read({ projectId: b.id, keyKind: 'secret' }, (db) =>
+      sql<{ project_id: string }>`SELECT project_id FROM documents`.execute(db),
+    );
+    expect(rows.rows.map((r) => r.project_id)).toEqual([b.id]);
+  });
+
+  it('tenant connections run as the API role, never as the owner', async () => {
+    const who = await env.ctx.db.read({ projectId: a.id, keyKind: 'secret' }, (db) =>
+      sql<{ u: string }>`SELECT current_user AS u`.execute(db),
+    );
+    expect(who.rows[0]!.u).toBe('plinth_api');
+  });
 });
+

@@ -19,12 +19,22 @@ const REGEX_TIMEOUT_MS = 2000;
 const DEEP_OFFSET = 10_000;
 
 /**
- * Statement timeout for queries that can run long (a regex, a deep offset); others are index
- * scans bounded by `limit`, and skip the extra round trip.
+ * Queries that can run long (a regex, a deep offset) get a statement timeout, which needs a
+ * transaction; the others are index scans bounded by `limit` and run as plain autocommit
+ * reads (one round trip each).
  */
-async function boundRuntime(tx: Tx, q: ListQuery): Promise<void> {
-  if (hasRegex(q.filters)) await setStatementTimeout(tx, REGEX_TIMEOUT_MS);
-  else if (q.offset > DEEP_OFFSET) await setStatementTimeout(tx, LIST_TIMEOUT_MS);
+function timeoutFor(q: ListQuery): number | null {
+  if (hasRegex(q.filters)) return REGEX_TIMEOUT_MS;
+  return q.offset > DEEP_OFFSET ? LIST_TIMEOUT_MS : null;
+}
+
+function inScope<T>(ctx: AppContext, access: Access, q: ListQuery, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  const ms = timeoutFor(q);
+  if (ms === null) return ctx.db.read(access.scope, fn);
+  return ctx.db.tenant(access.scope, async (tx) => {
+    await setStatementTimeout(tx, ms);
+    return fn(tx);
+  });
 }
 
 function scopeOf(col: CollectionDef, access: Access, includeDeleted: boolean): Scope {
@@ -35,12 +45,7 @@ const paths = (fields: string[] | null) => (fields ? fields.map((f) => f.split('
 
 export async function countDocuments(ctx: AppContext, col: CollectionDef, access: Access, q: ListQuery): Promise<number> {
   const where = and(filterConditions(col, q.filters));
-  return guardDb(() =>
-    ctx.db.tenant(access.scope, async (tx) => {
-      await boundRuntime(tx, q);
-      return countRows(tx, scopeOf(col, access, q.includeDeleted), where);
-    }),
-  );
+  return guardDb(() => inScope(ctx, access, q, (tx) => countRows(tx, scopeOf(col, access, q.includeDeleted), where)));
 }
 
 export async function listDocuments(ctx: AppContext, col: CollectionDef, access: Access, q: ListQuery) {
@@ -51,8 +56,7 @@ export async function listDocuments(ctx: AppContext, col: CollectionDef, access:
   const first = order.keys[0]!;
   const keyset = cursorMode ? keysetCondition(q.cursor, first.ref, first.desc) : null;
   return guardDb(() =>
-    ctx.db.tenant(access.scope, async (tx) => {
-      await boundRuntime(tx, q);
+    inScope(ctx, access, q, async (tx) => {
       const rows = await listRows(tx, scope, and(keyset ? [...conditions, keyset] : conditions), order.sql, {
         limit: cursorMode ? q.limit + 1 : q.limit,
         offset: cursorMode ? 0 : q.offset,
@@ -75,7 +79,7 @@ export async function listDocuments(ctx: AppContext, col: CollectionDef, access:
 export async function getDocument(ctx: AppContext, col: CollectionDef, access: Access, id: string, q: ListQuery) {
   if (!isObjectId(id)) throw DataErrors.invalid_query('Invalid ID format.');
   return guardDb(() =>
-    ctx.db.tenant(access.scope, async (tx) => {
+    ctx.db.read(access.scope, async (tx) => {
       const row = await getRow(tx, scopeOf(col, access, q.includeDeleted), id);
       if (!row) throw DataErrors.document_not_found();
       const doc = documentView(row);

@@ -1,0 +1,45 @@
+/**
+ * Load generation in a child process: autocannon must not share the event loop of the server
+ * it measures (it would steal the server's CPU and skew every ratio). Each request picks one of
+ * the given variants at random (e.g. different document ids).
+ */
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export interface LoadRequest {
+  method?: string;
+  path: string;
+  body?: string;
+  headers?: Record<string, string>;
+}
+
+export interface LoadOptions {
+  url: string;
+  connections?: number;
+  seconds?: number;
+  headers?: Record<string, string>;
+  variants: LoadRequest[];
+}
+
+export interface LoadResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+const child = fileURLToPath(new URL('./load-child.ts', import.meta.url));
+
+export function load(opts: LoadOptions): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    const proc = fork(child, [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    proc.once('message', (msg) => {
+      resolve(msg as LoadResult);
+      proc.kill();
+    });
+    proc.once('error', reject);
+    proc.once('exit', (code) => code && reject(new Error(`load generator exited with ${code}`)));
+    proc.send(opts);
+  });
+}
