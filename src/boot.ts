@@ -60,7 +60,7 @@ export async function boot(config: Config, opts: BootOptions = {}): Promise<Boot
     limits: new Limits(limiter, config.rateLimitScale),
     projects: new ProjectCache(db.admin, config.encryptionKey, bus),
     queue: createJobQueue(db.admin),
-    hooks: { projectDeleting: [] },
+    hooks: { projectDeleting: [], closing: [] },
     mailer: undefined as unknown as AppContext['mailer'],
   };
   ctx.mailer = createMailer(ctx);
@@ -69,6 +69,7 @@ export async function boot(config: Config, opts: BootOptions = {}): Promise<Boot
     ctx,
     embedded,
     async close() {
+      for (const hook of ctx.hooks.closing) await hook().catch((err) => log.warn({ err }, 'shutdown hook failed'));
       await bus.close();
       await limiter.close();
       await db.close();

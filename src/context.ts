@@ -17,6 +17,8 @@ export interface Hooks {
    * bucket settings still exist). A failing hook is logged and does not stop the delete.
    */
   projectDeleting: Array<(projectId: string) => Promise<void>>;
+  /** Run at shutdown, before the database connections close (e.g. give back quota leases). */
+  closing: Array<() => Promise<void>>;
 }
 
 /** A message sent by the platform (operator mails, projectId null) or for a project (auth OTPs). */

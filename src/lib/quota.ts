@@ -43,3 +43,21 @@ export async function usage(db: Kysely<Database>, c: Counter): Promise<number> {
     .executeTakeFirst();
   return row?.used ?? 0;
 }
+
+/**
+ * Like `reserve`, but as its own autocommit statement committed without waiting for the disk
+ * (see sql/05_quota_functions.sql). Call it on a connection that is NOT inside a transaction
+ * (`ctx.db.read`), before the write it pays for; `refundAhead` if that write then fails.
+ */
+export async function reserveAhead(db: Kysely<Database>, c: Counter, amount: number, limit: number): Promise<number | null> {
+  if (limit >= 0 && amount > limit) return null;
+  const cap = limit < 0 ? Number.MAX_SAFE_INTEGER : limit;
+  const row = await sql<{ used: number | null }>`
+    SELECT plinth_reserve_ahead(${c.subjectId}, ${c.metric}, ${c.period ?? ''}, ${amount}::bigint, ${cap}::bigint) AS used`.execute(db);
+  return row.rows[0]?.used ?? null;
+}
+
+export async function refundAhead(db: Kysely<Database>, c: Counter, amount: number): Promise<void> {
+  if (amount <= 0) return;
+  await sql`SELECT plinth_refund_ahead(${c.subjectId}, ${c.metric}, ${c.period ?? ''}, ${amount}::bigint)`.execute(db);
+}

@@ -10,6 +10,7 @@ export const DataErrors = defineErrors({
   document_invalid: { status: 400, message: 'Document validation failed.' },
   duplicate_value: { status: 409, message: 'Duplicate value violates unique constraint.' },
   database_limit: { status: 403, message: 'Database limit exceeded.' },
+  write_conflict: { status: 409, message: 'The document kept changing while being updated. Please retry.' },
   query_timeout: { status: 400, message: 'The query took too long. Narrow the filters or simplify the regex.' },
   auth_required: { status: 401, message: 'Authentication required' },
   write_blocked: { status: 403, message: 'Enable RLS for this collection to allow publishable-key writes.' },

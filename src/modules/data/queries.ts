@@ -17,9 +17,10 @@ export interface Scope {
 export interface StoredRow extends DocumentRow {
   owner_id: string | null;
   size_bytes: number;
+  version: number;
 }
 
-const COLUMNS = sql`id, data, created_at, updated_at, deleted_at, owner_id, size_bytes`;
+const COLUMNS = sql`id, data, created_at, updated_at, deleted_at, owner_id, size_bytes, version`;
 
 function scopeWhere(s: Scope): RawBuilder<unknown> {
   const parts = [sql`project_id = ${s.projectId}`, sql`collection_id = ${s.collectionId}`];
@@ -64,12 +65,17 @@ export interface NewRow {
   ownerId: string | null;
   data: Record<string, unknown>;
   json: string;
-  size: number;
 }
+
+/**
+ * A document's charged size is measured by PostgreSQL, the same way on every write (the text
+ * of the stored jsonb), so the quota counter always equals the sum of `size_bytes`.
+ */
+const SIZE = (json: string) => sql`octet_length(${json}::jsonb::text)`;
 
 export async function insertRows(tx: Tx, projectId: string, collectionId: string, rows: NewRow[], now: Date): Promise<StoredRow[]> {
   const values = rows.map(
-    (r) => sql`(${projectId}, ${collectionId}, ${r.id}, ${r.ownerId}, ${r.json}::jsonb, ${r.size}, ${now}, ${now})`,
+    (r) => sql`(${projectId}, ${collectionId}, ${r.id}, ${r.ownerId}, ${r.json}::jsonb, ${SIZE(r.json)}, ${now}, ${now})`,
   );
   const res = await sql<StoredRow>`
     INSERT INTO documents (project_id, collection_id, id, owner_id, data, size_bytes, created_at, updated_at)
@@ -77,10 +83,33 @@ export async function insertRows(tx: Tx, projectId: string, collectionId: string
   return res.rows;
 }
 
-export async function updateRow(tx: Tx, s: Scope, id: string, r: Omit<NewRow, 'id' | 'data'>, now: Date): Promise<StoredRow | undefined> {
+/** Writes the new version only if the row is still at `version` (else undefined: retry). */
+export async function updateRow(
+  tx: Tx, s: Scope, id: string, version: number, r: Omit<NewRow, 'id' | 'data'>, now: Date,
+): Promise<StoredRow | undefined> {
   const res = await sql<StoredRow>`
-    UPDATE documents SET data = ${r.json}::jsonb, owner_id = ${r.ownerId}, size_bytes = ${r.size}, updated_at = ${now}
-    WHERE ${scopeWhere(s)} AND id = ${id} RETURNING ${COLUMNS}`.execute(tx);
+    UPDATE documents
+    SET data = ${r.json}::jsonb, owner_id = ${r.ownerId}, size_bytes = ${SIZE(r.json)}, updated_at = ${now}, version = version + 1
+    WHERE ${scopeWhere(s)} AND id = ${id} AND version = ${version} RETURNING ${COLUMNS}`.execute(tx);
+  return res.rows[0];
+}
+
+/**
+ * Merges top-level keys into a document in one statement (`data || patch`), the owner column
+ * following the owner field when the patch sets it. Returns the row and its size before.
+ */
+export async function patchRow(
+  tx: Tx, s: Scope, id: string, patch: { json: string; ownerId?: string | null }, now: Date,
+): Promise<(StoredRow & { old_size: number }) | undefined> {
+  const owner = patch.ownerId === undefined ? sql`owner_id` : sql`${patch.ownerId}::text`;
+  const res = await sql<StoredRow & { old_size: number }>`
+    WITH old AS (SELECT id, size_bytes FROM documents WHERE ${scopeWhere(s)} AND id = ${id} FOR UPDATE)
+    UPDATE documents d
+    SET data = d.data || ${patch.json}::jsonb, size_bytes = octet_length((d.data || ${patch.json}::jsonb)::text),
+        owner_id = ${owner}, updated_at = ${now}, version = d.version + 1
+    FROM old
+    WHERE d.project_id = ${s.projectId} AND d.collection_id = ${s.collectionId} AND d.id = old.id
+    RETURNING d.id, d.data, d.created_at, d.updated_at, d.deleted_at, d.owner_id, d.size_bytes, d.version, old.size_bytes AS old_size`.execute(tx);
   return res.rows[0];
 }
 

@@ -1,12 +1,18 @@
 /**
- * Writes: create, bulk create, merge update, soft/hard delete, restore. Each runs in one tenant
- * transaction with its database-bytes charge (guarded counter), so a rejected write leaves
- * nothing behind and concurrent writers can never overspend the plan. Knows no HTTP.
+ * Writes: create, bulk create, merge update, soft/hard delete, restore. Knows no HTTP.
+ *
+ * Database bytes are a guarded counter, so concurrent writers can never overspend the plan.
+ * Growth is reserved *ahead* of the write, as its own statement committed without waiting for
+ * the disk (`reserveAhead`, see sql/05_quota_functions.sql), and refunded when the write then
+ * fails: the project's counter row is otherwise held locked through every write's disk sync,
+ * which serialises all writers of a project. Creates and updates are single autocommit
+ * statements; updates use optimistic concurrency (a version check) instead of a row lock.
  */
 import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/pool.js';
 import { objectId, isObjectId } from '../../lib/ids.js';
-import { refund, reserve } from '../../lib/quota.js';
+import { refund, refundAhead, reserve } from '../../lib/quota.js';
+import { QuotaLeases } from '../../lib/quota-leases.js';
 import type { CollectionDef } from '../collections/cache.js';
 import { validateDocument } from '../collections/validate.js';
 import { applyOwnerOnCreate, assertHardDeleteAllowed, assertOwner, assertOwnerUnchanged, ownerOf, type Access } from './access.js';
@@ -18,12 +24,52 @@ import { documentView } from './view.js';
 
 export const BULK_MAX = 100;
 
+const dbBytes = (projectId: string) => ({ subjectId: projectId, metric: 'db_bytes' });
+
+const leasesByNode = new WeakMap<AppContext, QuotaLeases>();
+
+/** This node's database-bytes allowances (given back at shutdown). */
+function leases(ctx: AppContext): QuotaLeases {
+  let l = leasesByNode.get(ctx);
+  if (!l) {
+    const created = new QuotaLeases();
+    ctx.hooks.closing.push(() => created.release(ctx.db.admin));
+    leasesByNode.set(ctx, (l = created));
+  }
+  return l;
+}
+
+/** An upper bound of a document's charged size: its jsonb text adds at most a space per `:` and `,`. */
+const sizeBound = (json: string) => 2 * Buffer.byteLength(json, 'utf8') + 16;
+
+interface Paid<T> {
+  result: T;
+  growth: number;
+}
+
 /**
- * Bytes of one stored document, as charged against the plan. The charge is the last statement
- * of each write transaction: the project's counter row stays locked until COMMIT, so charging
- * last keeps concurrent writers of one project serialised for the shortest time.
+ * Takes `bound` (at least the write's growth) of quota, runs the write, then settles on its
+ * real growth: unused bytes go back to this node's allowance, a shrink is refunded. A write
+ * that fails, or returns null (lost an optimistic race), gives everything back.
  */
-const sizeOf = (json: string) => Buffer.byteLength(json, 'utf8');
+async function paidFor<T>(
+  ctx: AppContext, db: Tx, projectId: string, bound: number, limit: number, write: () => Promise<Paid<T> | null>,
+): Promise<T | null> {
+  const counter = dbBytes(projectId);
+  const take = Math.max(0, bound);
+  if (!(await leases(ctx).take(db, counter, take, limit))) throw DataErrors.database_limit();
+  let paid: Paid<T> | null;
+  try {
+    paid = await write();
+  } catch (err) {
+    leases(ctx).give(counter, take);
+    throw err;
+  }
+  const used = paid ? Math.max(0, paid.growth) : 0;
+  leases(ctx).give(counter, take - used);
+  if (paid && paid.growth < 0) await refundAhead(db, counter, -paid.growth);
+  return paid ? paid.result : null;
+}
 
 async function charge(tx: Tx, projectId: string, bytes: number, limit: number): Promise<void> {
   if (bytes < 0) await refund(tx, { subjectId: projectId, metric: 'db_bytes' }, -bytes);
@@ -64,7 +110,7 @@ function prepare(col: CollectionDef, access: Access, body: unknown, index: numbe
   if (!checked.ok) return checked.message;
   const id = objectId();
   const json = JSON.stringify(checked.value);
-  return { id, ownerId: ownerOf(col, id, checked.value), data: checked.value, json, size: sizeOf(json) };
+  return { id, ownerId: ownerOf(col, id, checked.value), data: checked.value, json };
 }
 
 export async function createDocument(ctx: AppContext, col: CollectionDef, access: Access, body: unknown, limit: number) {
@@ -72,9 +118,11 @@ export async function createDocument(ctx: AppContext, col: CollectionDef, access
   const row = prepare(col, access, body, 0);
   if (typeof row === 'string') throw DataErrors.document_invalid(row);
   return guardDb(() =>
-    ctx.db.tenant(access.scope, async (tx) => {
-      const [stored] = await q.insertRows(tx, col.project_id, col.id, [row], ctx.clock.now());
-      await charge(tx, col.project_id, row.size, limit);
+    ctx.db.read(access.scope, async (db) => {
+      const stored = await paidFor(ctx, db, col.project_id, sizeBound(row.json), limit, async () => {
+        const [r] = await q.insertRows(db, col.project_id, col.id, [row], ctx.clock.now());
+        return { result: r!, growth: r!.size_bytes };
+      });
       return documentView(stored!);
     }),
   );
@@ -90,10 +138,14 @@ export async function createMany(ctx: AppContext, col: CollectionDef, access: Ac
     throw DataErrors.document_invalid(`Invalid records at index: ${bad.join(', ')}. ${String(rows[bad[0]!])}`);
   }
   const ok = rows as q.NewRow[];
+  const bound = ok.reduce((n, r) => n + sizeBound(r.json), 0);
   return guardDb(() =>
-    ctx.db.tenant(access.scope, async (tx) => {
-      const stored = await q.insertRows(tx, col.project_id, col.id, ok, ctx.clock.now());
-      await charge(tx, col.project_id, ok.reduce((n, r) => n + r.size, 0), limit);
+    ctx.db.read(access.scope, async (db) => {
+      // One multi-row INSERT: all-or-nothing without an explicit transaction.
+      const stored = (await paidFor(ctx, db, col.project_id, bound, limit, async () => {
+        const rows = await q.insertRows(db, col.project_id, col.id, ok, ctx.clock.now());
+        return { result: rows, growth: rows.reduce((n, r) => n + r.size_bytes, 0) };
+      }))!;
       return { insertedCount: stored.length, insertedIds: stored.map((s) => s.id) };
     }),
   );
@@ -103,27 +155,60 @@ function checkId(id: string): void {
   if (!isObjectId(id)) throw DataErrors.invalid_query('Invalid ID format.');
 }
 
+const UPDATE_ATTEMPTS = 5;
+
 export async function updateDocument(ctx: AppContext, col: CollectionDef, access: Access, id: string, body: unknown, limit: number) {
   checkId(id);
   if (!isPlainObject(body)) throw DataErrors.invalid_body('Request body must be a JSON object.');
   assertSafe(body);
   return guardDb(() =>
-    ctx.db.tenant(access.scope, async (tx) => {
-      const current = await lockForWrite(tx, col, access, id);
-      const { doc, touched } = mergeUpdate(current.data, body);
-      const partial = Object.fromEntries([...touched].map((k) => [k, doc[k]]));
-      const checked = validateDocument(col.fields, partial, 'update');
-      if (!checked.ok) throw DataErrors.document_invalid(checked.message);
-      Object.assign(doc, checked.value);
-      const ownerId = ownerOf(col, id, doc);
-      assertOwnerUnchanged(col, access, current.owner_id, ownerId);
-      const json = JSON.stringify(doc);
-      const stored = await q.updateRow(tx, scope(col, access), id, { ownerId, json, size: sizeOf(json) }, ctx.clock.now());
-      if (!stored) throw DataErrors.document_not_found();
-      await charge(tx, col.project_id, sizeOf(json) - current.size_bytes, limit);
-      return documentView(stored);
+    ctx.db.read(access.scope, async (db) => {
+      if (access.secret && !Object.keys(body).some((k) => k.includes('.'))) return patchTopLevel(ctx, db, col, access, id, body, limit);
+      for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
+        const stored = await tryUpdate(ctx, db, col, access, id, body, limit);
+        if (stored) return documentView(stored);
+      }
+      throw DataErrors.write_conflict();
     }),
   );
+}
+
+/**
+ * The common update (secret key, top-level keys only) as one statement: validate the new
+ * values, then `data || patch` in PostgreSQL, which is exactly the merge for top-level keys.
+ */
+async function patchTopLevel(ctx: AppContext, db: Tx, col: CollectionDef, access: Access, id: string, body: Record<string, unknown>, limit: number) {
+  const checked = validateDocument(col.fields, withoutSystemFields(body), 'update');
+  if (!checked.ok) throw DataErrors.document_invalid(checked.message);
+  const patch = checked.value;
+  const field = col.rls.ownerField;
+  const ownerId = field !== '_id' && field in patch ? ownerOf(col, id, patch) : undefined;
+  const json = JSON.stringify(patch);
+  const stored = await paidFor(ctx, db, col.project_id, sizeBound(json), limit, async () => {
+    const row = await q.patchRow(db, scope(col, access), id, { json, ownerId }, ctx.clock.now());
+    if (!row) throw DataErrors.document_not_found();
+    return { result: row, growth: row.size_bytes - row.old_size };
+  });
+  return documentView(stored!);
+}
+
+/** One optimistic attempt: read, merge, validate, write if unchanged meanwhile (else null). */
+async function tryUpdate(ctx: AppContext, db: Tx, col: CollectionDef, access: Access, id: string, body: Record<string, unknown>, limit: number) {
+  const current = await q.getRow(db, scope(col, access), id);
+  if (!current) throw DataErrors.document_not_found();
+  assertOwner(col, access, current.owner_id);
+  const { doc, touched } = mergeUpdate(current.data, body);
+  const partial = Object.fromEntries([...touched].map((k) => [k, doc[k]]));
+  const checked = validateDocument(col.fields, partial, 'update');
+  if (!checked.ok) throw DataErrors.document_invalid(checked.message);
+  Object.assign(doc, checked.value);
+  const ownerId = ownerOf(col, id, doc);
+  assertOwnerUnchanged(col, access, current.owner_id, ownerId);
+  const json = JSON.stringify(doc);
+  return paidFor(ctx, db, col.project_id, sizeBound(json) - current.size_bytes, limit, async () => {
+    const row = await q.updateRow(db, scope(col, access), id, current.version, { ownerId, json }, ctx.clock.now());
+    return row ? { result: row, growth: row.size_bytes - current.size_bytes } : null;
+  });
 }
 
 export async function deleteDocument(ctx: AppContext, col: CollectionDef, access: Access, id: string, hard: boolean) {

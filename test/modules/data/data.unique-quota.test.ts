@@ -1,6 +1,7 @@
 /** Unique fields backed by real indexes (also under concurrency), and the database quota. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { usage } from '../../../src/lib/quota.js';
+import { LEASE_CHUNK } from '../../../src/lib/quota-leases.js';
 import { createTestEnv, type TestEnv } from '../../helpers/context.js';
 import { makeProject, type TestProject } from '../../helpers/fixtures.js';
 import { api, createCollection } from './helpers.js';
@@ -45,22 +46,33 @@ describe('unique fields', () => {
   });
 });
 
+/** Bytes actually stored for the project (soft-deleted documents still count). */
+async function storedBytes(): Promise<number> {
+  const rows = await env.ctx.db.admin.selectFrom('documents').select('size_bytes').where('project_id', '=', p.id).execute();
+  return rows.reduce((n, r) => n + r.size_bytes, 0);
+}
+
 describe('database quota', () => {
   it('charges inserts and updates, frees hard deletes, and refuses beyond the plan (403)', async () => {
     const counter = { subjectId: p.id, metric: 'db_bytes' };
-    const start = await usage(env.ctx.db.admin, counter);
+    // The counter covers what is stored plus at most one chunk this node reserved ahead.
+    const ahead = async () => (await usage(env.ctx.db.admin, counter)) - (await storedBytes());
     const c = await A.post('/api/data/accounts', p.sk, { note: 'x'.repeat(1000) });
-    const afterInsert = await usage(env.ctx.db.admin, counter);
-    expect(afterInsert - start).toBeGreaterThan(1000);
+    expect(await storedBytes()).toBeGreaterThan(1000);
+    expect(await ahead()).toBeGreaterThanOrEqual(0);
+    expect(await ahead()).toBeLessThanOrEqual(LEASE_CHUNK);
+    const before = await usage(env.ctx.db.admin, counter);
     await A.patch(`/api/data/accounts/${c.body._id}`, p.sk, { note: 'y' });
-    expect(await usage(env.ctx.db.admin, counter)).toBeLessThan(afterInsert);
+    expect(await usage(env.ctx.db.admin, counter)).toBeLessThan(before);
     await A.del(`/api/data/accounts/${c.body._id}?hard=true`, p.sk);
-    expect(await usage(env.ctx.db.admin, counter)).toBe(start);
+    expect(await ahead()).toBeGreaterThanOrEqual(0);
+    expect(await ahead()).toBeLessThanOrEqual(LEASE_CHUNK);
 
     // Fill up to just below the free plan's 50 MB.
     const limit = 50 * 1024 * 1024;
     await env.ctx.db.admin.updateTable('usage_counters').set({ used: limit - 100 }).where('subject_id', '=', p.id).where('metric', '=', 'db_bytes').execute();
-    const over = await A.post('/api/data/accounts', p.sk, { note: 'x'.repeat(500) });
+    // Larger than any allowance this node holds, so it must reserve against the counter.
+    const over = await A.post('/api/data/accounts', p.sk, { note: 'x'.repeat(LEASE_CHUNK + 1000) });
     expect(over.status).toBe(403);
     expect(over.body.message).toBe('Database limit exceeded.');
     expect((await A.get('/api/data/accounts?count=true', p.sk)).body.data.count).toBe(3);
