@@ -97,9 +97,16 @@ async function enterScope(client: ScopedClient, scope: TenantScope, then?: strin
   client[SCOPE] = statement;
 }
 
-export function createDb(databaseUrl: string, max = 20): Db {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: Math.max(4, Math.floor(max / 2)), idleTimeoutMillis: 30_000 });
-  const tenantPool = new pg.Pool({ connectionString: databaseUrl, max, idleTimeoutMillis: 30_000 });
+export interface PoolSizes {
+  /** Tenant (request) connections. */
+  tenant: number;
+  /** Owner connections: platform queries plus the job worker's concurrency when it runs here. */
+  admin: number;
+}
+
+export function createDb(databaseUrl: string, sizes: PoolSizes = { tenant: 20, admin: 10 }): Db {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: sizes.admin, idleTimeoutMillis: 30_000 });
+  const tenantPool = new pg.Pool({ connectionString: databaseUrl, max: sizes.tenant, idleTimeoutMillis: 30_000 });
   for (const p of [pool, tenantPool]) p.on('error', () => {}); // idle-client errors surface on next use
   const admin = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 

@@ -4,9 +4,9 @@
  * transaction that marks the file confirmed, refunded in the transaction that deletes it.
  */
 import type { AppContext } from '../../context.js';
-import type { TenantScope } from '../../db/pool.js';
+import type { TenantScope, Tx } from '../../db/pool.js';
 import { objectId } from '../../lib/ids.js';
-import { reserve, refund } from '../../lib/quota.js';
+import { refund, refundAhead, reserveAhead } from '../../lib/quota.js';
 import type { ProjectRecord } from '../projects/cache.js';
 import { backendFor, backendOfFile } from './backends.js';
 import { StorageErrors } from './errors.js';
@@ -56,7 +56,7 @@ export async function requestUpload(ctx: AppContext, caller: Caller, input: Uplo
   await ensureSweep(ctx, now);
   const file = { projectId: project.id, id, path, ownerId: caller.userId, size, contentType: contentType.trim(), provider, createdAt: now };
   const limit = provider === 'internal' ? project.plan.storageBytes : null;
-  const inserted = await ctx.db.tenant(scopeOf(caller), (tx) => insertPendingWithin(tx, file, limit));
+  const inserted = await ctx.db.read(scopeOf(caller), (db) => insertPendingWithin(db, file, limit));
   if (!inserted) throw StorageErrors.storage_limit_exceeded();
   return { signedUrl, filePath: path, expiresAt: expiresAt.toISOString() };
 }
@@ -81,7 +81,7 @@ async function discard(ctx: AppContext, caller: Caller, row: FileRow): Promise<v
 export async function confirmUpload(ctx: AppContext, caller: Caller, input: { filePath?: unknown; size?: unknown }) {
   if (typeof input.filePath !== 'string' || !input.filePath || !isSize(input.size)) throw StorageErrors.upload_confirm_invalid();
   const { path } = checkPath(caller.project.id, input.filePath);
-  const row = await ctx.db.tenant(scopeOf(caller), (tx) => findByPath(tx, caller.project.id, path));
+  const row = await ctx.db.read(scopeOf(caller), (db) => findByPath(db, caller.project.id, path));
   if (!row) throw StorageErrors.file_not_found('Upload not found. Request an upload URL first.');
   if (row.status === 'confirmed') return confirmedView(ctx, caller, row);
   const driver = backendOfFile(ctx, caller.project, row.provider);
@@ -96,22 +96,35 @@ export async function confirmUpload(ctx: AppContext, caller: Caller, input: { fi
     throw StorageErrors.size_mismatch();
   }
   if (input.size !== info.size) throw StorageErrors.size_mismatch();
+  const confirmed = await ctx.db.read(scopeOf(caller), (db) => chargeAndConfirm(ctx, db, caller, row, info.size));
+  if (!confirmed) {
+    await discard(ctx, caller, row);
+    throw StorageErrors.storage_limit_exceeded();
+  }
+  return confirmedView(ctx, caller, confirmed);
+}
+
+/**
+ * Charges the file's bytes (a guarded reservation committed ahead, so the project's counter
+ * row is never held through a disk sync), then marks the file confirmed. A concurrent confirm
+ * that already won gets its charge back: a file is charged once. Null when over the quota.
+ */
+async function chargeAndConfirm(ctx: AppContext, db: Tx, caller: Caller, row: FileRow, size: number): Promise<FileRow | null> {
+  const counter = storageCounter(row.project_id);
+  const charged = row.provider === 'internal';
+  if (charged && (await reserveAhead(db, counter, size, caller.project.plan.storageBytes)) === null) return null;
+  let updated: FileRow | undefined;
   try {
-    const confirmed = await ctx.db.tenant(scopeOf(caller), async (tx) => {
-      const updated = await markConfirmed(tx, row.project_id, row.id, info.size, ctx.clock.now());
-      if (!updated) return findByPath(tx, row.project_id, path); // a concurrent confirm won: no second charge
-      if (updated.provider === 'internal') {
-        const used = await reserve(tx, storageCounter(row.project_id), info.size, caller.project.plan.storageBytes);
-        if (used === null) throw StorageErrors.storage_limit_exceeded();
-      }
-      return updated;
-    });
-    if (!confirmed) throw StorageErrors.file_not_found();
-    return confirmedView(ctx, caller, confirmed);
+    updated = await markConfirmed(db, row.project_id, row.id, size, ctx.clock.now());
   } catch (err) {
-    if (err instanceof Error && 'code' in err && err.code === 'storage_limit_exceeded') await discard(ctx, caller, row);
+    if (charged) await refundAhead(db, counter, size);
     throw err;
   }
+  if (updated) return updated;
+  if (charged) await refundAhead(db, counter, size); // a concurrent confirm won and paid
+  const current = await findByPath(db, row.project_id, row.path);
+  if (!current) throw StorageErrors.file_not_found();
+  return current;
 }
 
 export async function deleteFile(ctx: AppContext, caller: Caller, input: { path?: unknown }): Promise<void> {
