@@ -33,7 +33,7 @@ export async function signup(ctx: AppContext, project: ProjectRecord, schema: Us
 }
 
 export async function login(ctx: AppContext, project: ProjectRecord, email: string, password: string, meta: ClientMeta): Promise<{ user: UserRow; tokens: Tokens }> {
-  const user = await ctx.db.tenant(scope(project), (tx) => findUserByEmail(tx, email));
+  const user = await ctx.db.read(scope(project), (db) => findUserByEmail(db, email));
   const ok = await verifyPassword(user?.password_hash ?? null, password);
   if (!ok || !user) throw AuthErrors.invalid_credentials();
   if (project.settings.requireEmailVerification === true && !user.email_verified) throw AuthErrors.email_not_verified();
@@ -42,7 +42,7 @@ export async function login(ctx: AppContext, project: ProjectRecord, email: stri
 }
 
 export async function currentUser(ctx: AppContext, project: ProjectRecord, userId: string): Promise<UserRow> {
-  const user = await ctx.db.tenant(scope(project, userId), (tx) => findUserById(tx, userId));
+  const user = await ctx.db.read(scope(project, userId), (db) => findUserById(db, userId));
   if (!user) throw AuthErrors.user_not_found();
   return user;
 }
@@ -69,7 +69,7 @@ export async function changePassword(ctx: AppContext, project: ProjectRecord, us
 
 export async function publicProfile(ctx: AppContext, project: ProjectRecord, schema: UsersSchema, username: string): Promise<UserRow> {
   if (!schema.hasUsername) throw AuthErrors.username_field_missing();
-  const user = await ctx.db.tenant(scope(project), (tx) => findUserByUsername(tx, username));
+  const user = await ctx.db.read(scope(project), (db) => findUserByUsername(db, username));
   if (!user) throw AuthErrors.user_not_found();
   return user;
 }
