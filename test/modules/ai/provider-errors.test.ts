@@ -89,12 +89,13 @@ describe('other provider failures', () => {
   });
 
   it('a slow provider → 504 after AI_TIMEOUT_MS', async () => {
-    t.groq.enqueue({ delayMs: 1500 });
+    t.groq.enqueue({ delayMs: 8000 });
     const started = Date.now();
     const res = await ask();
     expect(res.statusCode).toBe(504);
     expect(res.json().code).toBe('ai_provider_timeout');
-    expect(Date.now() - started).toBeLessThan(1400);
+    // Answered at the timeout, long before the provider would have (even on a busy machine).
+    expect(Date.now() - started).toBeLessThan(6000);
   });
 
   it('a 200 without a completion → 502', async () => {
