@@ -37,7 +37,8 @@ export async function login(ctx: AppContext, project: ProjectRecord, email: stri
   const ok = await verifyPassword(user?.password_hash ?? null, password);
   if (!ok || !user) throw AuthErrors.invalid_credentials();
   if (project.settings.requireEmailVerification === true && !user.email_verified) throw AuthErrors.email_not_verified();
-  const tokens = await ctx.db.tenant(scope(project, user.id), (tx) => startSession(ctx, tx, project, user.id, meta));
+  // One INSERT: an autocommit statement, no transaction round trips.
+  const tokens = await ctx.db.read(scope(project, user.id), (db) => startSession(ctx, db, project, user.id, meta));
   return { user, tokens };
 }
 
