@@ -4,6 +4,7 @@
  */
 import { sql, type RawBuilder } from 'kysely';
 import type { Tx } from '../../db/pool.js';
+import { isObjectId } from '../../lib/ids.js';
 import type { DocumentRow } from './view.js';
 
 export interface Scope {
@@ -22,8 +23,20 @@ export interface StoredRow extends DocumentRow {
 
 const COLUMNS = sql`id, data, created_at, updated_at, deleted_at, owner_id, size_bytes, version`;
 
+/**
+ * The project and collection ids are written into the statement as literals (they are
+ * validated 24-hex ids from our own tables, never client text). Tenant queries run as cached
+ * prepared statements; with the collection id as a parameter their generic plan could not
+ * match the per-collection partial indexes (whose predicates name the collection) and would
+ * scan the table. As literals, each collection's statements get plans that use its indexes.
+ */
+function idLiteral(id: string): RawBuilder<unknown> {
+  if (!isObjectId(id)) throw new Error('scope ids must be ObjectIds');
+  return sql.lit(id);
+}
+
 function scopeWhere(s: Scope): RawBuilder<unknown> {
-  const parts = [sql`project_id = ${s.projectId}`, sql`collection_id = ${s.collectionId}`];
+  const parts = [sql`project_id = ${idLiteral(s.projectId)}`, sql`collection_id = ${idLiteral(s.collectionId)}`];
   if (!s.includeDeleted) parts.push(sql`deleted_at IS NULL`);
   if (s.ownerId) parts.push(sql`owner_id = ${s.ownerId}::text`);
   return sql.join(parts, sql` AND `);
@@ -108,7 +121,7 @@ export async function patchRow(
     SET data = d.data || ${patch.json}::jsonb, size_bytes = octet_length((d.data || ${patch.json}::jsonb)::text),
         owner_id = ${owner}, updated_at = ${now}, version = d.version + 1
     FROM old
-    WHERE d.project_id = ${s.projectId} AND d.collection_id = ${s.collectionId} AND d.id = old.id
+    WHERE d.project_id = ${idLiteral(s.projectId)} AND d.collection_id = ${idLiteral(s.collectionId)} AND d.id = old.id
     RETURNING d.id, d.data, d.created_at, d.updated_at, d.deleted_at, d.owner_id, d.size_bytes, d.version, old.size_bytes AS old_size`.execute(tx);
   return res.rows[0];
 }
