@@ -1,22 +1,21 @@
 /**
  * Storage benchmark (`npx tsx bench/storage.ts`): boots its own embedded PostgreSQL + app in a
  * temp dir on 127.0.0.1 and measures, in one run:
- *   1. upload-request + confirm round trips/s (object written to disk in between), the full
+ *   1. upload-request + confirm round trips/s (object written to disk in between) and the full
  *      three-step flow (with a 16-byte signed PUT), against the data API create (POST /api/data/:c,
- *      sk) at the same concurrency; if that route is absent, a plain INSERT-backed baseline
- *      (direct tenant-transaction inserts, no HTTP: a stricter baseline), and says so.
+ *      sk) at the same concurrency; the clients run in a separate process (bench/lib/storage-client.ts).
  *   2. a 10 MB upload through the local backend while sampling process RSS (must stay flat).
  * Prints a markdown table and exits.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { boot } from '../src/boot.js';
 import { loadConfig } from '../src/config.js';
 import { freePort } from '../src/db/embedded.js';
-import { objectId } from '../src/lib/ids.js';
 import { createProject } from '../src/modules/projects/service.js';
 import { buildApp } from '../src/server.js';
 
@@ -47,56 +46,14 @@ async function post(url: string, body: unknown): Promise<{ status: number; json:
   return { status: r.status, json: (await r.json()) as { data?: Record<string, string> } };
 }
 
-/** Runs `fn` in CONCURRENCY loops for SECONDS; returns completed operations per second. */
-async function rate(fn: () => Promise<void>): Promise<number> {
-  const end = Date.now() + SECONDS * 1000;
-  let done = 0;
-  const loop = async () => {
-    while (Date.now() < end) {
-      await fn();
-      done++;
-    }
-  };
-  const t0 = Date.now();
-  await Promise.all(Array.from({ length: CONCURRENCY }, loop));
-  return done / ((Date.now() - t0) / 1000);
-}
-
-const body16 = Buffer.alloc(16, 1);
-async function fullUpload(): Promise<void> {
-  const req = await post('/api/storage/upload-request', { filename: 'b.bin', contentType: 'application/octet-stream', size: 16 });
-  if (req.status !== 200) throw new Error(`upload-request ${req.status}`);
-  const put = await fetch(req.json.data!.signedUrl!, { method: 'PUT', headers: { 'content-type': 'application/octet-stream' }, body: body16 });
-  if (put.status !== 200) throw new Error(`PUT ${put.status}`);
-  await put.arrayBuffer();
-  const c = await post('/api/storage/upload-confirm', { filePath: req.json.data!.filePath, size: 16 });
-  if (c.status !== 200) throw new Error(`confirm ${c.status}`);
-}
-
-/** upload-request + confirm; the object is written straight to disk in between (no HTTP PUT). */
-async function requestAndConfirm(): Promise<void> {
-  const req = await post('/api/storage/upload-request', { filename: 'r.bin', contentType: 'application/octet-stream', size: 16 });
-  if (req.status !== 200) throw new Error(`upload-request ${req.status}`);
-  const filePath = req.json.data!.filePath!;
-  const file = path.join(config.storage.localDir, filePath);
-  await mkdir(path.dirname(file), { recursive: true });
-  await writeFile(file, body16);
-  const c = await post('/api/storage/upload-confirm', { filePath, size: 16 });
-  if (c.status !== 200) throw new Error(`confirm ${c.status}`);
-}
-
-async function baseline(): Promise<{ label: string; run: () => Promise<void> }> {
-  const col = await ctx.db.admin.insertInto('collections').values({ project_id: project.id, name: 'bench' }).returning('id').executeTakeFirstOrThrow();
-  const probe = await post('/api/data/bench', { title: 'probe', n: 1 });
-  if (probe.status === 200 || probe.status === 201) {
-    return { label: 'data API create (POST /api/data/bench, sk)', run: async () => void (await post('/api/data/bench', { title: 'x', n: 1 })) };
-  }
-  const run = async () => {
-    await ctx.db.tenant({ projectId: project.id, keyKind: 'secret' }, (tx) =>
-      tx.insertInto('documents').values({ project_id: project.id, collection_id: col.id, id: objectId(), owner_id: null, data: JSON.stringify({ title: 'x' }) as never }).execute(),
-    );
-  };
-  return { label: `plain INSERT baseline, no HTTP (data create route answered ${probe.status})`, run };
+/** Runs one client flow in a child process (CONCURRENCY loops, SECONDS); returns flows/s. */
+function rate(flow: 'create' | 'pairs' | 'full'): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = fork(fileURLToPath(new URL('./lib/storage-client.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx'] });
+    child.once('message', (r) => resolve(r as number));
+    child.once('exit', (code) => code && reject(new Error(`storage client exited with ${code}`)));
+    child.send({ flow, base, secretKey, storageDir: config.storage.localDir, seconds: SECONDS, concurrency: CONCURRENCY });
+  });
 }
 
 /** Streams a 10 MB body in 64 kB chunks to a signed URL while sampling RSS every 10 ms. */
@@ -140,22 +97,22 @@ async function bigUpload(): Promise<{ before: number; peak: number; after: numbe
 }
 
 try {
-  await rate(fullUpload).catch(() => 0); // warm-up (also JIT and pool)
+  await ctx.db.admin.insertInto('collections').values({ project_id: project.id, name: 'bench' }).execute();
+  await rate('full'); // warm-up (JIT, pools)
   // Interleaved rounds (the machine may be shared): medians of each measurement.
-  const setup = await baseline();
   const rounds = { base: [] as number[], pairs: [] as number[], flows: [] as number[] };
   for (let i = 0; i < ROUNDS; i++) {
-    rounds.base.push(await rate(setup.run));
-    rounds.pairs.push(await rate(requestAndConfirm));
-    rounds.flows.push(await rate(fullUpload));
+    rounds.base.push(await rate('create'));
+    rounds.pairs.push(await rate('pairs'));
+    rounds.flows.push(await rate('full'));
   }
   const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
-  const base1 = { label: setup.label, rate: median(rounds.base) };
+  const base1 = { label: 'data API create (POST /api/data/bench, sk)', rate: median(rounds.base) };
   const pairs = median(rounds.pairs);
   const flows = median(rounds.flows);
   const big = [await bigUpload(), await bigUpload(), await bigUpload(), await bigUpload(), await bigUpload()];
   const mb = (n: number) => (n / MB).toFixed(1);
-  console.log(`Concurrency ${CONCURRENCY}, ${ROUNDS} interleaved rounds of ${SECONDS} s (medians), loopback, local backend.\n`);
+  console.log(`Concurrency ${CONCURRENCY}, ${ROUNDS} interleaved rounds of ${SECONDS} s (medians), clients in a separate process, loopback, local backend.\n`);
   console.log('| measurement | result |');
   console.log('|---|---|');
   console.log(`| ${base1.label} | ${base1.rate.toFixed(0)} req/s |`);
