@@ -1,82 +1,22 @@
 /**
  * Writes: create, bulk create, merge update, soft/hard delete, restore. Knows no HTTP.
- *
- * Database bytes are a guarded counter, so concurrent writers can never overspend the plan.
- * Growth is reserved *ahead* of the write, as its own statement committed without waiting for
- * the disk (`reserveAhead`, see sql/05_quota_functions.sql), and refunded when the write then
- * fails: the project's counter row is otherwise held locked through every write's disk sync,
- * which serialises all writers of a project. Creates and updates are single autocommit
- * statements; updates use optimistic concurrency (a version check) instead of a row lock.
+ * Creates and top-level patches are single autocommit statements; other updates use optimistic
+ * concurrency (a version check) instead of a row lock; quota accounting is in ./quota.ts.
  */
 import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/pool.js';
 import { objectId, isObjectId } from '../../lib/ids.js';
-import { refund, refundAhead, reserve } from '../../lib/quota.js';
-import { QuotaLeases } from '../../lib/quota-leases.js';
 import type { CollectionDef } from '../collections/cache.js';
 import { validateDocument } from '../collections/validate.js';
 import { applyOwnerOnCreate, assertHardDeleteAllowed, assertOwner, assertOwnerUnchanged, ownerOf, type Access } from './access.js';
 import { assertSafe, isPlainObject, mergeUpdate, withoutSystemFields } from './body.js';
 import { DataErrors } from './errors.js';
 import { guardDb } from './pg-errors.js';
+import { charge, paidFor, sizeBound } from './quota.js';
 import * as q from './queries.js';
 import { documentView } from './view.js';
 
 export const BULK_MAX = 100;
-
-const dbBytes = (projectId: string) => ({ subjectId: projectId, metric: 'db_bytes' });
-
-const leasesByNode = new WeakMap<AppContext, QuotaLeases>();
-
-/** This node's database-bytes allowances (given back at shutdown). */
-function leases(ctx: AppContext): QuotaLeases {
-  let l = leasesByNode.get(ctx);
-  if (!l) {
-    const created = new QuotaLeases();
-    ctx.hooks.closing.push(() => created.release(ctx.db.admin));
-    leasesByNode.set(ctx, (l = created));
-  }
-  return l;
-}
-
-/** An upper bound of a document's charged size: its jsonb text adds at most a space per `:` and `,`. */
-const sizeBound = (json: string) => 2 * Buffer.byteLength(json, 'utf8') + 16;
-
-interface Paid<T> {
-  result: T;
-  growth: number;
-}
-
-/**
- * Takes `bound` (at least the write's growth) of quota, runs the write, then settles on its
- * real growth: unused bytes go back to this node's allowance, a shrink is refunded. A write
- * that fails, or returns null (lost an optimistic race), gives everything back.
- */
-async function paidFor<T>(
-  ctx: AppContext, db: Tx, projectId: string, bound: number, limit: number, write: () => Promise<Paid<T> | null>,
-): Promise<T | null> {
-  const counter = dbBytes(projectId);
-  const take = Math.max(0, bound);
-  if (!(await leases(ctx).take(db, counter, take, limit))) throw DataErrors.database_limit();
-  let paid: Paid<T> | null;
-  try {
-    paid = await write();
-  } catch (err) {
-    leases(ctx).give(counter, take);
-    throw err;
-  }
-  const used = paid ? Math.max(0, paid.growth) : 0;
-  leases(ctx).give(counter, take - used);
-  if (paid && paid.growth < 0) await refundAhead(db, counter, -paid.growth);
-  return paid ? paid.result : null;
-}
-
-async function charge(tx: Tx, projectId: string, bytes: number, limit: number): Promise<void> {
-  if (bytes < 0) await refund(tx, { subjectId: projectId, metric: 'db_bytes' }, -bytes);
-  else if (bytes > 0 && (await reserve(tx, { subjectId: projectId, metric: 'db_bytes' }, bytes, limit)) === null) {
-    throw DataErrors.database_limit();
-  }
-}
 
 function scope(col: CollectionDef, access: Access, includeDeleted = false): q.Scope {
   return { projectId: col.project_id, collectionId: col.id, includeDeleted, ownerId: access.ownerFilter };
