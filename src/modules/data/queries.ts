@@ -52,11 +52,14 @@ export async function listRows(
   s: Scope,
   where: RawBuilder<unknown>,
   order: RawBuilder<unknown>,
-  page: { limit: number; offset: number; sortText?: RawBuilder<unknown> },
-): Promise<Array<StoredRow & { sort_value?: string | null }>> {
-  const extra = page.sortText ? sql`, ${page.sortText} AS sort_value` : sql``;
-  const res = await sql<StoredRow & { sort_value?: string | null }>`
-    SELECT ${COLUMNS}${extra} FROM documents
+  page: { limit: number; offset: number; sortText?: RawBuilder<unknown>; withTotal?: boolean },
+): Promise<Array<StoredRow & { sort_value?: string | null; total?: number }>> {
+  const sortValue = page.sortText ? sql`, ${page.sortText} AS sort_value` : sql``;
+  // The page already visits every matching row to sort them: counting them in the same pass
+  // saves a second scan and a round trip.
+  const total = page.withTotal ? sql`, count(*) OVER ()::int AS total` : sql``;
+  const res = await sql<StoredRow & { sort_value?: string | null; total?: number }>`
+    SELECT ${COLUMNS}${sortValue}${total} FROM documents
     WHERE ${scopeWhere(s)} AND ${where}
     ORDER BY ${order} LIMIT ${page.limit} OFFSET ${page.offset}`.execute(tx);
   return res.rows;

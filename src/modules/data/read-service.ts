@@ -61,8 +61,11 @@ export async function listDocuments(ctx: AppContext, col: CollectionDef, access:
         limit: cursorMode ? q.limit + 1 : q.limit,
         offset: cursorMode ? 0 : q.offset,
         sortText: cursorMode ? sql`(${first.ref.expr})::text` : undefined,
+        withTotal: !cursorMode,
       });
-      const total = await countRows(tx, scope, and(conditions));
+      // The window total covers offset pages; a cursor's total ignores the keyset condition,
+      // and a page past the end has no row to carry it.
+      const total = rows[0]?.total ?? (await countRows(tx, scope, and(conditions)));
       const more = cursorMode && rows.length > q.limit;
       const page = more ? rows.slice(0, q.limit) : rows;
       const items = page.map(documentView);

@@ -87,6 +87,10 @@ describe('list grammar', () => {
     expect((await items('category=toys&limit=500')).limit).toBe(100);
     const s = await items('category=toys&sort=price&skip=18');
     expect(s.items.map((x: { price: number }) => x.price)).toEqual([280, 290]);
+    expect(s.total).toBe(20); // counted over the whole filtered set, not the page
+    const past = await items('category=toys&limit=10&page=9');
+    expect(past).toMatchObject({ items: [], total: 20, page: 9 });
+    expect(Object.keys(d.items[0])).not.toContain('total');
   });
 
   it('filters ranges typed by the schema, and sorts both ways', async () => {
