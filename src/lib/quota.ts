@@ -1,7 +1,8 @@
 /**
- * Transactional quota counters (table usage_counters). `reserve` is one guarded upsert: it
- * adds `amount` only if the result stays within `limit`, so concurrent reservations can never
- * overspend. Run it in the same transaction as the work it pays for; `refund` is the inverse.
+ * Quota counters (table usage_counters). The guard lives in SQL, once
+ * (sql/05_quota_functions.sql): a reservation adds `amount` only if the result stays within
+ * `limit`, so concurrent reservations can never overspend. `reserve`/`refund` run inside the
+ * transaction of the work they pay for; `reserveAhead`/`refundAhead` as their own statement.
  */
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/types.js';
@@ -12,25 +13,22 @@ export interface Counter {
   period?: string;
 }
 
+const capOf = (limit: number) => (limit < 0 ? Number.MAX_SAFE_INTEGER : limit);
+
 /** Returns the new usage, or null when the reservation would exceed the limit (-1: unlimited). */
 export async function reserve(db: Kysely<Database>, c: Counter, amount: number, limit: number): Promise<number | null> {
-  const period = c.period ?? '';
-  if (limit >= 0 && amount > limit) return null;
-  const cap = limit < 0 ? Number.MAX_SAFE_INTEGER : limit;
-  const row = await sql<{ used: number }>`
-    INSERT INTO usage_counters (subject_id, metric, period, used)
-    VALUES (${c.subjectId}, ${c.metric}, ${period}, ${amount})
-    ON CONFLICT (subject_id, metric, period)
-    DO UPDATE SET used = usage_counters.used + excluded.used
-    WHERE usage_counters.used + excluded.used <= ${cap}
-    RETURNING used`.execute(db);
-  return row.rows[0]?.used ?? null;
+  return guarded(db, 'plinth_reserve', c, amount, limit);
 }
 
 export async function refund(db: Kysely<Database>, c: Counter, amount: number): Promise<void> {
-  await sql`
-    UPDATE usage_counters SET used = greatest(used - ${amount}, 0)
-    WHERE subject_id = ${c.subjectId} AND metric = ${c.metric} AND period = ${c.period ?? ''}`.execute(db);
+  await sql`SELECT plinth_refund(${c.subjectId}, ${c.metric}, ${c.period ?? ''}, ${amount}::bigint)`.execute(db);
+}
+
+async function guarded(db: Kysely<Database>, fn: 'plinth_reserve' | 'plinth_reserve_ahead', c: Counter, amount: number, limit: number) {
+  if (limit >= 0 && amount > limit) return null;
+  const row = await sql<{ used: number | null }>`
+    SELECT ${sql.ref(fn)}(${c.subjectId}, ${c.metric}, ${c.period ?? ''}, ${amount}::bigint, ${capOf(limit)}::bigint) AS used`.execute(db);
+  return row.rows[0]?.used ?? null;
 }
 
 export async function usage(db: Kysely<Database>, c: Counter): Promise<number> {
@@ -50,11 +48,7 @@ export async function usage(db: Kysely<Database>, c: Counter): Promise<number> {
  * (`ctx.db.read`), before the write it pays for; `refundAhead` if that write then fails.
  */
 export async function reserveAhead(db: Kysely<Database>, c: Counter, amount: number, limit: number): Promise<number | null> {
-  if (limit >= 0 && amount > limit) return null;
-  const cap = limit < 0 ? Number.MAX_SAFE_INTEGER : limit;
-  const row = await sql<{ used: number | null }>`
-    SELECT plinth_reserve_ahead(${c.subjectId}, ${c.metric}, ${c.period ?? ''}, ${amount}::bigint, ${cap}::bigint) AS used`.execute(db);
-  return row.rows[0]?.used ?? null;
+  return guarded(db, 'plinth_reserve_ahead', c, amount, limit);
 }
 
 export async function refundAhead(db: Kysely<Database>, c: Counter, amount: number): Promise<void> {

@@ -8,6 +8,7 @@ import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { AppError } from '../lib/errors.js';
 import { safeEqual } from '../lib/crypto.js';
+import { isAdminEmail } from '../modules/operators/service.js';
 import { verifyOperatorToken } from '../modules/operators/tokens.js';
 import type { PlanName } from '../modules/plans/plans.js';
 
@@ -35,13 +36,17 @@ export function bearerToken(req: FastifyRequest): string | undefined {
   return m?.[1];
 }
 
-function checkCsrf(req: FastifyRequest): void {
-  if (SAFE_METHODS.has(req.method)) return;
+/** The double-submit check: the `x-csrf-token` header must equal the `csrfToken` cookie. */
+export function assertCsrfToken(req: FastifyRequest): void {
   const header = req.headers['x-csrf-token'];
   const cookie = req.cookies?.csrfToken;
   if (typeof header !== 'string' || !cookie || !safeEqual(header, cookie)) {
     throw new AppError('csrf_invalid', 403, 'The form has expired or the CSRF token is invalid. Please refresh the page and try again.');
   }
+}
+
+function checkCsrf(req: FastifyRequest): void {
+  if (!SAFE_METHODS.has(req.method)) assertCsrfToken(req);
 }
 
 export function operatorAuth(ctx: AppContext) {
@@ -65,7 +70,7 @@ export function operatorAuth(ctx: AppContext) {
       name: row.name,
       plan: row.plan,
       isVerified: row.is_verified,
-      isAdmin: !!ctx.config.adminEmail && row.email === ctx.config.adminEmail,
+      isAdmin: isAdminEmail(ctx, row.email),
     };
   };
 }

@@ -7,8 +7,8 @@
 import type { CookieSerializeOptions } from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { AppError } from '../../lib/errors.js';
-import { randomToken, safeEqual } from '../../lib/crypto.js';
+import { randomToken } from '../../lib/crypto.js';
+import { assertCsrfToken } from '../../plugins/operator-auth.js';
 import type { IssuedSession } from './sessions.js';
 import { OPERATOR_REFRESH_TTL_SECONDS } from './sessions.js';
 import { OPERATOR_ACCESS_TTL_SECONDS } from './tokens.js';
@@ -38,15 +38,6 @@ export function clearSessionCookies(ctx: AppContext, reply: FastifyReply): void 
   reply.clearCookie('refreshToken', { ...base(ctx), path: REFRESH_COOKIE_PATH, httpOnly: true });
 }
 
-/** The double-submit check for routes that act on the refresh cookie (refresh, logout). */
-export function checkCsrfHeader(req: FastifyRequest): void {
-  const header = req.headers['x-csrf-token'];
-  const cookie = req.cookies?.csrfToken;
-  if (typeof header !== 'string' || !cookie || !safeEqual(header, cookie)) {
-    throw new AppError('csrf_invalid', 403, 'The form has expired or the CSRF token is invalid. Please refresh the page and try again.');
-  }
-}
-
 /**
  * The refresh token of a request: the cookie (then CSRF-checked, since browsers send it by
  * themselves), else `refreshToken` in the JSON body or the `x-refresh-token` header.
@@ -54,7 +45,7 @@ export function checkCsrfHeader(req: FastifyRequest): void {
 export function presentedRefreshToken(req: FastifyRequest): string | undefined {
   const cookie = req.cookies?.refreshToken;
   if (cookie) {
-    checkCsrfHeader(req);
+    assertCsrfToken(req);
     return cookie;
   }
   const body = req.body as { refreshToken?: unknown } | undefined;

@@ -6,8 +6,8 @@ import type { AppContext } from '../../context.js';
 import { OperatorErrors } from './errors.js';
 import { consumeOtp, issueOtp } from './otp.js';
 import { hashPassword, verifyPassword } from '../../lib/passwords.js';
-import { findOperatorByEmail, findOperatorById, insertOperator, updateOperator, type OperatorRow } from './queries.js';
-import { endAllSessions, issueSession, type IssuedSession } from './sessions.js';
+import { findOperatorByEmail, findOperatorById, insertOperator, revokeAllSessions, updateOperator, type OperatorRow } from './queries.js';
+import { issueSession, type IssuedSession } from './sessions.js';
 
 export interface PublicOperator {
   _id: string;
@@ -70,13 +70,24 @@ export async function loadOperator(ctx: AppContext, id: string): Promise<PublicO
   return toPublic(ctx, row);
 }
 
+/**
+ * Stores a new password hash and ends every session in one transaction: a password change
+ * must never leave the old sessions alive.
+ */
+async function replacePassword(ctx: AppContext, operatorId: string, passwordHash: string, verified?: true): Promise<void> {
+  const now = ctx.clock.now();
+  await ctx.db.admin.transaction().execute(async (tx) => {
+    await updateOperator(tx, operatorId, { password_hash: passwordHash, ...(verified ? { is_verified: true } : {}) }, now);
+    await revokeAllSessions(tx, operatorId, now);
+  });
+}
+
 /** Changes the password, ends every session, and opens a fresh one for the caller. */
 export async function changePassword(ctx: AppContext, operatorId: string, current: string, next: string): Promise<LoggedIn> {
   const row = await findOperatorById(ctx.db.admin, operatorId);
   if (!row) throw OperatorErrors.operator_not_found();
   if (!(await verifyPassword(row.password_hash, current))) throw OperatorErrors.incorrect_password();
-  await updateOperator(ctx.db.admin, operatorId, { password_hash: await hashPassword(next) }, ctx.clock.now());
-  await endAllSessions(ctx, operatorId);
+  await replacePassword(ctx, operatorId, await hashPassword(next));
   return { user: toPublic(ctx, row), session: await issueSession(ctx, operatorId) };
 }
 
@@ -99,10 +110,13 @@ export async function forgotPassword(ctx: AppContext, email: string): Promise<vo
   if (row) await issueOtp(ctx, row, 'reset_password', true);
 }
 
-/** Resets the password with a mailed code; every session ends. Owning the mailbox also verifies it. */
+/**
+ * Resets the password with a mailed code; every session ends. Owning the mailbox also verifies
+ * it. The code is checked first, on its own: a wrong attempt must be counted even though the
+ * request fails.
+ */
 export async function resetPassword(ctx: AppContext, email: string, otp: string, newPassword: string): Promise<void> {
   const row = await findOperatorByEmail(ctx.db.admin, normaliseEmail(email));
   await consumeOtp(ctx, row?.id, 'reset_password', otp);
-  await updateOperator(ctx.db.admin, row!.id, { password_hash: await hashPassword(newPassword), is_verified: true }, ctx.clock.now());
-  await endAllSessions(ctx, row!.id);
+  await replacePassword(ctx, row!.id, await hashPassword(newPassword), true);
 }

@@ -7,7 +7,7 @@ import type { AppContext } from '../../context.js';
 import { randomToken, sha256Hex } from '../../lib/crypto.js';
 import { objectId } from '../../lib/ids.js';
 import { OperatorErrors } from './errors.js';
-import { consumeSession, findSession, insertSession, revokeAllSessions, revokeFamily } from './queries.js';
+import { consumeSession, findSession, insertSession, revokeFamily } from './queries.js';
 import { OPERATOR_ACCESS_TTL_SECONDS, signOperatorToken } from './tokens.js';
 
 export const OPERATOR_REFRESH_TTL_SECONDS = 7 * 24 * 3600;
@@ -56,8 +56,4 @@ export async function rotateSession(ctx: AppContext, rawToken: string): Promise<
 export async function endSession(ctx: AppContext, rawToken: string): Promise<void> {
   const known = await findSession(ctx.db.admin, sha256Hex(rawToken));
   if (known) await revokeFamily(ctx.db.admin, known.family_id, ctx.clock.now());
-}
-
-export async function endAllSessions(ctx: AppContext, operatorId: string): Promise<void> {
-  await revokeAllSessions(ctx.db.admin, operatorId, ctx.clock.now());
 }
