@@ -3,8 +3,7 @@
  * /login/oauth/access_token (checks client credentials, redirect URI and PKCE), and the API's
  * /user and /user/emails. Point GITHUB_BASE_URL and GITHUB_API_BASE_URL at `url`.
  */
-import type { Server } from 'node:http';
-import { authorize, bearer, json, newCode, pkceMatches, startServer, type Grant } from './oauth-common.js';
+import { authorize, bearer, closeServer, json, newCode, pkceMatches, startServer, type Grant } from './oauth-common.js';
 
 export interface FakeGithubUser {
   id: number;
@@ -22,6 +21,8 @@ export interface FakeGithub {
   nextUser: FakeGithubUser;
   /** When set, the next authorize answers with this error description. */
   denyWith?: string;
+  /** When set, GET /user answers with this status (an API outage). */
+  userApiStatus?: number;
   tokenRequests: number;
   close(): Promise<void>;
 }
@@ -58,6 +59,7 @@ export async function startFakeGithub(): Promise<FakeGithub> {
     const user = tokens.get(bearer(req) ?? '');
     if (!user) return json(res, 401, { message: 'Bad credentials' });
     if (u.pathname === '/user') {
+      if (fake.userApiStatus) return json(res, fake.userApiStatus, { message: 'internal detail: db-7.internal.github.net timed out' });
       return json(res, 200, { id: user.id, login: user.login, name: user.name ?? null, email: user.email ?? null, avatar_url: user.avatar_url ?? null });
     }
     if (u.pathname === '/user/emails') return json(res, 200, user.emails);
@@ -66,8 +68,4 @@ export async function startFakeGithub(): Promise<FakeGithub> {
   fake.url = url;
   fake.close = () => closeServer(server);
   return fake;
-}
-
-export function closeServer(server: Server): Promise<void> {
-  return new Promise((resolve) => server.close(() => resolve()));
 }

@@ -5,8 +5,7 @@
  * GOOGLE_JWKS_URL at `endpoints`.
  */
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
-import { authorize, bearer, json, newCode, pkceMatches, startServer, type Grant } from './oauth-common.js';
-import { closeServer } from './github.js';
+import { authorize, bearer, closeServer, json, newCode, pkceMatches, startServer, type Grant } from './oauth-common.js';
 
 export interface FakeGoogleUser {
   sub: string;

@@ -32,6 +32,10 @@ export async function startServer(handler: Handler): Promise<{ server: Server; u
   return { server, url: `http://127.0.0.1:${port}` };
 }
 
+export function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => server.close(() => resolve()));
+}
+
 export function json(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 }

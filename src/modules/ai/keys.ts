@@ -14,7 +14,7 @@ import { AiErrors } from './errors.js';
 /** `gsk_` then printable ASCII without spaces; 200 characters at most in total. */
 const AI_KEY = /^gsk_[\x21-\x7e]{1,196}$/;
 
-export function validateAiKey(aiKey: string): void {
+function validateAiKey(aiKey: string): void {
   if (!AI_KEY.test(aiKey)) throw AiErrors.invalid_ai_key();
 }
 

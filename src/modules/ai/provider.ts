@@ -31,7 +31,7 @@ export class ProviderError extends Error {
 }
 
 /** Retry-After as seconds: a number of seconds or an HTTP date; undefined when absent or bad. */
-export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
+function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
   if (!value) return undefined;
   if (/^\d+(\.\d+)?$/.test(value.trim())) return Number(value.trim());
   const at = Date.parse(value);

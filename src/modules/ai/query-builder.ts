@@ -5,6 +5,8 @@
  */
 import type { AppContext } from '../../context.js';
 import type { FieldDef } from '../../db/types.js';
+import { COLLECTION_NAME } from '../collections/fields.js';
+import { findCollection } from '../collections/queries.js';
 import { AiErrors } from './errors.js';
 import { cleanText, parseModelJson, refusalOf } from './output.js';
 import { DEFAULT_LIMIT, MAX_LIMIT, opsFor, queryFields, QueryRejected, toQueryString, validateQuery, type ListQuery, type QueryField } from './query-grammar.js';
@@ -19,13 +21,9 @@ export interface BuiltQuery {
   explanation: string;
 }
 
+/** The collection's fields; names that cannot exist (e.g. a NUL byte) are 404 without a query. */
 async function loadCollectionFields(ctx: AppContext, projectId: string, name: string): Promise<FieldDef[]> {
-  const row = await ctx.db.admin
-    .selectFrom('collections')
-    .select(['fields'])
-    .where('project_id', '=', projectId)
-    .where('name', '=', name)
-    .executeTakeFirst();
+  const row = COLLECTION_NAME.test(name) ? await findCollection(ctx.db.admin, projectId, name) : undefined;
   if (!row) throw AiErrors.ai_unknown_collection(`Collection '${cleanText(name, 64)}' not found.`);
   return row.fields ?? [];
 }
@@ -53,7 +51,7 @@ export function systemPrompt(collection: string, fields: QueryField[], now: Date
   ].join('\n');
 }
 
-export function checkAnswer(content: string, fields: QueryField[]): BuiltQuery {
+function checkAnswer(content: string, fields: QueryField[]): BuiltQuery {
   const answer = parseModelJson(content);
   const refusal = refusalOf(answer);
   if (refusal) throw refusal;

@@ -13,12 +13,12 @@ export { QueryRejected };
 export type Op = 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'in' | 'exists' | 'regex';
 
 /** Query-parameter suffix of each operator (equality has none). */
-export const SUFFIX: Record<Op, string> = {
+const SUFFIX: Record<Op, string> = {
   eq: '', ne: '_ne', gt: '_gt', gte: '_gte', lt: '_lt', lte: '_lte', in: '_in', exists: '_exists', regex: '_regex',
 };
 
 /** Parameters the data API never reads as filters (contract §5.1 plus Plinth's additions). */
-export const RESERVED_PARAMS = new Set([
+const RESERVED_PARAMS = new Set([
   'page', 'sort', 'limit', 'fields', 'populate', 'expand', 'count', 'meta', 'cursor', 'include_deleted', 'skip', 'key', 'x-api-key',
 ]);
 

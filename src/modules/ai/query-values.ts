@@ -4,6 +4,7 @@
  * text of the value; throws QueryRejected with a message for the client otherwise.
  */
 import type { FieldDef } from '../../db/types.js';
+import { isObjectId } from '../../lib/ids.js';
 import { hasControlChars } from './output.js';
 
 export type FieldType = FieldDef['type'];
@@ -16,7 +17,6 @@ const MAX_STRING = 500;
 const MAX_IN = 50;
 const DECIMAL = /^-?\d+(\.\d+)?$/;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
-const OBJECT_ID = /^[0-9a-f]{24}$/;
 
 interface Target {
   name: string;
@@ -45,7 +45,7 @@ function scalar(type: FieldType, value: unknown, where: string, target: Target):
       if (typeof value !== 'string' || !ISO_DATE.test(value) || Number.isNaN(Date.parse(value))) bad(where, target, 'an ISO 8601 date');
       return new Date(value).toISOString();
     case 'Ref':
-      if (typeof value !== 'string' || !OBJECT_ID.test(value)) bad(where, target, 'a 24-character hexadecimal id');
+      if (!isObjectId(value)) bad(where, target, 'a 24-character hexadecimal id');
       return value;
     default:
       return bad(where, target, 'absent (only "exists" can be used on this field)');

@@ -8,6 +8,7 @@ import type { AppContext } from '../../context.js';
 import type { FieldDef } from '../../db/types.js';
 import { AiErrors } from './errors.js';
 import { COLLECTION_NAME, FIELD_TYPES, normaliseFields, SYSTEM_FIELDS, validateFieldDefs } from '../collections/fields.js';
+import { listCollections } from '../collections/queries.js';
 import { cleanText, isPlainObject, parseModelJson, refusalOf, type Json } from './output.js';
 import { askModel, type AiProject } from './selection.js';
 
@@ -18,11 +19,6 @@ export interface SuggestedSchema {
   collectionName: string;
   schema: FieldDef[];
   explanation: string;
-}
-
-async function collectionNames(ctx: AppContext, projectId: string): Promise<string[]> {
-  const rows = await ctx.db.admin.selectFrom('collections').select('name').where('project_id', '=', projectId).orderBy('name').execute();
-  return rows.map((r) => r.name);
 }
 
 export function systemPrompt(existing: string[], name?: string): string {
@@ -57,7 +53,7 @@ function fieldsOf(answer: Json): FieldDef[] {
   return fields as FieldDef[];
 }
 
-export function checkSuggestion(content: string, name?: string): SuggestedSchema {
+function checkSuggestion(content: string, name?: string): SuggestedSchema {
   const answer = parseModelJson(content);
   const refusal = refusalOf(answer);
   if (refusal) throw refusal;
@@ -70,7 +66,7 @@ export function checkSuggestion(content: string, name?: string): SuggestedSchema
 }
 
 export async function suggestSchema(ctx: AppContext, project: AiProject, description: string, name?: string): Promise<SuggestedSchema> {
-  const existing = await collectionNames(ctx, project.id);
+  const existing = (await listCollections(ctx.db.admin, project.id)).map((c) => c.name);
   const content = await askModel(ctx, project, [
     { role: 'system', content: systemPrompt(existing, name) },
     { role: 'user', content: description },

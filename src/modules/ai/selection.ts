@@ -43,7 +43,7 @@ async function loadOwner(ctx: AppContext, ownerId: string): Promise<Owner> {
     .executeTakeFirstOrThrow();
 }
 
-export function selectKey(ctx: AppContext, project: AiProject, owner: Owner): SelectedKey | null {
+function selectKey(ctx: AppContext, project: AiProject, owner: Owner): SelectedKey | null {
   if (planOf(owner.plan).personalAiKey) {
     const projectKey = decrypt(ctx.config.encryptionKey, project.secrets?.aiKey);
     if (projectKey) return { source: 'project', apiKey: projectKey };

@@ -2,7 +2,7 @@
  * Dashboard: a project's end users and their sessions (contract §10.10, DESIGN names). The
  * operator must own the project (404 otherwise); rows are read in the project's tenant scope.
  */
-import { Type } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/pool.js';
@@ -14,49 +14,54 @@ import { operatorAuth, operatorOf } from '../../plugins/operator-auth.js';
 import { loadOwnedProject } from '../projects/access.js';
 import { AuthErrors } from './errors.js';
 import { deleteUser, findUserById, listUsers } from './queries.js';
-import { listLiveSessions, revokeFamily, revokeUserSessions } from './session-queries.js';
+import { findUserSessionFamily, listLiveSessions, revokeFamily, revokeUserSessions } from './session-queries.js';
 import { toUser } from './users.js';
 
 const ProjectParams = Type.Object({ projectId: Type.String() });
 const UserParams = Type.Object({ projectId: Type.String(), userId: Type.String() });
 const SessionParams = Type.Object({ projectId: Type.String(), userId: Type.String(), sessionId: Type.String() });
-const security = [{ operatorBearer: [] }];
-const tags = ['project users'];
+const Paging = Type.Object({
+  page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 }),
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+});
+
+type Ids = { projectId: string; userId?: string };
 
 export default async function authAdminRoutes(app: App, ctx: AppContext): Promise<void> {
   const preHandler = operatorAuth(ctx);
+  /** The options every route shares: operator auth, tag, security and the path params. */
+  const route = <P extends TSchema, E extends object = object>(summary: string, params: P, extra?: E) => ({
+    schema: { tags: ['project users'], summary, security: [{ operatorBearer: [] }], params, ...(extra as E) },
+    preHandler,
+  });
 
-  /** Runs `fn` in the owned project's tenant scope, after checking the user exists there. */
-  async function inProject<T>(req: FastifyRequest, ids: { projectId: string; userId?: string }, fn: (tx: Tx) => Promise<T>) {
+  /**
+   * Runs `fn` in the owned project's tenant scope, after checking the user exists there: in
+   * one transaction for writes, as autocommit statements (no BEGIN/COMMIT) for reads.
+   */
+  async function inProject<T>(req: FastifyRequest, ids: Ids, fn: (tx: Tx) => Promise<T>, readOnly = false) {
     const project = await loadOwnedProject(ctx, operatorOf(req), ids.projectId);
-    const userId = ids.userId;
+    const { userId } = ids;
     if (userId !== undefined && !isObjectId(userId)) throw Errors.invalid_id('Invalid user id.');
-    return ctx.db.tenant({ projectId: project.id, keyKind: 'operator' }, async (tx) => {
+    const scope = { projectId: project.id, keyKind: 'operator' as const };
+    const run = async (tx: Tx) => {
       if (userId !== undefined && !(await findUserById(tx, userId))) throw AuthErrors.app_user_not_found();
       return fn(tx);
-    });
+    };
+    return readOnly ? ctx.db.read(scope, run) : ctx.db.tenant(scope, run);
   }
 
   app.get('/api/projects/:projectId/users', {
-    schema: {
-      tags, summary: "List the project's end users (newest first, no passwords)", security,
-      params: ProjectParams,
-      querystring: Type.Object({
-        page: Type.Integer({ minimum: 1, default: 1 }),
-        limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
-      }),
-    },
-    preHandler,
+    ...route("List the project's end users (newest first, no passwords)", ProjectParams, { querystring: Paging }),
     handler: async (req) => {
       const { page, limit } = req.query;
-      const { rows, total } = await inProject(req, req.params, (tx) => listUsers(tx, limit, (page - 1) * limit));
+      const { rows, total } = await inProject(req, req.params, (tx) => listUsers(tx, limit, (page - 1) * limit), true);
       return ok({ items: rows.map((r) => toUser(r)), total, page, limit }, 'Users fetched successfully');
     },
   });
 
   app.delete('/api/projects/:projectId/users/:userId', {
-    schema: { tags, summary: 'Delete an end user (and their sessions and codes)', security, params: UserParams },
-    preHandler,
+    ...route('Delete an end user (and their sessions and codes)', UserParams),
     handler: async (req) => {
       await inProject(req, req.params, (tx) => deleteUser(tx, req.params.userId));
       return done('User deleted successfully');
@@ -64,10 +69,9 @@ export default async function authAdminRoutes(app: App, ctx: AppContext): Promis
   });
 
   app.get('/api/projects/:projectId/users/:userId/sessions', {
-    schema: { tags, summary: "A user's live refresh sessions, most recently used first", security, params: UserParams },
-    preHandler,
+    ...route("A user's live refresh sessions, most recently used first", UserParams),
     handler: async (req) => {
-      const rows = await inProject(req, req.params, (tx) => listLiveSessions(tx, req.params.userId, ctx.clock.now()));
+      const rows = await inProject(req, req.params, (tx) => listLiveSessions(tx, req.params.userId, ctx.clock.now()), true);
       const sessions = rows.map((s) => ({
         id: s.id, tokenId: s.id, familyId: s.family_id, ip: s.ip, userAgent: s.user_agent,
         createdAt: s.created_at.toISOString(), lastUsedAt: s.last_used_at.toISOString(), expiresAt: s.expires_at.toISOString(),
@@ -77,24 +81,22 @@ export default async function authAdminRoutes(app: App, ctx: AppContext): Promis
   });
 
   app.delete('/api/projects/:projectId/users/:userId/sessions', {
-    schema: { tags, summary: 'Revoke every session of a user', security, params: UserParams },
-    preHandler,
+    ...route('Revoke every session of a user', UserParams),
     handler: async (req) => {
       const revoked = await inProject(req, req.params, (tx) => revokeUserSessions(tx, req.params.userId, ctx.clock.now()));
       const message = 'Sessions revoked successfully';
-      return { success: true, data: { message, revoked }, message };
+      return ok({ message, revoked }, message);
     },
   });
 
   app.delete('/api/projects/:projectId/users/:userId/sessions/:sessionId', {
-    schema: { tags, summary: "Revoke one session (its whole rotation chain)", security, params: SessionParams },
-    preHandler,
+    ...route('Revoke one session (its whole rotation chain)', SessionParams),
     handler: async (req) => {
+      const { userId, sessionId } = req.params;
       await inProject(req, req.params, async (tx) => {
-        const s = await tx.selectFrom('app_user_sessions').select('family_id')
-          .where('id', '=', req.params.sessionId).where('user_id', '=', req.params.userId).executeTakeFirst();
-        if (!s) throw AuthErrors.session_not_found();
-        await revokeFamily(tx, s.family_id, ctx.clock.now());
+        const familyId = await findUserSessionFamily(tx, userId, sessionId);
+        if (!familyId) throw AuthErrors.session_not_found();
+        await revokeFamily(tx, familyId, ctx.clock.now());
       });
       return done('Session revoked successfully');
     },

@@ -33,7 +33,7 @@ export async function sendOtp(ctx: AppContext, project: ProjectRecord, user: Use
   const code = sixDigitCode();
   const now = ctx.clock.now();
   const expiresAt = new Date(now.getTime() + OTP_TTL_SECONDS * 1000);
-  await ctx.db.tenant(scope(project), (tx) =>
+  await ctx.db.read(scope(project), (tx) =>
     upsertOtp(tx, { userId: user.id, projectId: project.id, purpose, codeHash: codeHash(ctx, user.id, purpose, code), expiresAt, now }),
   );
   const m = MAIL[purpose];
@@ -52,7 +52,7 @@ export async function sendOtp(ctx: AppContext, project: ProjectRecord, user: Use
  * One code per email and purpose per minute, whether or not the email is registered (so the
  * 429 reveals nothing). A fixed rule, not scaled by RATE_LIMIT_SCALE (only 0 turns it off).
  */
-export async function otpCooldown(ctx: AppContext, project: ProjectRecord, purpose: UserOtpPurpose, email: string): Promise<void> {
+async function otpCooldown(ctx: AppContext, project: ProjectRecord, purpose: UserOtpPurpose, email: string): Promise<void> {
   if (ctx.config.rateLimitScale === 0) return;
   const r = await ctx.limiter.hit(`ua:otp:cooldown:${purpose}:${project.id}:${email}`, 1, OTP_COOLDOWN_SECONDS);
   if (!r.allowed) {
@@ -64,7 +64,7 @@ export async function otpCooldown(ctx: AppContext, project: ProjectRecord, purpo
 /** Sends a code when the email belongs to a user that needs one; silent otherwise. */
 export async function requestCode(ctx: AppContext, project: ProjectRecord, email: string, purpose: UserOtpPurpose): Promise<void> {
   await otpCooldown(ctx, project, purpose, email);
-  const user = await ctx.db.tenant(scope(project), (tx) => findUserByEmail(tx, email));
+  const user = await ctx.db.read(scope(project), (db) => findUserByEmail(db, email));
   if (!user || (purpose === 'verify_email' && user.email_verified)) return;
   await sendOtp(ctx, project, user, purpose);
 }

@@ -7,7 +7,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import type { FieldDef } from '../../db/types.js';
-import { projectOf } from '../../plugins/api-key.js';
+import { apiKeyAuth, projectOf } from '../../plugins/api-key.js';
 import type { ProjectRecord } from '../projects/cache.js';
 import { AuthErrors } from './errors.js';
 
@@ -44,8 +44,8 @@ async function loadFields(ctx: AppContext, projectId: string): Promise<FieldDef[
   const cache = cacheOf(ctx);
   const hit = cache.get(projectId);
   if (hit && hit.expiresAt > Date.now()) return hit.schema;
-  const row = await ctx.db.tenant({ projectId, keyKind: 'system' }, (tx) =>
-    tx.selectFrom('collections').select('fields').where('name', '=', 'users').executeTakeFirst(),
+  const row = await ctx.db.read({ projectId, keyKind: 'system' }, (db) =>
+    db.selectFrom('collections').select('fields').where('name', '=', 'users').executeTakeFirst(),
   );
   const schema = row ? row.fields : null;
   cache.set(projectId, { schema, expiresAt: Date.now() + TTL_MS });
@@ -54,7 +54,7 @@ async function loadFields(ctx: AppContext, projectId: string): Promise<FieldDef[
 
 const isRequiredString = (f: FieldDef | undefined) => !!f && f.type === 'String' && f.required === true;
 
-export function describeSchema(fields: FieldDef[]): UsersSchema {
+function describeSchema(fields: FieldDef[]): UsersSchema {
   const keys = new Set(fields.map((f) => f.key));
   const verifyKey = ['emailVerified', 'isVerified', 'isverified'].find((k) => keys.has(k)) ?? 'emailVerified';
   return { fields, verifyKey, hasUsername: keys.has('username') };
@@ -71,11 +71,16 @@ export async function usersSchemaOf(ctx: AppContext, project: ProjectRecord): Pr
   return describeSchema(fields);
 }
 
-/** preHandler (after requireApiKey): runs the preconditions and sets `req.usersSchema`. */
-export function authPreconditions(ctx: AppContext) {
+/** preHandler (after the API key): runs the preconditions and sets `req.usersSchema`. */
+function authPreconditions(ctx: AppContext) {
   return async function checkAuthPreconditions(req: FastifyRequest): Promise<void> {
     req.usersSchema = await usersSchemaOf(ctx, projectOf(req));
   };
+}
+
+/** The preHandlers of the public /api/userAuth routes: the API key, then the preconditions. */
+export function authPreHandlers(ctx: AppContext) {
+  return [apiKeyAuth(ctx), authPreconditions(ctx)];
 }
 
 export function schemaOf(req: FastifyRequest): UsersSchema {

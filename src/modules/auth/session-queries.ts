@@ -1,4 +1,4 @@
-/** SQL of refresh sessions (app_user_sessions). Every function runs inside a tenant transaction. */
+/** SQL of refresh sessions (app_user_sessions), run through `ctx.db.tenant` or `ctx.db.read`. */
 import { sql } from 'kysely';
 import type { Tx } from '../../db/pool.js';
 
@@ -64,6 +64,17 @@ export async function findSession(tx: Tx, id: string) {
     .select(['id', 'user_id', 'family_id', 'token_hash', 'used_at', 'revoked_at', 'expires_at'])
     .where('id', '=', id)
     .executeTakeFirst();
+}
+
+/** The family of one session of a user; undefined when the user has no such session. */
+export async function findUserSessionFamily(tx: Tx, userId: string, id: string): Promise<string | undefined> {
+  const row = await tx
+    .selectFrom('app_user_sessions')
+    .select('family_id')
+    .where('id', '=', id)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return row?.family_id;
 }
 
 export async function revokeFamily(tx: Tx, familyId: string, now: Date): Promise<void> {

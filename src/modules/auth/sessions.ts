@@ -25,7 +25,7 @@ export interface Tokens {
 
 const TOKEN_RE = /^([0-9a-f]{24})\.([A-Za-z0-9_-]{43})$/;
 
-export function parseRefreshToken(raw: string): { id: string; secret: string } | null {
+function parseRefreshToken(raw: string): { id: string; secret: string } | null {
   const m = TOKEN_RE.exec(raw);
   return m ? { id: m[1]!, secret: m[2]! } : null;
 }
@@ -38,7 +38,7 @@ function newSecret(ctx: AppContext) {
   return { id, secret, tokenHash: sha256Hex(secret), now, expiresAt, raw: `${id}.${secret}` };
 }
 
-export function accessTokenFor(ctx: AppContext, project: ProjectRecord, userId: string): Promise<string> {
+function accessTokenFor(ctx: AppContext, project: ProjectRecord, userId: string): Promise<string> {
   return signAccessToken(project, userId, ctx.config.userAccessTokenTtl.seconds, ctx.clock.now());
 }
 
@@ -71,7 +71,8 @@ export async function rotate(ctx: AppContext, project: ProjectRecord, raw: strin
   const parsed = parseRefreshToken(raw);
   if (!parsed) throw AuthErrors.refresh_format();
   const next = newSecret(ctx);
-  const outcome = await ctx.db.tenant({ projectId: project.id, keyKind: 'publishable' }, async (tx): Promise<Outcome> => {
+  // The rotation is one atomic statement: autocommit, no transaction round trips (hot path).
+  const outcome = await ctx.db.read({ projectId: project.id, keyKind: 'publishable' }, async (tx): Promise<Outcome> => {
     const rotated = await rotateSession(tx, {
       id: parsed.id,
       tokenHash: sha256Hex(parsed.secret),

@@ -22,7 +22,7 @@ export function normalizeEmail(email: string): string {
 }
 
 /** The body's custom fields: protected keys and `$`-keys dropped. */
-export function customFields(body: Record<string, unknown>): Record<string, unknown> {
+function customFields(body: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(body)) {
     if (PROTECTED.has(k) || k.startsWith('$') || k.includes('.')) continue;

@@ -2,7 +2,7 @@
  * POST /api/mail/send-batch, without HTTP: 1–100 independent items sent straight to the
  * provider (not queued). All slots are reserved before the call; the slots of items the
  * provider refused (or all of them, when the call fails) are refunded. Accepted items get
- * MailLogs (`sent`, with their provider id).
+ * MailLogs (`sent`, with their provider id), written with one statement.
  */
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../lib/errors.js';
@@ -11,7 +11,7 @@ import { refund, reserve } from '../../lib/quota.js';
 import type { ProjectRecord } from '../projects/cache.js';
 import { checkContent, recipients } from './content.js';
 import { MailErrors, mailQuotaExceeded, providerError } from './errors.js';
-import { insertLog } from './queries.js';
+import { insertLogs } from './queries.js';
 import { senderFor } from './providers/select.js';
 import type { BatchItemResult, OutgoingMail } from './providers/types.js';
 import { currentPeriod, mailCounter, monthlyLimit } from './quota.js';
@@ -43,29 +43,29 @@ export async function sendBatch(ctx: AppContext, project: ProjectRecord, items: 
   const sender = senderFor(ctx, project);
   const mails = toMails(items, sender.from);
   const limit = monthlyLimit(ctx, project.plan, sender.kind === 'byok');
-  const period = currentPeriod(ctx);
-  const counter = mailCounter(project.id, period);
+  const counter = mailCounter(project.id, currentPeriod(ctx));
   const scope = { projectId: project.id, keyKind: 'secret' as const };
-  const used = await ctx.db.tenant(scope, (tx) => reserve(tx, counter, mails.length, limit));
+  const used = await ctx.db.read(scope, (db) => reserve(db, counter, mails.length, limit));
   if (used === null) throw mailQuotaExceeded(limit, ctx.clock.now());
 
   const res = await sender.provider.sendBatch(mails, objectId()).catch((err: Error) => ({ ok: false as const, status: null, message: err.message }));
   if (!res.ok) {
-    await ctx.db.tenant(scope, (tx) => refund(tx, counter, mails.length));
+    await ctx.db.read(scope, (db) => refund(db, counter, mails.length));
     throw providerError(res.status, res.message);
   }
   const now = ctx.clock.now();
+  const logs = res.data.flatMap((r, i) => {
+    if (!('id' in r)) return [];
+    const m = mails[i]!;
+    return [{
+      id: objectId(now.getTime()), projectId: project.id, jobId: null, to: m.to.join(', '), subject: m.subject,
+      provider: sender.kind, charged: true, sentAt: now, providerEmailId: r.id, status: 'sent' as const,
+    }];
+  });
+  const refused = res.data.length - logs.length;
   await ctx.db.tenant(scope, async (tx) => {
-    const refused = res.data.filter((r) => 'error' in r).length;
     if (refused > 0) await refund(tx, counter, refused);
-    for (const [i, r] of res.data.entries()) {
-      if (!('id' in r)) continue;
-      const m = mails[i]!;
-      await insertLog(tx, {
-        id: objectId(now.getTime()), projectId: project.id, jobId: null, to: m.to.join(', '), subject: m.subject,
-        provider: sender.kind, charged: true, sentAt: now, providerEmailId: r.id, status: 'sent',
-      });
-    }
+    if (logs.length > 0) await insertLogs(tx, logs);
   });
   for (const r of res.data) if ('id' in r) await sender.provider.afterAccepted?.(r.id);
   return res.data;

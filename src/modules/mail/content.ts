@@ -57,8 +57,8 @@ export function checkContent(subject: string | undefined, html: string | undefin
 
 async function findTemplate(ctx: AppContext, projectId: string, input: SendInput): Promise<TemplateRow> {
   if (input.templateId !== undefined && !isObjectId(input.templateId)) throw MailErrors.mail_template_invalid_id();
-  const tpl = await ctx.db.tenant({ projectId, keyKind: 'secret' }, (tx) =>
-    input.templateId ? templateById(tx, projectId, input.templateId) : templateByName(tx, projectId, input.templateName!),
+  const tpl = await ctx.db.read({ projectId, keyKind: 'secret' }, (db) =>
+    input.templateId ? templateById(db, projectId, input.templateId) : templateByName(db, projectId, input.templateName!),
   );
   if (!tpl) throw MailErrors.mail_template_not_found();
   return tpl;

@@ -11,8 +11,6 @@ import { objectId } from '../../lib/ids.js';
 import { addMailJobs, insertLogs } from './queries.js';
 import type { MailProviderKind } from './tables.js';
 
-/** The task name (also fixed in plinth_add_mail_jobs, sql/60_mail_policies.sql). */
-export const MAIL_SEND_TASK = 'mail.send';
 /** graphile-worker retries a thrown job with exponential backoff (e^n s): ~30 min over 8 tries. */
 export const MAIL_MAX_ATTEMPTS = 8;
 

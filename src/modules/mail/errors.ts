@@ -28,7 +28,6 @@ export const MailErrors = defineErrors({
   mail_template_empty_patch: { status: 400, message: 'At least one field must be provided.' },
   mail_webhook_secret_invalid: { status: 400, message: 'The webhook secret must look like whsec_<base64>.' },
   mail_provider_error: { status: 502, message: 'The mail provider failed.' },
-  mail_not_configured: { status: 503, message: 'No mail provider is configured for this call.' },
 });
 
 /** 429 when the month's slots are gone; Retry-After points at the next UTC month. */

@@ -38,14 +38,14 @@ export function logDto(row: MailLogRow) {
 export type MailLogDto = ReturnType<typeof logDto>;
 
 export async function listLogs(ctx: AppContext, projectId: string, keyKind: KeyKind): Promise<MailLogDto[]> {
-  const rows = await ctx.db.tenant({ projectId, keyKind }, (tx) => latestLogs(tx, projectId, 50));
+  const rows = await ctx.db.read({ projectId, keyKind }, (db) => latestLogs(db, projectId, 50));
   return rows.map(logDto);
 }
 
 /** 400 for a malformed id, 404 when the log is not this project's; then the provider's view. */
 export async function liveStatus(ctx: AppContext, project: MailProject, providerId: string, keyKind: KeyKind) {
   if (!isUuid(providerId)) throw MailErrors.mail_invalid_provider_id();
-  const row = await ctx.db.tenant({ projectId: project.id, keyKind }, (tx) => logByProviderId(tx, project.id, providerId));
+  const row = await ctx.db.read({ projectId: project.id, keyKind }, (db) => logByProviderId(db, project.id, providerId));
   if (!row) throw MailErrors.mail_log_not_found();
   const provider = providerOfLog(ctx, project, row.provider);
   if (!provider) return { dbLog: logDto(row), providerStatus: null };

@@ -15,6 +15,12 @@ export function scoped<T>(ctx: AppContext, projectId: string | null, fn: (db: Db
   return ctx.db.admin.transaction().execute(fn);
 }
 
+/** The same scope without a transaction, for a single statement (one round trip, autocommit). */
+export function scopedRead<T>(ctx: AppContext, projectId: string | null, fn: (db: Db) => Promise<T>): Promise<T> {
+  if (projectId) return ctx.db.read({ projectId, keyKind: 'system' }, fn);
+  return fn(ctx.db.admin);
+}
+
 export interface NewLog {
   id: string;
   projectId: string | null;
@@ -35,10 +41,6 @@ export async function addMailJobs(db: Db, payloads: Array<{ logId: string }>, ma
   const { rows } = await sql<{ id: string; log_id: string }>`
     SELECT log_id, id FROM plinth_add_mail_jobs(${JSON.stringify(payloads)}::json, ${maxAttempts})`.execute(db);
   return new Map(rows.map((r) => [r.log_id, r.id]));
-}
-
-export async function insertLog(db: Db, l: NewLog): Promise<void> {
-  await insertLogs(db, [l]);
 }
 
 export async function insertLogs(db: Db, logs: NewLog[]): Promise<void> {

@@ -32,7 +32,7 @@ export async function setWebhookSecret(ctx: AppContext, projectId: string, secre
 }
 
 export async function outboxMessages(ctx: AppContext, projectId: string) {
-  const rows = await ctx.db.tenant({ projectId, keyKind: 'operator' }, (tx) => listOutbox(tx, projectId, 50));
+  const rows = await ctx.db.read({ projectId, keyKind: 'operator' }, (db) => listOutbox(db, projectId, 50));
   return rows.map((r) => ({
     id: r.id,
     from: r.from,

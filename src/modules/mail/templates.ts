@@ -36,21 +36,31 @@ function isUniqueViolation(err: unknown): boolean {
   return (err as { code?: string })?.code === '23505';
 }
 
+/** The operator's tenant scope: one-statement calls autocommit through `read`. */
+const operatorScope = (projectId: string) => ({ projectId, keyKind: 'operator' as const });
+
 export async function listProjectTemplates(ctx: AppContext, projectId: string) {
-  const rows = await ctx.db.tenant({ projectId, keyKind: 'operator' }, (tx) => listTemplates(tx, projectId));
+  const rows = await ctx.db.read(operatorScope(projectId), (db) => listTemplates(db, projectId));
   return rows.map(summaryDto);
 }
 
 export async function listGlobalTemplates(ctx: AppContext, projectId: string) {
-  const rows = await ctx.db.tenant({ projectId, keyKind: 'operator' }, (tx) => listTemplates(tx, null));
-  return rows.map((t) => ({ ...templateDto(t) }));
+  const rows = await ctx.db.read(operatorScope(projectId), (db) => listTemplates(db, null));
+  return rows.map(templateDto);
 }
 
 export async function getTemplate(ctx: AppContext, projectId: string, id: string) {
   if (!isObjectId(id)) throw MailErrors.mail_template_invalid_id();
-  const row = await ctx.db.tenant({ projectId, keyKind: 'operator' }, (tx) => templateById(tx, projectId, id));
+  const row = await ctx.db.read(operatorScope(projectId), (db) => templateById(db, projectId, id));
   if (!row) throw MailErrors.mail_template_missing();
   return templateDto(row);
+}
+
+/** A key is slugged; one with no letters or digits left is refused (the column needs 1+). */
+function templateKey(raw: string): string {
+  const key = slug(raw);
+  if (!key) throw MailErrors.mail_invalid_payload('The template key must contain letters or digits.');
+  return key;
 }
 
 function requireCustomTemplates(plan: Plan): void {
@@ -62,11 +72,10 @@ function requireCustomTemplates(plan: Plan): void {
 export async function createTemplate(ctx: AppContext, projectId: string, plan: Plan, input: TemplateInput) {
   requireCustomTemplates(plan);
   if (!input.html?.trim() && !input.text?.trim()) throw MailErrors.mail_template_content();
-  const key = slug(input.key?.trim() || input.name!);
-  if (!key) throw MailErrors.mail_invalid_payload('The template key must contain letters or digits.');
+  const key = templateKey(input.key?.trim() || input.name!);
   try {
-    const row = await ctx.db.tenant({ projectId, keyKind: 'operator' }, (tx) =>
-      tx.insertInto('mail_templates')
+    const row = await ctx.db.read(operatorScope(projectId), (db) =>
+      db.insertInto('mail_templates')
         .values({ project_id: projectId, key, name: input.name!.trim(), subject: input.subject!, html: input.html ?? '', text: input.text ?? '' })
         .returningAll()
         .executeTakeFirstOrThrow(),
@@ -83,11 +92,12 @@ export async function updateTemplate(ctx: AppContext, projectId: string, plan: P
   if (!isObjectId(id)) throw MailErrors.mail_template_invalid_id();
   const fields = Object.entries(input).filter(([, v]) => v !== undefined);
   if (fields.length === 0) throw MailErrors.mail_template_empty_patch();
+  const key = input.key !== undefined ? templateKey(input.key) : undefined;
   try {
-    return await ctx.db.tenant({ projectId, keyKind: 'operator' }, async (tx) => {
+    return await ctx.db.tenant(operatorScope(projectId), async (tx) => {
       const cur = await tx.selectFrom('mail_templates').selectAll().where('id', '=', id).where('project_id', '=', projectId).executeTakeFirst();
       if (!cur) throw MailErrors.mail_template_missing();
-      const next = { ...cur, ...Object.fromEntries(fields), key: input.key !== undefined ? slug(input.key) : cur.key };
+      const next = { ...cur, ...Object.fromEntries(fields), key: key ?? cur.key };
       if (!next.html.trim() && !next.text.trim()) throw MailErrors.mail_template_content('Template must contain at least one of html or text.');
       const row = await tx.updateTable('mail_templates')
         .set({ key: next.key, name: next.name, subject: next.subject, html: next.html, text: next.text, updated_at: ctx.clock.now() })
@@ -104,8 +114,8 @@ export async function updateTemplate(ctx: AppContext, projectId: string, plan: P
 
 export async function deleteTemplate(ctx: AppContext, projectId: string, id: string): Promise<void> {
   if (!isObjectId(id)) throw MailErrors.mail_template_invalid_id();
-  const res = await ctx.db.tenant({ projectId, keyKind: 'operator' }, (tx) =>
-    tx.deleteFrom('mail_templates').where('id', '=', id).where('project_id', '=', projectId).executeTakeFirst(),
+  const res = await ctx.db.read(operatorScope(projectId), (db) =>
+    db.deleteFrom('mail_templates').where('id', '=', id).where('project_id', '=', projectId).executeTakeFirst(),
   );
   if (Number(res.numDeletedRows) === 0) throw MailErrors.mail_template_missing();
 }

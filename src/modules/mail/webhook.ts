@@ -60,19 +60,19 @@ export async function handleWebhook(
   const wh = secret ? verifier(secret) : null;
   if (!wh) return IGNORED;
   const svix = { 'svix-id': header(headers, 'svix-id'), 'svix-timestamp': header(headers, 'svix-timestamp'), 'svix-signature': header(headers, 'svix-signature') };
-  let payload: Payload;
+  let payload: Payload | null;
   try {
-    payload = wh.verify(raw, svix) as Payload;
+    payload = wh.verify(raw, svix) as Payload | null; // any signed JSON: null, a number …
   } catch {
     return BAD_SIGNATURE;
   }
   const sentAt = Number(svix['svix-timestamp']) * 1000;
   if (Math.abs(ctx.clock.now().getTime() - sentAt) > TOLERANCE_SECONDS * 1000) return BAD_SIGNATURE;
 
-  const type = typeof payload.type === 'string' ? payload.type : '';
-  const emailId = typeof payload.data?.email_id === 'string' ? payload.data.email_id : '';
+  const type = typeof payload?.type === 'string' ? payload.type : '';
+  const emailId = typeof payload?.data?.email_id === 'string' ? payload.data.email_id : '';
   if (!EVENT_EFFECTS[type] || !emailId) return { status: 200, body: { success: true, message: 'Event ignored.' } };
-  const created = typeof payload.created_at === 'string' ? new Date(payload.created_at) : new Date(NaN);
+  const created = typeof payload?.created_at === 'string' ? new Date(payload.created_at) : new Date(NaN);
   const at = Number.isNaN(created.getTime()) ? new Date(sentAt) : created;
   const r = await ingestEvent(ctx.db.admin, { scope: projectId ?? '', eventId: svix['svix-id'], emailId, type, at });
   return { status: 200, body: { success: true, message: r.duplicate ? 'Event already processed.' : 'Event processed.' } };

@@ -9,15 +9,15 @@ import type { Task } from 'graphile-worker';
 import type { AppContext } from '../../context.js';
 import { refund } from '../../lib/quota.js';
 import type { MailJob } from './enqueue.js';
-import { jobState, markAccepted, markFailed, scoped } from './queries.js';
+import { jobState, markAccepted, markFailed, scoped, scopedRead } from './queries.js';
 import { senderFor, type Sender } from './providers/select.js';
 import { mailCounter } from './quota.js';
 import { applyStoredEvents } from './status.js';
 
-export class TransientMailError extends Error {}
+class TransientMailError extends Error {}
 
 async function accepted(ctx: AppContext, job: MailJob, sender: Sender, providerEmailId: string): Promise<void> {
-  await scoped(ctx, job.projectId, (db) => markAccepted(db, job.logId, providerEmailId, sender.kind));
+  await scopedRead(ctx, job.projectId, (db) => markAccepted(db, job.logId, providerEmailId, sender.kind));
   // Webhook events that arrived before we knew the id were stored; apply them now.
   const scope = sender.kind === 'byok' ? job.projectId! : '';
   await applyStoredEvents(ctx.db.admin, providerEmailId, scope);
@@ -32,7 +32,7 @@ async function failed(ctx: AppContext, job: MailJob, reason: string): Promise<vo
 }
 
 export async function runMailJob(ctx: AppContext, job: MailJob, attempt: { attempts: number; max_attempts: number }): Promise<void> {
-  const state = await scoped(ctx, job.projectId, (db) => jobState(db, job.logId));
+  const state = await scopedRead(ctx, job.projectId, (db) => jobState(db, job.logId));
   if (!state || state.status !== 'queued' || state.provider_email_id) return; // done, or project deleted
   const project = job.projectId ? { id: job.projectId, settings: state.settings ?? {}, secrets: state.secrets ?? {} } : null;
   const sender = senderFor(ctx, project);

@@ -10,15 +10,13 @@ import { randomPasswordHash } from '../../lib/passwords.js';
 import type { UsersSchema } from '../auth/schema.js';
 import type { ProjectRecord } from '../projects/cache.js';
 import { SocialErrors } from './errors.js';
-import type { ProviderName, SocialProfile } from './providers.js';
+import { providerLabel as label, type ProviderName, type SocialProfile } from './providers.js';
 
 export interface SignedIn {
   user: UserRow;
   isNewUser: boolean;
   linkedByEmail: boolean;
 }
-
-const label = (p: ProviderName) => (p === 'github' ? 'GitHub' : 'Google');
 
 function profileData(profile: SocialProfile, schema: UsersSchema): Record<string, unknown> {
   const data: Record<string, unknown> = {};

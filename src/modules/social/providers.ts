@@ -12,6 +12,9 @@ import type { ProjectRecord } from '../projects/cache.js';
 export const PROVIDERS = ['github', 'google'] as const;
 export type ProviderName = (typeof PROVIDERS)[number];
 
+/** The provider's name as shown to people. */
+export const providerLabel = (p: ProviderName) => (p === 'github' ? 'GitHub' : 'Google');
+
 export const isProvider = (p: string): p is ProviderName => (PROVIDERS as readonly string[]).includes(p);
 
 export interface ProviderSetting {

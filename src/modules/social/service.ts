@@ -29,7 +29,7 @@ export async function begin(ctx: AppContext, project: ProjectRecord, p: Provider
   const verifier = oauth.generateRandomCodeVerifier();
   const nonce = p === 'google' ? oauth.generateRandomNonce() : null;
   const now = ctx.clock.now();
-  await ctx.db.tenant({ projectId: project.id, keyKind: 'publishable' }, (tx) =>
+  await ctx.db.read({ projectId: project.id, keyKind: 'publishable' }, (tx) =>
     insertState(tx, {
       stateHash: sha256Hex(state),
       projectId: project.id,
@@ -100,7 +100,8 @@ export async function finish(ctx: AppContext, flow: PendingFlow, params: URLSear
 
 /** rtCode → refresh token, once, within 60 s, for the project that issued it, with its access token. */
 export async function exchange(ctx: AppContext, project: ProjectRecord, token: string, rtCode: string): Promise<string> {
-  const outcome = await ctx.db.tenant({ projectId: project.id, keyKind: 'publishable' }, async (tx) => {
+  // One DELETE … RETURNING: autocommit, no transaction needed.
+  const outcome = await ctx.db.read({ projectId: project.id, keyKind: 'publishable' }, async (tx) => {
     const row = await takeExchangeCode(tx, sha256Hex(rtCode));
     if (!row || row.expires_at <= ctx.clock.now()) return { error: 'invalid' as const };
     if (!safeEqual(row.access_token_hash, sha256Hex(token))) return { error: 'mismatch' as const };

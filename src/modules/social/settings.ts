@@ -13,7 +13,7 @@ import { ok } from '../../lib/envelope.js';
 import { operatorAuth, operatorOf } from '../../plugins/operator-auth.js';
 import { loadOwnedProject } from '../projects/access.js';
 import { SocialErrors } from './errors.js';
-import { PROVIDERS, providerSettings, secretName, type ProviderName, type ProviderSetting } from './providers.js';
+import { PROVIDERS, providerLabel, providerSettings, secretName, type ProviderName, type ProviderSetting } from './providers.js';
 
 const ProviderPatch = Type.Object(
   {
@@ -29,8 +29,6 @@ const Body = Type.Object(
 );
 type Patch = Static<typeof ProviderPatch>;
 
-const label = (p: ProviderName) => (p === 'github' ? 'GitHub' : 'Google');
-
 function merge(current: ProviderSetting, patch: Patch): ProviderSetting {
   return { enabled: patch.enabled ?? current.enabled, clientId: (patch.clientId ?? current.clientId).trim() };
 }
@@ -42,7 +40,7 @@ function checkEnable(p: ProviderName, next: ProviderSetting, hasSecret: boolean,
   }
   if (!siteUrl) {
     throw SocialErrors.provider_site_url(
-      `You must configure a Site URL in Project Settings before enabling ${label(p)} OAuth.`,
+      `You must configure a Site URL in Project Settings before enabling ${providerLabel(p)} OAuth.`,
       { error: 'siteUrl required' },
     );
   }
@@ -60,10 +58,10 @@ export default async function socialSettingsRoutes(app: App, ctx: AppContext): P
     preHandler: operatorAuth(ctx),
     handler: async (req) => {
       const row = await loadOwnedProject(ctx, operatorOf(req), req.params.projectId);
-      const given = PROVIDERS.filter((p) => req.body[p] !== undefined);
-      if (given.length === 0) throw SocialErrors.providers_empty();
+      if (!PROVIDERS.some((p) => req.body[p] !== undefined)) throw SocialErrors.providers_empty();
       const all: Record<string, ProviderSetting> = {};
       const secrets: Record<string, Encrypted> = {};
+      const hasSecret = (p: ProviderName) => !!(secrets[secretName(p)] ?? row.secrets[secretName(p)]);
       for (const p of PROVIDERS) {
         const patch = req.body[p];
         all[p] = patch ? merge(providerSettings(row.settings, p), patch) : providerSettings(row.settings, p);
@@ -71,7 +69,7 @@ export default async function socialSettingsRoutes(app: App, ctx: AppContext): P
           if (!patch.clientSecret.trim()) throw SocialErrors.client_secret_empty();
           secrets[secretName(p)] = encrypt(ctx.config.encryptionKey, patch.clientSecret.trim());
         }
-        if (patch) checkEnable(p, all[p]!, !!(secrets[secretName(p)] ?? row.secrets[secretName(p)]), row.site_url);
+        if (patch) checkEnable(p, all[p]!, hasSecret(p), row.site_url);
       }
       await ctx.db.admin
         .updateTable('projects')
@@ -83,9 +81,7 @@ export default async function socialSettingsRoutes(app: App, ctx: AppContext): P
         .where('id', '=', row.id)
         .execute();
       await ctx.bus.publish({ type: 'project_changed', id: row.id });
-      const view = Object.fromEntries(
-        PROVIDERS.map((p) => [p, { ...all[p], hasClientSecret: !!(secrets[secretName(p)] ?? row.secrets[secretName(p)]) }]),
-      );
+      const view = Object.fromEntries(PROVIDERS.map((p) => [p, { ...all[p], hasClientSecret: hasSecret(p) }]));
       return ok({ authProviders: view }, 'Auth providers updated');
     },
   });

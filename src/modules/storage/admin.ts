@@ -10,20 +10,27 @@ import { usage } from '../../lib/quota.js';
 import type { OperatorIdentity } from '../../plugins/operator-auth.js';
 import { planOf } from '../plans/plans.js';
 import { loadOwnedProject } from '../projects/access.js';
+import { ProjectErrors } from '../projects/service.js';
 import { BUCKET_SECRET, backendOfFile, bucketSettingsOf, type BucketSettings } from './backends.js';
+import type { StorageDriver } from './drivers/types.js';
 import { StorageErrors } from './errors.js';
 import { countConfirmed, listConfirmed } from './queries.js';
 import { storageCounter } from './service.js';
+import type { FileProvider } from './tables.js';
+
+type ProjectRow = Awaited<ReturnType<typeof loadOwnedProject>>;
 
 export async function listFiles(ctx: AppContext, operator: OperatorIdentity, projectId: string, page: number, limit: number) {
   const project = await loadOwnedProject(ctx, operator, projectId);
-  const [rows, totals] = await Promise.all([
+  const [rows, total] = await Promise.all([
     listConfirmed(ctx.db.admin, projectId, limit, (page - 1) * limit),
     countConfirmed(ctx.db.admin, projectId),
   ]);
+  // One driver per provider (the external one decrypts the bucket secret), not one per row.
+  const drivers = { internal: driverOrNull(ctx, project, 'internal'), external: driverOrNull(ctx, project, 'external') };
   const items = rows.map((r) => ({
     path: r.path,
-    url: safeUrl(ctx, project, r.provider, r.path),
+    url: drivers[r.provider]?.publicUrl(r.path) ?? null,
     size: Number(r.size),
     contentType: r.content_type,
     provider: r.provider,
@@ -31,27 +38,31 @@ export async function listFiles(ctx: AppContext, operator: OperatorIdentity, pro
     createdAt: new Date(r.created_at).toISOString(),
     confirmedAt: r.confirmed_at ? new Date(r.confirmed_at).toISOString() : null,
   }));
-  return { items, total: totals.count, page, limit };
+  return { items, total, page, limit };
 }
 
-function safeUrl(ctx: AppContext, project: Parameters<typeof backendOfFile>[1], provider: 'internal' | 'external', path: string) {
+/** The file backend, or null when it is not configured or its credentials cannot be read. */
+function driverOrNull(ctx: AppContext, project: ProjectRow, provider: FileProvider): StorageDriver | null {
   try {
-    return backendOfFile(ctx, project, provider)?.publicUrl(path) ?? null;
+    return backendOfFile(ctx, project, provider);
   } catch {
     return null;
   }
 }
 
 export async function storageOverview(ctx: AppContext, operator: OperatorIdentity, projectId: string) {
-  const project = await loadOwnedProject(ctx, operator, projectId);
-  const used = await usage(ctx.db.admin, storageCounter(projectId));
-  const { count } = await countConfirmed(ctx.db.admin, projectId);
+  return overviewOf(ctx, operator, await loadOwnedProject(ctx, operator, projectId));
+}
+
+async function overviewOf(ctx: AppContext, operator: OperatorIdentity, project: Pick<ProjectRow, 'id' | 'settings' | 'secrets'>) {
+  const [used, fileCount] = await Promise.all([usage(ctx.db.admin, storageCounter(project.id)), countConfirmed(ctx.db.admin, project.id)]);
+  const plan = planOf(operator.plan);
   const bucket = bucketSettingsOf(project);
   return {
     used,
-    limit: planOf(operator.plan).storageBytes,
-    maxFileBytes: planOf(operator.plan).maxFileBytes,
-    fileCount: count,
+    limit: plan.storageBytes,
+    maxFileBytes: plan.maxFileBytes,
+    fileCount,
     driver: ctx.config.storage.driver,
     bucket: bucket ? { ...bucket, hasSecretAccessKey: !!project.secrets[BUCKET_SECRET] } : null,
   };
@@ -86,20 +97,24 @@ function checkBucket(ctx: AppContext, b: BucketInput): BucketSettings {
 export async function setBucket(ctx: AppContext, operator: OperatorIdentity, projectId: string, input: BucketInput | null) {
   await loadOwnedProject(ctx, operator, projectId);
   const now = ctx.clock.now();
+  let update;
   if (input) {
     const settings = checkBucket(ctx, input);
     const secret = encrypt(ctx.config.encryptionKey, input.secretAccessKey);
-    await sql`
+    update = sql<Pick<ProjectRow, 'id' | 'settings' | 'secrets'>>`
       UPDATE projects SET
         settings = settings || jsonb_build_object('storage', ${JSON.stringify(settings)}::jsonb),
         secrets = secrets || jsonb_build_object(${BUCKET_SECRET}::text, ${JSON.stringify(secret)}::jsonb),
         updated_at = ${now}
-      WHERE id = ${projectId}`.execute(ctx.db.admin);
+      WHERE id = ${projectId} RETURNING id, settings, secrets`;
   } else {
-    await sql`
+    update = sql<Pick<ProjectRow, 'id' | 'settings' | 'secrets'>>`
       UPDATE projects SET settings = settings - 'storage', secrets = secrets - ${BUCKET_SECRET}::text, updated_at = ${now}
-      WHERE id = ${projectId}`.execute(ctx.db.admin);
+      WHERE id = ${projectId} RETURNING id, settings, secrets`;
   }
+  const { rows } = await update.execute(ctx.db.admin);
   await ctx.bus.publish({ type: 'project_changed', id: projectId });
-  return storageOverview(ctx, operator, projectId);
+  const project = rows[0];
+  if (!project) throw ProjectErrors.project_not_found();
+  return overviewOf(ctx, operator, project);
 }

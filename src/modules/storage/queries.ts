@@ -92,9 +92,8 @@ export async function listConfirmed(db: Db, projectId: string, limit: number, of
     .execute();
 }
 
-export async function countConfirmed(db: Db, projectId: string): Promise<{ count: number; bytes: number }> {
-  const { rows } = await sql<{ count: number; bytes: number }>`
-    SELECT count(*)::int AS count, coalesce(sum(size), 0)::bigint AS bytes
-    FROM files WHERE project_id = ${projectId} AND status = 'confirmed'`.execute(db);
-  return rows[0] ?? { count: 0, bytes: 0 };
+export async function countConfirmed(db: Db, projectId: string): Promise<number> {
+  const { rows } = await sql<{ count: number }>`
+    SELECT count(*)::int AS count FROM files WHERE project_id = ${projectId} AND status = 'confirmed'`.execute(db);
+  return rows[0]?.count ?? 0;
 }

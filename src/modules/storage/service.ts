@@ -9,6 +9,7 @@ import { objectId } from '../../lib/ids.js';
 import { refund, refundAhead, reserveAhead } from '../../lib/quota.js';
 import type { ProjectRecord } from '../projects/cache.js';
 import { backendFor, backendOfFile } from './backends.js';
+import { GENERIC_NO_URL_WARNING } from './drivers/types.js';
 import { StorageErrors } from './errors.js';
 import { buildPath, checkPath, hasControlChars } from './paths.js';
 import { deleteByPath, deletePending, findByPath, insertPendingWithin, markConfirmed, type FileRow } from './queries.js';
@@ -30,7 +31,7 @@ const isSize = (v: unknown): v is number => typeof v === 'number' && Number.isSa
 const isText = (v: unknown, max: number): v is string =>
   typeof v === 'string' && v.trim() !== '' && v.length <= max && !hasControlChars(v);
 
-export interface UploadRequestInput {
+interface UploadRequestInput {
   filename?: unknown;
   contentType?: unknown;
   size?: unknown;
@@ -65,14 +66,14 @@ function confirmedView(ctx: AppContext, caller: Caller, row: FileRow) {
   const driver = backendOfFile(ctx, caller.project, row.provider);
   const url = driver?.publicUrl(row.path) ?? null;
   const base = { path: row.path, url, provider: row.provider };
-  return url ? base : { ...base, warning: driver?.noPublicUrlWarning ?? 'Upload confirmed, but a public URL is unavailable.' };
+  return url ? base : { ...base, warning: driver?.noPublicUrlWarning ?? GENERIC_NO_URL_WARNING };
 }
 
 /** Best-effort removal of a rejected upload (object and pending row); failures only logged. */
 async function discard(ctx: AppContext, caller: Caller, row: FileRow): Promise<void> {
   try {
     await backendOfFile(ctx, caller.project, row.provider)?.remove([row.path]);
-    await ctx.db.tenant(scopeOf(caller), (tx) => deletePending(tx, row.project_id, row.id));
+    await ctx.db.read(scopeOf(caller), (db) => deletePending(db, row.project_id, row.id));
   } catch (err) {
     ctx.log.warn({ err, path: row.path }, 'storage: could not discard a rejected upload');
   }

@@ -13,7 +13,7 @@ import type { AppContext } from '../../context.js';
 import { backendOfFile } from './backends.js';
 import { deletePending, stalePending, type FileRow } from './queries.js';
 
-export const SWEEP_TASK = 'storage.sweep';
+const SWEEP_TASK = 'storage.sweep';
 const STALE_MS = 24 * 60 * 60 * 1000;
 const HOUR_MS = 60 * 60 * 1000;
 
@@ -43,7 +43,7 @@ async function sweepOne(ctx: AppContext, row: FileRow): Promise<boolean> {
 }
 
 /** Removes every pending upload older than 24 h (by ctx.clock); returns how many. */
-export async function sweepStale(ctx: AppContext, batch = 200): Promise<number> {
+async function sweepStale(ctx: AppContext, batch = 200): Promise<number> {
   const before = new Date(ctx.clock.now().getTime() - STALE_MS);
   let removed = 0;
   for (;;) {

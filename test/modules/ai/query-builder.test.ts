@@ -114,6 +114,21 @@ describe('query builder', () => {
     expect(t.groq.requests).toHaveLength(0);
   });
 
+  it('a name no collection can have (NUL, spaces) is 404, not a database error', async () => {
+    for (const name of ['a\u0000b', 'my products']) {
+      const res = await ask('x', name);
+      expect(res.statusCode, JSON.stringify(name)).toBe(404);
+    }
+    expect(t.groq.requests).toHaveLength(0);
+  });
+
+  it('finds the collection case-insensitively, like the data API', async () => {
+    t.groq.enqueue(queryAnswer({ filters: [], sort: [], limit: 5 }));
+    const res = await ask('five products', 'Products');
+    expect(res.statusCode).toBe(200);
+    expect(res.json().data.queryString).toBe('limit=5');
+  });
+
   it('400 for a prompt over 2000 characters, an empty prompt, or a missing collection', async () => {
     expect((await ask('x'.repeat(2001))).statusCode).toBe(400);
     expect((await ask('')).statusCode).toBe(400);

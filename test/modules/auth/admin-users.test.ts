@@ -66,4 +66,11 @@ describe('dashboard: project users', () => {
     expect((await call('DELETE', `/api/projects/${p.id}/users/${userId}`)).statusCode).toBe(404);
     expect((await call('GET', `/api/projects/${p.id}/users/not-an-id/sessions`)).statusCode).toBe(400);
   });
+
+  it('malformed session ids are 404 and out-of-range pages 400, not 500', async () => {
+    const { body } = await signup(env, p);
+    const userId = body.data.user._id;
+    expect((await call('DELETE', `/api/projects/${p.id}/users/${userId}/sessions/not-an-id`)).statusCode).toBe(404);
+    expect((await call('GET', `/api/projects/${p.id}/users?page=1e300`)).statusCode).toBe(400);
+  });
 });

@@ -2,8 +2,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { TestEnv } from '../../helpers/context.js';
 import { makeProject, type TestProject } from '../../helpers/fixtures.js';
-import { startFakeResend, type FakeResend } from '../../fakes/resend.js';
-import { logsOf, mailEnv, mailUsage } from './helpers.js';
+import type { FakeResend } from '../../fakes/resend.js';
+import { logsOf, mailUsage, startMailTest, stopMailTest } from './helpers.js';
 
 let fake: FakeResend;
 let env: TestEnv;
@@ -14,13 +14,9 @@ const batch = (items: unknown, headers = p.sk) =>
 const item = (i: number, to = `u${i}@example.com`) => ({ to, subject: `s${i}`, html: `<p>${i}</p>` });
 
 beforeAll(async () => {
-  fake = await startFakeResend();
-  env = await mailEnv(fake);
+  ({ fake, env } = await startMailTest());
 });
-afterAll(async () => {
-  await env.close();
-  await fake.close();
-});
+afterAll(() => stopMailTest(env, fake));
 beforeEach(async () => {
   fake.reset();
   p = await makeProject(env.ctx);

@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestEnv } from '../../helpers/context.js';
 import { makeOperator, makeProject, type TestProject } from '../../helpers/fixtures.js';
-import { startFakeResend, type FakeResend } from '../../fakes/resend.js';
-import { mailEnv, setProjectMailKey } from './helpers.js';
+import type { FakeResend } from '../../fakes/resend.js';
+import { setProjectMailKey, startMailTest, stopMailTest } from './helpers.js';
 
 let fake: FakeResend;
 let env: TestEnv;
@@ -19,18 +19,14 @@ const call = (p: TestProject, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: 
 const UUID = '11111111-2222-4333-8444-555555555555';
 
 beforeAll(async () => {
-  fake = await startFakeResend();
-  env = await mailEnv(fake);
+  ({ fake, env } = await startMailTest());
   shared = await makeProject(env.ctx);
   ownFree = await makeProject(env.ctx);
   ownPro = await makeProject(env.ctx, await makeOperator(env.ctx, { plan: 'pro' }));
   await setProjectMailKey(env, ownFree.id, 're_own_free');
   await setProjectMailKey(env, ownPro.id, 're_own_pro', 'Pro Sender <news@pro.example>');
 });
-afterAll(async () => {
-  await env.close();
-  await fake.close();
-});
+afterAll(() => stopMailTest(env, fake));
 
 describe('audiences and contacts', () => {
   it('403 on the shared key (audiences and contacts have their own messages)', async () => {

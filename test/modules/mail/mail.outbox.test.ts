@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestEnv } from '../../helpers/context.js';
 import { drainJobs } from '../../helpers/jobs.js';
 import { makeProject, type TestProject } from '../../helpers/fixtures.js';
-import { startFakeResend, type FakeResend } from '../../fakes/resend.js';
-import { logsOf, mailEnv, mailUsage, send, setProjectMailKey } from './helpers.js';
+import type { FakeResend } from '../../fakes/resend.js';
+import { logsOf, mailEnv, mailUsage, send, setProjectMailKey, startMailTest, stopMailTest } from './helpers.js';
 
 let env: TestEnv;
 let p: TestProject;
@@ -64,13 +64,9 @@ describe('system mail with providers', () => {
   let fake: FakeResend;
   let penv: TestEnv;
   beforeAll(async () => {
-    fake = await startFakeResend();
-    penv = await mailEnv(fake);
+    ({ fake, env: penv } = await startMailTest());
   });
-  afterAll(async () => {
-    await penv.close();
-    await fake.close();
-  });
+  afterAll(() => stopMailTest(penv, fake));
 
   it("uses the project's own key when it has one, else the platform key; never the quota", async () => {
     const own = await makeProject(penv.ctx);

@@ -7,20 +7,16 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestEnv } from '../../helpers/context.js';
 import { makeProject } from '../../helpers/fixtures.js';
-import { startFakeResend, type FakeResend } from '../../fakes/resend.js';
-import { logsOf, mailEnv, mailUsage, send } from './helpers.js';
+import type { FakeResend } from '../../fakes/resend.js';
+import { logsOf, mailUsage, send, startMailTest, stopMailTest } from './helpers.js';
 
 let fake: FakeResend;
 let env: TestEnv;
 
 beforeAll(async () => {
-  fake = await startFakeResend();
-  env = await mailEnv(fake, { MAIL_MONTHLY_LIMIT: '10' });
+  ({ fake, env } = await startMailTest({ MAIL_MONTHLY_LIMIT: '10' }));
 });
-afterAll(async () => {
-  await env.close();
-  await fake.close();
-});
+afterAll(() => stopMailTest(env, fake));
 
 async function jobCount(projectId: string): Promise<number> {
   const { rows } = await sql<{ n: number }>`

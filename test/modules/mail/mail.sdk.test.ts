@@ -8,8 +8,8 @@ import urBackend from '@urbackend/sdk';
 import type { TestEnv } from '../../helpers/context.js';
 import { drainJobs } from '../../helpers/jobs.js';
 import { makeProject, type TestProject } from '../../helpers/fixtures.js';
-import { startFakeResend, type FakeResend } from '../../fakes/resend.js';
-import { mailEnv } from './helpers.js';
+import type { FakeResend } from '../../fakes/resend.js';
+import { startMailTest, stopMailTest } from './helpers.js';
 
 let fake: FakeResend;
 let env: TestEnv;
@@ -17,15 +17,11 @@ let p: TestProject;
 let baseUrl: string;
 
 beforeAll(async () => {
-  fake = await startFakeResend();
-  env = await mailEnv(fake, { MAIL_MONTHLY_LIMIT: '2' });
+  ({ fake, env } = await startMailTest({ MAIL_MONTHLY_LIMIT: '2' }));
   p = await makeProject(env.ctx);
   baseUrl = await env.app.listen({ port: 0, host: '127.0.0.1' });
 });
-afterAll(async () => {
-  await env.close();
-  await fake.close();
-});
+afterAll(() => stopMailTest(env, fake));
 
 describe('@urbackend/sdk mail.send', () => {
   it('returns {id, provider, monthlyUsage, monthlyLimit} and the mail goes out', async () => {

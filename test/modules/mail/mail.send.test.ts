@@ -3,22 +3,18 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { TestEnv } from '../../helpers/context.js';
 import { drainJobs } from '../../helpers/jobs.js';
 import { makeProject, type TestProject } from '../../helpers/fixtures.js';
-import { startFakeResend, type FakeResend } from '../../fakes/resend.js';
-import { logsOf, mailEnv, PLATFORM_KEY, send, setProjectMailKey } from './helpers.js';
+import type { FakeResend } from '../../fakes/resend.js';
+import { logsOf, PLATFORM_KEY, send, setProjectMailKey, startMailTest, stopMailTest } from './helpers.js';
 
 let fake: FakeResend;
 let env: TestEnv;
 let p: TestProject;
 
 beforeAll(async () => {
-  fake = await startFakeResend();
-  env = await mailEnv(fake);
+  ({ fake, env } = await startMailTest());
   p = await makeProject(env.ctx);
 });
-afterAll(async () => {
-  await env.close();
-  await fake.close();
-});
+afterAll(() => stopMailTest(env, fake));
 beforeEach(() => fake.reset());
 
 describe('POST /api/mail/send: who may call', () => {

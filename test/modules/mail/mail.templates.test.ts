@@ -3,9 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestEnv } from '../../helpers/context.js';
 import { drainJobs } from '../../helpers/jobs.js';
 import { makeProject, type TestProject } from '../../helpers/fixtures.js';
-import { startFakeResend, type FakeResend } from '../../fakes/resend.js';
+import type { FakeResend } from '../../fakes/resend.js';
 import { render } from '../../../src/modules/mail/render.js';
-import { mailEnv, send } from './helpers.js';
+import { send, startMailTest, stopMailTest } from './helpers.js';
 
 let fake: FakeResend;
 let env: TestEnv;
@@ -14,15 +14,11 @@ let other: TestProject;
 const base = () => `/api/projects/${p.id}/mail/templates`;
 
 beforeAll(async () => {
-  fake = await startFakeResend();
-  env = await mailEnv(fake);
+  ({ fake, env } = await startMailTest());
   p = await makeProject(env.ctx);
   other = await makeProject(env.ctx);
 });
-afterAll(async () => {
-  await env.close();
-  await fake.close();
-});
+afterAll(() => stopMailTest(env, fake));
 
 describe('rendering', () => {
   it('escapes {{ }} in html, keeps {{{ }}} raw, plain in text, dot paths, missing → empty', () => {
@@ -82,6 +78,9 @@ describe('template CRUD (dashboard)', () => {
     expect(patch.statusCode).toBe(200);
     expect(patch.json().data.template.subject).toBe('Shipped!');
     expect((await env.app.inject({ method: 'PATCH', url: `${base()}/${id}`, headers: p.owner.auth, payload: {} })).statusCode).toBe(400);
+    const noKey = await env.app.inject({ method: 'PATCH', url: `${base()}/${id}`, headers: p.owner.auth, payload: { key: '!!!' } });
+    expect(noKey.statusCode).toBe(400); // slugs to '': refused like on create, not a constraint error
+    expect(noKey.json().message).toBe('The template key must contain letters or digits.');
     const globalId = (await env.app.inject({ method: 'GET', url: `${base()}/global`, headers: p.owner.auth })).json().data.templates[0].id;
     expect((await env.app.inject({ method: 'PATCH', url: `${base()}/${globalId}`, headers: p.owner.auth, payload: { subject: 'x' } })).statusCode).toBe(404);
     expect((await env.app.inject({ method: 'DELETE', url: `${base()}/${globalId}`, headers: p.owner.auth })).statusCode).toBe(404);

@@ -6,19 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestEnv } from '../../helpers/context.js';
 import { drainJobs } from '../../helpers/jobs.js';
 import { makeProject, type TestProject } from '../../helpers/fixtures.js';
-import { startFakeResend, type FakeResend } from '../../fakes/resend.js';
-import { logsOf, mailEnv, postWebhook, runDueJobs, send, signedEvent } from './helpers.js';
+import type { FakeResend } from '../../fakes/resend.js';
+import { logsOf, postWebhook, runDueJobs, send, sentMail, signedEvent, startMailTest, stopMailTest } from './helpers.js';
 
 let fake: FakeResend;
 let env: TestEnv;
 let p: TestProject;
-
-async function sentMail(): Promise<{ emailId: string; logId: string }> {
-  await send(env, p, { to: 'a@example.com', subject: 'e', text: 't' });
-  await drainJobs(env);
-  const log = (await logsOf(env, p.id)).at(-1)!;
-  return { emailId: log.provider_email_id!, logId: log.id };
-}
 
 async function statusOf(logId: string) {
   return (await env.ctx.db.admin.selectFrom('mail_logs').select('status').where('id', '=', logId).executeTakeFirstOrThrow()).status;
@@ -27,14 +20,10 @@ async function statusOf(logId: string) {
 const at = (s: number) => new Date(Date.now() - 60_000 + s * 1000);
 
 beforeAll(async () => {
-  fake = await startFakeResend();
-  env = await mailEnv(fake);
+  ({ fake, env } = await startMailTest());
   p = await makeProject(env.ctx);
 });
-afterAll(async () => {
-  await env.close();
-  await fake.close();
-});
+afterAll(() => stopMailTest(env, fake));
 
 describe('event → status', () => {
   it.each([
@@ -45,25 +34,33 @@ describe('event → status', () => {
     ['email.delivery_delayed', 'queued'],
     ['email.failed', 'failed'],
   ])('%s → %s', async (type, status) => {
-    const { emailId, logId } = await sentMail();
+    const { emailId, logId } = await sentMail(env, p);
     const res = await postWebhook(env, signedEvent({ type, emailId }));
     expect(res.statusCode).toBe(200);
     expect(await statusOf(logId)).toBe(status);
   });
 
   it('unknown event types and unknown ids are acknowledged and ignored', async () => {
-    const { emailId, logId } = await sentMail();
+    const { emailId, logId } = await sentMail(env, p);
     const r1 = await postWebhook(env, signedEvent({ type: 'email.opened', emailId }));
     expect(r1.json()).toEqual({ success: true, message: 'Event ignored.' });
     const r2 = await postWebhook(env, signedEvent({ type: 'email.delivered', emailId: '00000000-0000-4000-8000-000000000000' }));
     expect(r2.statusCode).toBe(200);
     expect(await statusOf(logId)).toBe('sent');
   });
+
+  it('a validly signed body that is not an event object (null, a number) is ignored, not a 500', async () => {
+    for (const body of ['null', '42', '{"type":"email.delivered","data":null}']) {
+      const res = await postWebhook(env, signedEvent({ type: '', emailId: '', body }));
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toEqual({ success: true, message: 'Event ignored.' });
+    }
+  });
 });
 
 describe('replay and reordering', () => {
   it('the same event delivered twice is applied once', async () => {
-    const { emailId, logId } = await sentMail();
+    const { emailId, logId } = await sentMail(env, p);
     const ev = signedEvent({ type: 'email.delivered', emailId, createdAt: at(2) });
     expect((await postWebhook(env, ev)).json().message).toBe('Event processed.');
     expect((await postWebhook(env, ev)).json()).toEqual({ success: true, message: 'Event already processed.' });
@@ -73,7 +70,7 @@ describe('replay and reordering', () => {
   });
 
   it('an older event arriving late never moves the log back (delivered, then sent / delivery_delayed)', async () => {
-    const { emailId, logId } = await sentMail();
+    const { emailId, logId } = await sentMail(env, p);
     await postWebhook(env, signedEvent({ type: 'email.delivered', emailId, createdAt: at(3) }));
     await postWebhook(env, signedEvent({ type: 'email.sent', emailId, createdAt: at(1) }));
     await postWebhook(env, signedEvent({ type: 'email.delivery_delayed', emailId, createdAt: at(2) }));
@@ -84,7 +81,7 @@ describe('replay and reordering', () => {
   });
 
   it('a replay of an old event after newer ones changes nothing', async () => {
-    const { emailId, logId } = await sentMail();
+    const { emailId, logId } = await sentMail(env, p);
     const delayed = signedEvent({ type: 'email.delivery_delayed', emailId, createdAt: at(1) });
     await postWebhook(env, delayed);
     expect(await statusOf(logId)).toBe('queued');
@@ -94,7 +91,7 @@ describe('replay and reordering', () => {
   });
 
   it('events with the same timestamp resolve by rank (delivered beats sent)', async () => {
-    const { emailId, logId } = await sentMail();
+    const { emailId, logId } = await sentMail(env, p);
     const same = at(4);
     await postWebhook(env, signedEvent({ type: 'email.delivered', emailId, createdAt: same }));
     await postWebhook(env, signedEvent({ type: 'email.sent', emailId, createdAt: same }));

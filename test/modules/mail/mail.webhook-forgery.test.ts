@@ -5,35 +5,24 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestEnv } from '../../helpers/context.js';
-import { drainJobs } from '../../helpers/jobs.js';
 import { makeProject, type TestProject } from '../../helpers/fixtures.js';
-import { startFakeResend, type FakeResend } from '../../fakes/resend.js';
-import { logsOf, mailEnv, PROJECT_SECRET, postWebhook, send, setProjectMailKey, signedEvent } from './helpers.js';
+import type { FakeResend } from '../../fakes/resend.js';
+import { logsOf, mailEnv, postWebhook, PROJECT_SECRET, sentMail, setProjectMailKey, signedEvent, startMailTest, stopMailTest } from './helpers.js';
 
 let fake: FakeResend;
 let env: TestEnv;
 let p: TestProject;
 let emailId: string;
 
-async function sentMail(project: TestProject): Promise<string> {
-  await send(env, project, { to: 'a@example.com', subject: 'w', text: 't' });
-  await drainJobs(env);
-  return (await logsOf(env, project.id)).at(-1)!.provider_email_id!;
-}
-
 const statusOf = async (projectId: string) => (await logsOf(env, projectId)).at(-1)!.status;
 const eventCount = async () => (await env.ctx.db.admin.selectFrom('mail_events').select('event_id').execute()).length;
 
 beforeAll(async () => {
-  fake = await startFakeResend();
-  env = await mailEnv(fake);
+  ({ fake, env } = await startMailTest());
   p = await makeProject(env.ctx);
-  emailId = await sentMail(p);
+  ({ emailId } = await sentMail(env, p));
 });
-afterAll(async () => {
-  await env.close();
-  await fake.close();
-});
+afterAll(() => stopMailTest(env, fake));
 
 describe('webhook signature checks', () => {
   it('a correctly signed event is applied', async () => {
@@ -103,7 +92,7 @@ describe('per-project secrets (own-key projects)', () => {
     const own = await makeProject(env.ctx);
     await setProjectMailKey(env, own.id, 're_own_for_webhooks');
     await env.app.inject({ method: 'PUT', url: `/api/projects/${own.id}/mail/webhook-secret`, headers: own.owner.auth, payload: { secret: PROJECT_SECRET } });
-    const ownEmail = await sentMail(own);
+    const { emailId: ownEmail } = await sentMail(env, own);
 
     const applied = await postWebhook(env, signedEvent({ type: 'email.delivered', emailId: ownEmail, secret: PROJECT_SECRET }), `?projectId=${own.id}`);
     expect(applied.statusCode).toBe(200);

@@ -8,23 +8,19 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { TestEnv } from '../../helpers/context.js';
 import { drainJobs } from '../../helpers/jobs.js';
 import { makeProject, type TestProject } from '../../helpers/fixtures.js';
-import { startFakeResend, type FakeResend } from '../../fakes/resend.js';
+import type { FakeResend } from '../../fakes/resend.js';
 import { MAIL_MAX_ATTEMPTS } from '../../../src/modules/mail/enqueue.js';
 import { runMailJob } from '../../../src/modules/mail/worker.js';
-import { logsOf, mailEnv, mailUsage, runDueJobs, send, setProjectMailKey } from './helpers.js';
+import { logsOf, mailUsage, runDueJobs, send, setProjectMailKey, startMailTest, stopMailTest } from './helpers.js';
 
 let fake: FakeResend;
 let env: TestEnv;
 let p: TestProject;
 
 beforeAll(async () => {
-  fake = await startFakeResend();
-  env = await mailEnv(fake);
+  ({ fake, env } = await startMailTest());
 });
-afterAll(async () => {
-  await env.close();
-  await fake.close();
-});
+afterAll(() => stopMailTest(env, fake));
 beforeEach(async () => {
   fake.reset();
   p = await makeProject(env.ctx);

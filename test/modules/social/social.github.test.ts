@@ -102,4 +102,16 @@ describe('GitHub sign-in', () => {
     expect(disabled.json().message).toMatch(/disabled or incomplete/);
     await s.env.app.inject({ method: 'PATCH', url: `/api/projects/${p.id}/auth/providers`, headers: p.owner.auth, payload: { github: { enabled: true } } });
   });
+
+  it('an internal failure reaches the browser only as a generic message (details stay in the log)', async () => {
+    s.github.userApiStatus = 500;
+    try {
+      const r = await runFlow(s.env.app, 'github', p);
+      const error = r.redirect!.searchParams.get('error');
+      expect(error).toBe('github sign-in failed. Please try again.');
+      expect(r.redirect!.toString()).not.toMatch(/internal|answered|500/);
+    } finally {
+      s.github.userApiStatus = undefined;
+    }
+  });
 });

@@ -26,11 +26,16 @@ export async function deleteFile(env: TestEnv, headers: Headers, path: unknown) 
   return env.app.inject({ method: 'DELETE', url: '/api/storage/file', headers, payload: { path } });
 }
 
+/** An upload-request that must succeed: the signed URL and the path. */
+export async function grantUpload(env: TestEnv, headers: Headers, size: number, contentType = 'application/octet-stream', filename = 'f.bin') {
+  const req = await requestUpload(env, headers, { filename, contentType, size });
+  if (req.statusCode !== 200) throw new Error(`upload-request ${req.statusCode}: ${req.body}`);
+  return req.json().data as { signedUrl: string; filePath: string };
+}
+
 /** request → PUT → confirm; returns the confirm response and the path. */
 export async function upload(env: TestEnv, headers: Headers, name: string, bytes: Buffer, contentType = 'application/octet-stream') {
-  const req = await requestUpload(env, headers, { filename: name, contentType, size: bytes.length });
-  if (req.statusCode !== 200) throw new Error(`upload-request ${req.statusCode}: ${req.body}`);
-  const { signedUrl, filePath } = req.json().data as { signedUrl: string; filePath: string };
+  const { signedUrl, filePath } = await grantUpload(env, headers, bytes.length, contentType, name);
   const put = await putSigned(env, signedUrl, bytes, { 'content-type': contentType });
   if (put.statusCode !== 200) throw new Error(`PUT ${put.statusCode}: ${put.body}`);
   const res = await confirm(env, headers, filePath, bytes.length);

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv } from '../../helpers/context.js';
 import { makeProject, type TestProject } from '../../helpers/fixtures.js';
 import { drainJobs } from '../../helpers/jobs.js';
-import { putSigned, requestUpload, upload } from './helpers.js';
+import { grantUpload, putSigned, upload } from './helpers.js';
 
 let env: TestEnv;
 let p: TestProject;
@@ -20,8 +20,7 @@ const onDisk = (fp: string) => existsSync(path.join(env.config.storage.localDir,
 
 describe('sweeping unconfirmed uploads', () => {
   it('the hourly sweep job removes stale uploads after 24 h, re-arms itself, and keeps confirmed files', async () => {
-    const req = await requestUpload(env, p.sk, { filename: 'stale.bin', contentType: 'a/b', size: 3 });
-    const { signedUrl, filePath } = req.json().data;
+    const { signedUrl, filePath } = await grantUpload(env, p.sk, 3, 'a/b', 'stale.bin');
     await putSigned(env, signedUrl, Buffer.from('abc'), { 'content-type': 'a/b' });
     const kept = await upload(env, p.sk, 'kept.bin', Buffer.from('xyz'));
     const jobs = () =>
@@ -45,8 +44,7 @@ describe('sweeping unconfirmed uploads', () => {
   });
 
   it('the bulk sweep (empty payload) removes every stale pending upload', async () => {
-    const req = await requestUpload(env, p.sk, { filename: 'stale2.bin', contentType: 'a/b', size: 1 });
-    const { signedUrl, filePath } = req.json().data;
+    const { signedUrl, filePath } = await grantUpload(env, p.sk, 1, 'a/b', 'stale2.bin');
     await putSigned(env, signedUrl, Buffer.from('a'), { 'content-type': 'a/b' });
     env.clock.advance(25 * 3600_000);
     await env.ctx.queue.add('storage.sweep', {});
@@ -72,6 +70,8 @@ describe('dashboard', () => {
     expect(page2.json().data.items.length).toBe(1);
     const usage = await env.app.inject({ method: 'GET', url: `/api/projects/${q.id}/storage`, headers: q.owner.auth });
     expect(usage.json().data).toMatchObject({ used: 11, limit: 20 * 1024 * 1024, fileCount: 3, bucket: null });
+    const huge = await env.app.inject({ method: 'GET', url: `/api/projects/${q.id}/files?page=100000000000000000000`, headers: q.owner.auth });
+    expect(huge.statusCode).toBe(400);
     const other = await makeProject(env.ctx);
     expect((await env.app.inject({ method: 'GET', url: `/api/projects/${q.id}/files`, headers: other.owner.auth })).statusCode).toBe(404);
   });

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv } from '../../helpers/context.js';
 import { makeProject } from '../../helpers/fixtures.js';
-import { confirm, MB, putSigned, requestUpload, storageUsed } from './helpers.js';
+import { confirm, grantUpload, MB, putSigned, storageUsed } from './helpers.js';
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -14,10 +14,9 @@ beforeAll(async () => {
 afterAll(() => env.close());
 
 async function prepared(headers: Record<string, string>, size: number) {
-  const res = await requestUpload(env, headers, { filename: 'f.bin', contentType: 'application/octet-stream', size });
-  const { signedUrl, filePath } = res.json().data;
+  const { signedUrl, filePath } = await grantUpload(env, headers, size);
   expect((await putSigned(env, signedUrl, Buffer.alloc(size, 7))).statusCode).toBe(200);
-  return filePath as string;
+  return filePath;
 }
 
 it('three concurrent 8 MB confirms on a 20 MB quota: exactly two succeed', async () => {

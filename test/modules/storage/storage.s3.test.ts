@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv } from '../../helpers/context.js';
 import { makeProject, type TestProject } from '../../helpers/fixtures.js';
 import { FAKE_KEY, startFakeS3, type FakeS3 } from '../../fakes/s3.js';
-import { confirm, deleteFile, requestUpload, storageUsed } from './helpers.js';
+import { confirm, deleteFile, grantUpload, storageUsed } from './helpers.js';
 
 let env: TestEnv;
 let s3: FakeS3;
@@ -34,11 +34,7 @@ afterAll(async () => {
   await s3.close();
 });
 
-async function grant(headers: Record<string, string>, size: number, contentType = 'text/plain') {
-  const res = await requestUpload(env, headers, { filename: 'f.txt', contentType, size });
-  expect(res.statusCode).toBe(200);
-  return res.json().data as { signedUrl: string; filePath: string };
-}
+const grant = (headers: Record<string, string>, size: number, contentType = 'text/plain') => grantUpload(env, headers, size, contentType, 'f.txt');
 const put = (url: string, body: string, ct = 'text/plain') => fetch(url, { method: 'PUT', headers: { 'content-type': ct }, body });
 const exists = (bucket: string, key: string) =>
   s3.client.send(new HeadObjectCommand({ Bucket: bucket, Key: key })).then(() => true, () => false);

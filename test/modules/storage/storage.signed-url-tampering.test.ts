@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv } from '../../helpers/context.js';
 import { makeProject, type TestProject } from '../../helpers/fixtures.js';
-import { confirm, putSigned, requestUpload } from './helpers.js';
+import { confirm, grantUpload, putSigned } from './helpers.js';
 
 let env: TestEnv;
 let p: TestProject;
@@ -18,10 +18,7 @@ beforeAll(async () => {
 });
 afterAll(() => env.close());
 
-async function grant(size = 5, contentType = 'text/plain') {
-  const res = await requestUpload(env, p.sk, { filename: 'g.txt', contentType, size });
-  return res.json().data as { signedUrl: string; filePath: string };
-}
+const grant = (size = 5, contentType = 'text/plain') => grantUpload(env, p.sk, size, contentType, 'g.txt');
 const stored = (fp: string) => existsSync(path.join(env.config.storage.localDir, fp));
 
 describe('signed PUT', () => {

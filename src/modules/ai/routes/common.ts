@@ -1,5 +1,9 @@
-/** Schema pieces shared by the AI routes. */
+/** Schema pieces and route options shared by the AI routes. */
 import { Type, type TSchema } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
+import type { AppContext } from '../../../context.js';
+import { operatorAuth, operatorOf } from '../../../plugins/operator-auth.js';
+import { loadOwnedProject } from '../../projects/access.js';
 
 export const ProjectParams = Type.Object({ projectId: Type.String() });
 
@@ -12,18 +16,27 @@ export const AiKeyBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const KeyState = Type.Object({
-  success: Type.Literal(true),
-  data: Type.Object({ hasAiKey: Type.Boolean() }),
-  message: Type.String(),
-});
-
 export function envelope<T extends TSchema>(data: T) {
   return Type.Object({ success: Type.Literal(true), data, message: Type.String() });
 }
+
+export const KeyState = envelope(Type.Object({ hasAiKey: Type.Boolean() }));
 
 export const operatorSecurity = [{ operatorBearer: [] }];
 
 export function keyMessage(hasAiKey: boolean): string {
   return hasAiKey ? 'AI key saved.' : 'AI key removed.';
+}
+
+/** Options of an AI feature route: operator session, `:projectId` params, one AI session per call. */
+export function aiFeatureOptions<B extends TSchema, R extends TSchema>(ctx: AppContext, summary: string, body: B, result: R) {
+  return {
+    preHandler: operatorAuth(ctx),
+    schema: { tags: ['ai'], summary, security: operatorSecurity, params: ProjectParams, body, response: { 200: result } },
+  };
+}
+
+/** The `:projectId` project of the request, owned by the signed-in operator (400/404 otherwise). */
+export function ownedProject(ctx: AppContext, req: FastifyRequest & { params: { projectId: string } }) {
+  return loadOwnedProject(ctx, operatorOf(req), req.params.projectId);
 }

@@ -2,11 +2,9 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
-import { operatorAuth, operatorOf } from '../../../plugins/operator-auth.js';
 import type { App } from '../../../server.js';
-import { loadOwnedProject } from '../../projects/access.js';
 import { buildQuery, MAX_PROMPT } from '../query-builder.js';
-import { envelope, operatorSecurity, ProjectParams } from './common.js';
+import { aiFeatureOptions, envelope, ownedProject } from './common.js';
 
 const Body = Type.Object(
   {
@@ -31,19 +29,9 @@ const Result = envelope(
 export default async function queryBuilderRoute(app: App, ctx: AppContext): Promise<void> {
   app.post(
     '/api/projects/:projectId/ai/query-builder',
-    {
-      preHandler: operatorAuth(ctx),
-      schema: {
-        tags: ['ai'],
-        summary: 'Build a /api/data list query from a request in plain language (one AI session)',
-        security: operatorSecurity,
-        params: ProjectParams,
-        body: Body,
-        response: { 200: Result },
-      },
-    },
+    aiFeatureOptions(ctx, 'Build a /api/data list query from a request in plain language (one AI session)', Body, Result),
     async (req) => {
-      const project = await loadOwnedProject(ctx, operatorOf(req), req.params.projectId);
+      const project = await ownedProject(ctx, req);
       const built = await buildQuery(ctx, project, req.body.collection, req.body.prompt);
       return ok(built, 'Query built.');
     },

@@ -2,11 +2,9 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
-import { operatorAuth, operatorOf } from '../../../plugins/operator-auth.js';
 import type { App } from '../../../server.js';
-import { loadOwnedProject } from '../../projects/access.js';
 import { MAX_DESCRIPTION, suggestSchema } from '../schema-suggest.js';
-import { envelope, operatorSecurity, ProjectParams } from './common.js';
+import { aiFeatureOptions, envelope, ownedProject } from './common.js';
 
 const Body = Type.Object(
   {
@@ -40,19 +38,9 @@ const Result = envelope(
 export default async function schemaSuggestRoute(app: App, ctx: AppContext): Promise<void> {
   app.post(
     '/api/projects/:projectId/ai/schema-suggest',
-    {
-      preHandler: operatorAuth(ctx),
-      schema: {
-        tags: ['ai'],
-        summary: 'Suggest a collection schema from a description in plain language (one AI session)',
-        security: operatorSecurity,
-        params: ProjectParams,
-        body: Body,
-        response: { 200: Result },
-      },
-    },
+    aiFeatureOptions(ctx, 'Suggest a collection schema from a description in plain language (one AI session)', Body, Result),
     async (req) => {
-      const project = await loadOwnedProject(ctx, operatorOf(req), req.params.projectId);
+      const project = await ownedProject(ctx, req);
       const suggestion = await suggestSchema(ctx, project, req.body.description, req.body.collectionName);
       return ok(suggestion, 'Schema suggested.');
     },

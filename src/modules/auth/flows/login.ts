@@ -6,11 +6,11 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import type { App } from '../../../server.js';
 import { ok } from '../../../lib/envelope.js';
-import { apiKeyAuth, projectOf } from '../../../plugins/api-key.js';
+import { projectOf } from '../../../plugins/api-key.js';
 import { AuthErrors } from '../errors.js';
 import { clientMeta, deliverTokens, headerMode } from '../delivery.js';
 import { loginLimits } from '../limits.js';
-import { authPreconditions, schemaOf } from '../schema.js';
+import { authPreHandlers, schemaOf } from '../schema.js';
 import { login } from '../service.js';
 import { normalizeEmail, toUser } from '../users.js';
 
@@ -28,7 +28,7 @@ export default async function loginFlow(app: App, ctx: AppContext): Promise<void
       body: Body,
       security: [{ apiKey: [] }],
     },
-    preHandler: [apiKeyAuth(ctx), authPreconditions(ctx)],
+    preHandler: authPreHandlers(ctx),
     handler: async (req, reply) => {
       const project = projectOf(req);
       const email = normalizeEmail(req.body.email);

@@ -2,9 +2,10 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import type { App } from '../../../server.js';
-import { apiKeyAuth, projectOf } from '../../../plugins/api-key.js';
+import { done } from '../../../lib/envelope.js';
+import { projectOf } from '../../../plugins/api-key.js';
 import { clearRefreshCookie, presentedRefreshToken } from '../delivery.js';
-import { authPreconditions } from '../schema.js';
+import { authPreHandlers } from '../schema.js';
 import { revokePresented } from '../sessions.js';
 
 export default async function logoutFlow(app: App, ctx: AppContext): Promise<void> {
@@ -15,13 +16,12 @@ export default async function logoutFlow(app: App, ctx: AppContext): Promise<voi
       headers: Type.Object({ 'x-refresh-token': Type.Optional(Type.String()) }),
       security: [{ apiKey: [] }],
     },
-    preHandler: [apiKeyAuth(ctx), authPreconditions(ctx)],
+    preHandler: authPreHandlers(ctx),
     handler: async (req, reply) => {
       const { token } = presentedRefreshToken(req);
       if (token) await revokePresented(ctx, projectOf(req), token);
       clearRefreshCookie(ctx, reply);
-      const message = 'Logged out successfully';
-      return reply.send({ success: true, data: { message }, message });
+      return reply.send(done('Logged out successfully'));
     },
   });
 }

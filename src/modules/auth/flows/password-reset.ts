@@ -6,17 +6,17 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import type { App } from '../../../server.js';
 import { done } from '../../../lib/envelope.js';
-import { apiKeyAuth, projectOf } from '../../../plugins/api-key.js';
+import { projectOf } from '../../../plugins/api-key.js';
 import { checkEmail, checkNewPassword, checkOtp, EmailBody } from '../inputs.js';
 import { otpLimit } from '../limits.js';
 import { consumeCode, requestCode } from '../otp.js';
 import { hashPassword } from '../../../lib/passwords.js';
 import { markEmailVerified, setPasswordHash } from '../queries.js';
-import { authPreconditions } from '../schema.js';
+import { authPreHandlers } from '../schema.js';
 import { revokeUserSessions } from '../session-queries.js';
 
 export default async function passwordResetFlow(app: App, ctx: AppContext): Promise<void> {
-  const pre = [apiKeyAuth(ctx), authPreconditions(ctx)];
+  const pre = authPreHandlers(ctx);
 
   app.post('/api/userAuth/request-password-reset', {
     schema: {

@@ -6,18 +6,18 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import type { App } from '../../../server.js';
 import { done, ok } from '../../../lib/envelope.js';
-import { apiKeyAuth, projectOf } from '../../../plugins/api-key.js';
+import { projectOf } from '../../../plugins/api-key.js';
 import { requireUserId } from '../../../plugins/user-auth.js';
 import { AuthErrors } from '../errors.js';
 import { checkNewPassword } from '../inputs.js';
-import { authPreconditions, schemaOf } from '../schema.js';
+import { authPreHandlers, schemaOf } from '../schema.js';
 import { changePassword, currentUser, publicProfile, updateProfile } from '../service.js';
 import { toPublicProfile, toUser } from '../users.js';
 
 const bearer = [{ apiKey: [], userBearer: [] }];
 
 export default async function profileFlow(app: App, ctx: AppContext): Promise<void> {
-  const pre = [apiKeyAuth(ctx), authPreconditions(ctx)];
+  const pre = authPreHandlers(ctx);
 
   app.get('/api/userAuth/me', {
     schema: { tags: ['userAuth'], summary: 'The signed-in user (without password)', security: bearer },

@@ -8,11 +8,11 @@ import type { AppContext } from '../../../context.js';
 import type { App } from '../../../server.js';
 import { ok } from '../../../lib/envelope.js';
 import { AppError } from '../../../lib/errors.js';
-import { apiKeyAuth, projectOf } from '../../../plugins/api-key.js';
+import { projectOf } from '../../../plugins/api-key.js';
 import { AuthErrors } from '../errors.js';
 import { clearRefreshCookie, clientMeta, deliverTokens, headerMode, presentedRefreshToken } from '../delivery.js';
 import { refreshLimit } from '../limits.js';
-import { authPreconditions } from '../schema.js';
+import { authPreHandlers } from '../schema.js';
 import { rotate } from '../sessions.js';
 
 export default async function refreshFlow(app: App, ctx: AppContext): Promise<void> {
@@ -26,7 +26,7 @@ export default async function refreshFlow(app: App, ctx: AppContext): Promise<vo
       }),
       security: [{ apiKey: [] }],
     },
-    preHandler: [apiKeyAuth(ctx), authPreconditions(ctx)],
+    preHandler: authPreHandlers(ctx),
     handler: async (req, reply) => {
       const project = projectOf(req);
       await refreshLimit(ctx, project.id, req.ip);

@@ -3,11 +3,11 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import type { App } from '../../../server.js';
 import { ok } from '../../../lib/envelope.js';
-import { apiKeyAuth, projectOf } from '../../../plugins/api-key.js';
+import { projectOf } from '../../../plugins/api-key.js';
 import { clientMeta, deliverTokens, headerMode } from '../delivery.js';
 import { checkEmail, checkNewPassword } from '../inputs.js';
 import { signupLimit } from '../limits.js';
-import { authPreconditions, schemaOf } from '../schema.js';
+import { authPreHandlers, schemaOf } from '../schema.js';
 import { signup } from '../service.js';
 import { toUser } from '../users.js';
 
@@ -30,7 +30,7 @@ export default async function signupFlow(app: App, ctx: AppContext): Promise<voi
       body: Body,
       security: [{ apiKey: [] }],
     },
-    preHandler: [apiKeyAuth(ctx), authPreconditions(ctx)],
+    preHandler: authPreHandlers(ctx),
     handler: async (req, reply) => {
       const project = projectOf(req);
       await signupLimit(ctx, project.id, req.ip);

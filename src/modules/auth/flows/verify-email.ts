@@ -6,15 +6,15 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import type { App } from '../../../server.js';
 import { done } from '../../../lib/envelope.js';
-import { apiKeyAuth, projectOf } from '../../../plugins/api-key.js';
+import { projectOf } from '../../../plugins/api-key.js';
 import { checkEmail, checkOtp, EmailBody } from '../inputs.js';
 import { otpLimit } from '../limits.js';
 import { consumeCode, requestCode } from '../otp.js';
 import { markEmailVerified } from '../queries.js';
-import { authPreconditions } from '../schema.js';
+import { authPreHandlers } from '../schema.js';
 
 export default async function verifyEmailFlow(app: App, ctx: AppContext): Promise<void> {
-  const pre = [apiKeyAuth(ctx), authPreconditions(ctx)];
+  const pre = authPreHandlers(ctx);
 
   app.post('/api/userAuth/verify-email', {
     schema: {

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { AppContext } from '../../../context.js';
 import { isObjectId } from '../../../lib/ids.js';
-import { scoped } from '../queries.js';
+import { scopedRead } from '../queries.js';
 import { ingestEvent } from '../status.js';
 import { failure, type BatchItemResult, type MailProvider, type OutgoingMail, type ProviderResult } from './types.js';
 
@@ -17,7 +17,7 @@ export class OutboxProvider implements MailProvider {
   constructor(private readonly ctx: AppContext, private readonly projectId: string | null) {}
 
   async send(mail: OutgoingMail, idempotencyKey: string): Promise<ProviderResult<{ id: string }>> {
-    const { rows } = await scoped(this.ctx, this.projectId, (db) => sql<{ id: string }>`
+    const { rows } = await scopedRead(this.ctx, this.projectId, (db) => sql<{ id: string }>`
       INSERT INTO mail_outbox (id, project_id, mail_log_id, idempotency_key, "from", "to", subject, html, text, created_at)
       VALUES (${randomUUID()}, ${this.projectId}, ${isObjectId(idempotencyKey) ? idempotencyKey : null}, ${idempotencyKey},
               ${mail.from}, ${JSON.stringify(mail.to)}::jsonb, ${mail.subject}, ${mail.html ?? null}, ${mail.text ?? null},
@@ -37,7 +37,7 @@ export class OutboxProvider implements MailProvider {
   }
 
   async getEmail(id: string): Promise<ProviderResult<Record<string, unknown>>> {
-    const row = await scoped(this.ctx, this.projectId, (db) =>
+    const row = await scopedRead(this.ctx, this.projectId, (db) =>
       db.selectFrom('mail_outbox').selectAll().where('id', '=', id).executeTakeFirst(),
     );
     if (!row) return failure(404, 'Email not found');
@@ -62,7 +62,7 @@ export class OutboxProvider implements MailProvider {
       const at = new Date(now.getTime() + i);
       await ingestEvent(this.ctx.db.admin, { scope: '', eventId: `outbox_${providerEmailId}_${type}`, emailId: providerEmailId, type, at });
     }
-    await scoped(this.ctx, this.projectId, (db) =>
+    await scopedRead(this.ctx, this.projectId, (db) =>
       db.updateTable('mail_outbox').set({ last_event: 'delivered' }).where('id', '=', providerEmailId).execute(),
     );
   }

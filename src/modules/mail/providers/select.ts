@@ -47,7 +47,7 @@ export function senderFor(ctx: AppContext, project: MailProject | null): Sender 
 
 /** Which kind would send now, without building a client (for the send answer and quota). */
 export function senderKindFor(ctx: AppContext, project: MailProject | null): MailProviderKind {
-  if (project?.secrets.mailApiKey && projectMailKey(ctx, project)) return 'byok';
+  if (projectMailKey(ctx, project)) return 'byok';
   return ctx.config.mail.resendApiKey ? 'default' : 'outbox';
 }
 

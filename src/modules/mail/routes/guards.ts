@@ -23,4 +23,3 @@ export async function ownedMailProject(ctx: AppContext, req: FastifyRequest, pro
 }
 
 export const ProjectParams = Type.Object({ projectId: Type.String() });
-export const Envelope = Type.Object({ success: Type.Boolean(), data: Type.Unknown(), message: Type.String() });

@@ -5,6 +5,7 @@
  * redirect with `?error=`; before that, JSON 400.
  */
 import { Type } from '@sinclair/typebox';
+import * as oauth from 'oauth4webapi';
 import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../../../context.js';
 import type { App } from '../../../server.js';
@@ -39,11 +40,17 @@ function successUrl(flow: PendingFlow, r: Finished): string {
   return url.toString();
 }
 
-/** Provider-side failures become a short, safe message for the `error` parameter. */
+const PROTOCOL_ERRORS = [oauth.OperationProcessingError, oauth.ResponseBodyError, oauth.AuthorizationResponseError];
+
+/**
+ * The `error` parameter ends up in the user's address bar: only our own messages and the OAuth
+ * library's protocol findings (e.g. a wrong token audience) go there; anything else (a
+ * database or network error) stays in the log behind a generic message.
+ */
 function failureMessage(err: unknown, provider: string): string {
   if (err instanceof AppError) return err.message;
-  const text = err instanceof Error ? err.message : 'unknown error';
-  return `${provider} sign-in failed: ${text}`.slice(0, 300);
+  if (PROTOCOL_ERRORS.some((cls) => err instanceof cls)) return `${provider} sign-in failed: ${(err as Error).message}`.slice(0, 300);
+  return `${provider} sign-in failed. Please try again.`;
 }
 
 export default async function socialCallbackFlow(app: App, ctx: AppContext): Promise<void> {

@@ -3,8 +3,8 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import type { App } from '../../../server.js';
 import { ok } from '../../../lib/envelope.js';
-import { apiKeyAuth, projectOf } from '../../../plugins/api-key.js';
-import { authPreconditions } from '../../auth/schema.js';
+import { projectOf } from '../../../plugins/api-key.js';
+import { authPreHandlers } from '../../auth/schema.js';
 import { SocialErrors } from '../errors.js';
 import { exchange } from '../service.js';
 
@@ -19,7 +19,7 @@ export default async function socialExchangeFlow(app: App, ctx: AppContext): Pro
       }),
       security: [{ apiKey: [] }],
     },
-    preHandler: [apiKeyAuth(ctx), authPreconditions(ctx)],
+    preHandler: authPreHandlers(ctx),
     handler: async (req) => {
       const { token, rtCode } = req.body;
       if (!token || !rtCode) throw SocialErrors.exchange_missing();

@@ -6,8 +6,8 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import type { App } from '../../../server.js';
-import { apiKeyAuth, projectOf } from '../../../plugins/api-key.js';
-import { authPreconditions } from '../../auth/schema.js';
+import { projectOf } from '../../../plugins/api-key.js';
+import { authPreHandlers } from '../../auth/schema.js';
 import { SocialErrors } from '../errors.js';
 import { isProvider } from '../providers.js';
 import { begin } from '../service.js';
@@ -25,8 +25,7 @@ export default async function socialStartFlow(app: App, ctx: AppContext): Promis
       async (req) => {
         if (!isProvider((req.params as { provider: string }).provider)) throw SocialErrors.unsupported_provider();
       },
-      apiKeyAuth(ctx),
-      authPreconditions(ctx),
+      ...authPreHandlers(ctx),
     ],
     handler: async (req, reply) => {
       const provider = req.params.provider;

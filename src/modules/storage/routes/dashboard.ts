@@ -13,7 +13,8 @@ import { Envelope, errorReplies } from './schemas.js';
 
 const Params = Type.Object({ projectId: Type.String() });
 const Paging = Type.Object({
-  page: Type.Integer({ minimum: 1, default: 1 }),
+  // Bounded so the offset stays a valid bigint (a huge page was a 500).
+  page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 }),
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
 });
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);

@@ -4,7 +4,7 @@ import { Type, type TSchema } from '@sinclair/typebox';
 export const Envelope = <T extends TSchema>(data: T) =>
   Type.Object({ success: Type.Literal(true), data, message: Type.String() });
 
-export const ErrorReply = Type.Object(
+const ErrorReply = Type.Object(
   { success: Type.Literal(false), data: Type.Object({}), message: Type.String(), error: Type.String(), code: Type.String() },
   { additionalProperties: true },
 );
