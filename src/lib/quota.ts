@@ -7,6 +7,18 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/types.js';
 
+/** Every counter kept in usage_counters: one name each, used by whoever charges or reads it. */
+export const METRICS = {
+  /** Database bytes per project (period ''). */
+  dbBytes: 'db_bytes',
+  /** Stored file bytes per project (period ''). */
+  storageBytes: 'storage_bytes',
+  /** Mails per project per UTC month. */
+  mail: 'mail',
+  /** Platform-key AI sessions per operator per UTC month. */
+  aiSessions: 'ai_sessions',
+} as const;
+
 export interface Counter {
   subjectId: string;
   metric: string;

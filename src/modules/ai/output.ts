@@ -2,13 +2,11 @@
  * Helpers for reading a model's answer: it is untrusted text. Parse it as one JSON object or
  * refuse it (422); free text that we show back (explanations) is stripped and shortened.
  */
+import { isPlainObject } from '../../lib/objects.js';
 import { AiErrors } from './errors.js';
 
 export type Json = Record<string, unknown>;
 
-export function isPlainObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** The model's content as a JSON object; anything else is a 422. */
 export function parseModelJson(content: string): Json {

@@ -5,7 +5,8 @@
  * must have the field's type. What comes out is rebuilt from checked parts only.
  */
 import type { FieldDef } from '../../db/types.js';
-import { cleanText, hasControlChars, isPlainObject, type Json } from './output.js';
+import { isPlainObject } from '../../lib/objects.js';
+import { cleanText, hasControlChars, type Json } from './output.js';
 import { checkValue, QueryRejected, type FieldType } from './query-values.js';
 
 export { QueryRejected };

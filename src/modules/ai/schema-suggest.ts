@@ -9,7 +9,8 @@ import type { FieldDef } from '../../db/types.js';
 import { AiErrors } from './errors.js';
 import { COLLECTION_NAME, FIELD_TYPES, normaliseFields, SYSTEM_FIELDS, validateFieldDefs } from '../collections/fields.js';
 import { listCollections } from '../collections/queries.js';
-import { cleanText, isPlainObject, parseModelJson, refusalOf, type Json } from './output.js';
+import { isPlainObject } from '../../lib/objects.js';
+import { cleanText, parseModelJson, refusalOf, type Json } from './output.js';
 import { askModel, type AiProject } from './selection.js';
 
 export const MAX_DESCRIPTION = 2000;

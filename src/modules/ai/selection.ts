@@ -9,7 +9,7 @@
 import type { AppContext } from '../../context.js';
 import { decrypt, type Encrypted } from '../../lib/crypto.js';
 import type { AppError } from '../../lib/errors.js';
-import { refund, reserve, type Counter } from '../../lib/quota.js';
+import { METRICS, refund, reserve, type Counter } from '../../lib/quota.js';
 import { utcMonth } from '../../lib/clock.js';
 import { planOf } from '../plans/plans.js';
 import { AiErrors, providerRateLimited } from './errors.js';
@@ -57,7 +57,7 @@ function selectKey(ctx: AppContext, project: AiProject, owner: Owner): SelectedK
 /** Reserves one platform session for the owner this UTC month; 403 when the cap is reached. */
 async function reserveSession(ctx: AppContext, owner: Owner): Promise<Counter> {
   const limit = planOf(owner.plan).aiSessionsPerMonth;
-  const counter: Counter = { subjectId: owner.id, metric: 'ai_sessions', period: utcMonth(ctx.clock.now()) };
+  const counter: Counter = { subjectId: owner.id, metric: METRICS.aiSessions, period: utcMonth(ctx.clock.now()) };
   const used = await reserve(ctx.db.admin, counter, 1, limit);
   if (used === null) {
     throw AiErrors.ai_session_limit_reached(

@@ -1,7 +1,7 @@
 /** Field checks shared by the flows, with urBackend's messages (contract §2.4, §2.13). */
 import { Type } from '@sinclair/typebox';
 import { AuthErrors } from './errors.js';
-import { EMAIL_RE, normalizeEmail } from './users.js';
+import { isEmail, normalizeEmail } from '../../lib/email.js';
 
 export const EmailBody = Type.Object({ email: Type.String({ maxLength: 320 }) });
 
@@ -9,7 +9,7 @@ export function checkEmail(raw: unknown): string {
   if (typeof raw !== 'string' || !raw.trim()) throw AuthErrors.invalid_input('Email is required.');
   const email = normalizeEmail(raw);
   if (email.length > 100) throw AuthErrors.invalid_input('Email is too long.');
-  if (!EMAIL_RE.test(email)) throw AuthErrors.invalid_input('Invalid email format.');
+  if (!isEmail(email)) throw AuthErrors.invalid_input('Invalid email format.');
   return email;
 }
 

@@ -1,13 +1,14 @@
 /**
  * The project's `users` schema and the §2.1 preconditions every /api/userAuth route (except
  * the social callback) checks: auth enabled (403), a `users` collection (403) with a required
- * String `email` and `password` (422). The schema is cached per node for a few seconds and
- * dropped at once when the project changes (bus event).
+ * String `email` and `password` (422). The schema comes from the collection cache, which every
+ * node drops at once when the project's collections change (bus event).
  */
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import type { FieldDef } from '../../db/types.js';
 import { apiKeyAuth, projectOf } from '../../plugins/api-key.js';
+import { collectionCache } from '../collections/cache.js';
 import type { ProjectRecord } from '../projects/cache.js';
 import { AuthErrors } from './errors.js';
 
@@ -24,32 +25,10 @@ declare module 'fastify' {
   }
 }
 
-const TTL_MS = 5_000;
-const caches = new WeakMap<AppContext, Map<string, { schema: FieldDef[] | null; expiresAt: number }>>();
-
-function cacheOf(ctx: AppContext) {
-  let cache = caches.get(ctx);
-  if (!cache) {
-    const created = new Map<string, { schema: FieldDef[] | null; expiresAt: number }>();
-    ctx.bus.subscribe((e) => {
-      if (e.type === 'project_changed') created.delete(e.id);
-    });
-    caches.set(ctx, created);
-    cache = created;
-  }
-  return cache;
-}
-
+/** The `users` collection's fields, from the node's collection cache (dropped on any change). */
 async function loadFields(ctx: AppContext, projectId: string): Promise<FieldDef[] | null> {
-  const cache = cacheOf(ctx);
-  const hit = cache.get(projectId);
-  if (hit && hit.expiresAt > Date.now()) return hit.schema;
-  const row = await ctx.db.read({ projectId, keyKind: 'system' }, (db) =>
-    db.selectFrom('collections').select('fields').where('name', '=', 'users').executeTakeFirst(),
-  );
-  const schema = row ? row.fields : null;
-  cache.set(projectId, { schema, expiresAt: Date.now() + TTL_MS });
-  return schema;
+  const users = await collectionCache(ctx).get(projectId, 'users');
+  return users ? users.fields : null;
 }
 
 const isRequiredString = (f: FieldDef | undefined) => !!f && f.type === 'String' && f.required === true;

@@ -15,11 +15,7 @@ const PROTECTED = new Set([
   'authProviders', 'createdAt', 'updatedAt', '__proto__', 'constructor', 'prototype',
 ]);
 
-export const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-export function normalizeEmail(email: string): string {
-  return email.trim().toLowerCase();
-}
 
 /** The body's custom fields: protected keys and `$`-keys dropped. */
 function customFields(body: Record<string, unknown>): Record<string, unknown> {

@@ -2,6 +2,7 @@
  * Field definitions (contract §4.2): the rules a collection schema must follow, and the mapping
  * of the public `/api/schemas` form (`name`, any-case `type`) to the internal form.
  */
+import { isPlainObject } from '../../lib/objects.js';
 import type { FieldDef } from '../../db/types.js';
 
 export const FIELD_TYPES = ['String', 'Number', 'Boolean', 'Date', 'Object', 'Array', 'Ref'] as const;
@@ -13,18 +14,15 @@ export const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
 export const SYSTEM_FIELDS = new Set(['_id', 'createdAt', 'updatedAt', 'isDeleted', 'deletedAt', '__v']);
 const MAX_FIELDS = 200;
 
-export const NESTING_MESSAGE =
+const NESTING_MESSAGE =
   'Invalid field configuration, nesting depth exceeded (max 3 levels), or unique is only supported for top-level primitive fields.';
-export const DEFAULT_MESSAGE = 'Default value type must match field type, and required fields cannot have defaults';
+const DEFAULT_MESSAGE = 'Default value type must match field type, and required fields cannot have defaults';
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function keyProblem(key: unknown): string | null {
   if (typeof key !== 'string' || key.length < 1 || key.length > 128) return 'Field keys must be 1-128 characters.';
-  if (key.startsWith('$') || key.includes('.') || /\s/.test(key)) {
-    return `Invalid field key '${key}': it may not start with '$' or contain '.' or whitespace.`;
+  if (key.startsWith('$') || key.includes('.') || /\s/.test(key) || [...key].some((ch) => ch.charCodeAt(0) < 0x20)) {
+    return `Invalid field key '${key}': it may not start with '$' or contain '.', whitespace or control characters.`;
   }
   if (FORBIDDEN_KEYS.has(key) || SYSTEM_FIELDS.has(key)) return `Field key '${key}' is reserved.`;
   return null;
@@ -34,6 +32,7 @@ function checkDefault(f: FieldDef): string | null {
   if (f.default === undefined) return null;
   const want = DEFAULT_TYPES[f.type];
   if (!want || typeof f.default !== want || f.required) return DEFAULT_MESSAGE;
+  if (typeof f.default === 'string' && f.default.includes('\u0000')) return `Field '${f.key}': the default may not contain NUL.`;
   return null;
 }
 

@@ -18,7 +18,7 @@ import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
 import type { Database, FieldDef } from '../../db/types.js';
 
-export const INDEXED_FIELDS_MAX = 8;
+const INDEXED_FIELDS_MAX = 8;
 const INDEXABLE = new Set(['String', 'Number', 'Boolean', 'Date', 'Ref']);
 
 interface IndexSpec {
@@ -26,7 +26,7 @@ interface IndexSpec {
   ddl: string;
 }
 
-export function fieldExpression(type: FieldDef['type'], key: string): string {
+function fieldExpression(type: FieldDef['type'], key: string): string {
   const fn = type === 'Number' ? 'plinth_num' : 'plinth_txt';
   return `${fn}(data, ${pg.escapeLiteral(key)})`;
 }
@@ -36,7 +36,7 @@ function shortHash(text: string): string {
 }
 
 /** The indexes a collection should have, by name. Collection ids are validated 24-hex. */
-export function desiredIndexes(collectionId: string, fields: FieldDef[]): IndexSpec[] {
+function desiredIndexes(collectionId: string, fields: FieldDef[]): IndexSpec[] {
   if (!/^[0-9a-f]{24}$/.test(collectionId)) throw new Error('bad collection id');
   const where = `WHERE collection_id = '${collectionId}' AND deleted_at IS NULL`;
   const out: IndexSpec[] = [];
@@ -77,9 +77,4 @@ export async function syncIndexes(db: Kysely<Database>, collectionId: string, fi
 
 export async function dropIndexes(db: Kysely<Database>, collectionId: string): Promise<void> {
   for (const name of await existingIndexes(db, collectionId)) await sql.raw(`DROP INDEX IF EXISTS ${name}`).execute(db);
-}
-
-/** The unique field a violated index belongs to (for the 409 message), if it is one of ours. */
-export function isUniqueIndexName(constraint: unknown): boolean {
-  return typeof constraint === 'string' && constraint.startsWith('du_');
 }

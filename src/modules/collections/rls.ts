@@ -12,7 +12,7 @@ export interface RlsInput {
 const MODES = new Set(['public-read', 'private', 'owner-write-only']);
 
 /** Owner field chosen at creation: `_id` for users, else userId / ownerId when declared. */
-export function defaultOwnerField(name: string, fields: FieldDef[]): string {
+function defaultOwnerField(name: string, fields: FieldDef[]): string {
   if (name.toLowerCase() === 'users') return '_id';
   if (fields.some((f) => f.key === 'userId')) return 'userId';
   if (fields.some((f) => f.key === 'ownerId')) return 'ownerId';

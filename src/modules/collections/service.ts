@@ -5,7 +5,7 @@
  */
 import type { AppContext } from '../../context.js';
 import type { FieldDef, RlsConfig } from '../../db/types.js';
-import { refund } from '../../lib/quota.js';
+import { METRICS, refund } from '../../lib/quota.js';
 import { planOf } from '../plans/plans.js';
 import { announceChange } from './cache.js';
 import { CollectionErrors } from './errors.js';
@@ -107,7 +107,7 @@ export async function deleteCollection(ctx: AppContext, projectId: string, name:
   await ctx.db.admin.transaction().execute(async (tx) => {
     await dropIndexes(tx, current.id);
     const bytes = await q.deleteCollection(tx, projectId, current.id);
-    if (bytes > 0) await refund(tx, { subjectId: projectId, metric: 'db_bytes' }, bytes);
+    if (bytes > 0) await refund(tx, { subjectId: projectId, metric: METRICS.dbBytes }, bytes);
   });
   await announceChange(ctx, projectId);
   return current.name;

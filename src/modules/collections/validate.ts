@@ -8,6 +8,7 @@
  * Strings are trimmed, dates normalised to ISO strings (so stored dates compare and sort as
  * text). Undeclared fields pass through unchanged.
  */
+import { isPlainObject } from '../../lib/objects.js';
 import type { FieldDef } from '../../db/types.js';
 import { isObjectId } from '../../lib/ids.js';
 
@@ -25,9 +26,6 @@ const fail = (label: string, what: string): never => {
   throw new Failure(`Field '${label}' must be ${what}.`);
 };
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function dateValue(v: unknown, label: string): string {
   if (typeof v !== 'string' && typeof v !== 'number') return fail(label, 'a valid Date');
@@ -88,17 +86,17 @@ function compileFields(fields: FieldDef[]): ObjectCheck {
   };
 }
 
-const cache = new Map<string, ObjectCheck>();
-const MAX_CACHED = 5000;
+/**
+ * Compiled validators by field list. A collection's list is the same object for as long as the
+ * collection cache holds that schema version, so it is compiled once per version per node.
+ */
+const compiled = new WeakMap<FieldDef[], ObjectCheck>();
 
-/** The compiled validator of a schema (one per distinct field list). */
-export function compileSchema(fields: FieldDef[]): ObjectCheck {
-  const key = JSON.stringify(fields);
-  let hit = cache.get(key);
+function compileSchema(fields: FieldDef[]): ObjectCheck {
+  let hit = compiled.get(fields);
   if (!hit) {
-    if (cache.size >= MAX_CACHED) cache.clear();
     hit = compileFields(fields);
-    cache.set(key, hit);
+    compiled.set(fields, hit);
   }
   return hit;
 }

@@ -6,11 +6,11 @@
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import type { TenantScope } from '../../db/pool.js';
-import { AppError } from '../../lib/errors.js';
 import { projectOf, secretKeyRequired } from '../../plugins/api-key.js';
 import { optionalUserId } from '../../plugins/user-auth.js';
 import type { CollectionDef } from '../collections/cache.js';
 import { DataErrors } from './errors.js';
+import type { Scope } from './queries.js';
 
 export interface Access {
   scope: TenantScope;
@@ -22,9 +22,7 @@ export interface Access {
 }
 
 export function assertNotUsers(name: string): void {
-  if (name.trim().toLowerCase() === 'users') {
-    throw new AppError('users_collection_protected', 403, 'Use /api/userAuth endpoints for users collection operations.');
-  }
+  if (name.trim().toLowerCase() === 'users') throw DataErrors.users_collection_protected();
 }
 
 export async function readAccess(ctx: AppContext, req: FastifyRequest, col: CollectionDef): Promise<Access> {
@@ -49,6 +47,11 @@ export async function writeAccess(ctx: AppContext, req: FastifyRequest, col: Col
   return { scope: { projectId, userId, keyKind: 'publishable' }, secret: false, userId, ownerFilter };
 }
 
+/** The documents this caller may see in `col` (private mode: only their own). */
+export function docScope(col: CollectionDef, access: Access, includeDeleted = false): Scope {
+  return { projectId: col.project_id, collectionId: col.id, includeDeleted, ownerId: access.ownerFilter };
+}
+
 /** `?hard=true` purges; only the secret key may. */
 export function assertHardDeleteAllowed(access: Access): void {
   if (!access.secret) throw secretKeyRequired();
@@ -70,12 +73,12 @@ export function applyOwnerOnCreate(col: CollectionDef, access: Access, doc: Reco
   const v = doc[field];
   if (v === undefined || v === null || v === '') doc[field] = access.userId;
   else if (v !== access.userId) {
-    throw new AppError('rls_owner_mismatch', 403, `Item at index ${index} must have ${field} equal to your user id`);
+    throw DataErrors.rls_owner_mismatch(`Item at index ${index} must have ${field} equal to your user id`);
   }
 }
 
 /** Update/delete with the publishable key: the stored owner must be the caller. */
-export function assertOwner(col: CollectionDef, access: Access, storedOwner: string | null): void {
+export function assertOwner(access: Access, storedOwner: string | null): void {
   if (access.secret) return;
   if (storedOwner !== access.userId) throw DataErrors.rls_denied();
 }

@@ -3,29 +3,37 @@
  * system fields owned by the server; and dot-notation merges (`{"meta.views": 3}` updates
  * only that inner key, and never walks through a non-object).
  */
+import { isPlainObject } from '../../lib/objects.js';
 import { FORBIDDEN_KEYS, SYSTEM_FIELDS } from '../collections/fields.js';
 import { DataErrors } from './errors.js';
 
-export const MAX_DEPTH = 32;
+const MAX_DEPTH = 32;
 
-export function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function badKey(key: string): boolean {
   return key.startsWith('$') || FORBIDDEN_KEYS.has(key);
 }
 
-/** Throws 400 on `__proto__`/`constructor`/`$` keys at any depth or nesting deeper than MAX_DEPTH. */
+/** PostgreSQL text and jsonb cannot hold U+0000. */
+const NUL = '\u0000';
+
+/**
+ * Throws 400 on `__proto__`/`constructor`/`$` keys at any depth, nesting deeper than MAX_DEPTH,
+ * or a NUL character in a key or string.
+ */
 export function assertSafe(value: unknown, depth = 0): void {
   if (depth > MAX_DEPTH) throw DataErrors.invalid_body(`Document is nested too deeply (max ${MAX_DEPTH} levels).`);
+  if (typeof value === 'string') {
+    if (value.includes(NUL)) throw DataErrors.invalid_body('Strings may not contain the NUL character.');
+    return;
+  }
   if (Array.isArray(value)) {
     for (const v of value) assertSafe(v, depth + 1);
     return;
   }
   if (!isPlainObject(value)) return;
   for (const key of Object.keys(value)) {
-    if (badKey(key)) throw DataErrors.invalid_body(`Key '${key}' is not allowed.`);
+    if (badKey(key) || key.includes(NUL)) throw DataErrors.invalid_body(`Key '${key}' is not allowed.`);
     assertSafe(value[key], depth + 1);
   }
 }

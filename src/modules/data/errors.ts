@@ -16,5 +16,6 @@ export const DataErrors = defineErrors({
   write_blocked: { status: 403, message: 'Enable RLS for this collection to allow publishable-key writes.' },
   rls_denied: { status: 403, message: 'You can only modify your own document.' },
   owner_immutable: { status: 403, message: 'Owner field immutable' },
+  rls_owner_mismatch: { status: 403, message: 'The owner field must equal your user id.' },
   insert_denied: { status: 403, message: "RLS ownerField '_id' is not valid for insert ownership checks." },
 });

@@ -39,7 +39,7 @@ const SYSTEM: Record<string, { kind: Kind; column: string }> = {
 
 const hasControl = (s: string) => [...s].some((ch) => ch.charCodeAt(0) < 0x20);
 
-export function fieldPath(name: string): string[] {
+function fieldPath(name: string): string[] {
   const parts = name.split('.');
   if (name.length > 256 || parts.length > 8) throw DataErrors.invalid_query(`Invalid field '${name}'.`);
   for (const p of parts) {

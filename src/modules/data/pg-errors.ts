@@ -1,22 +1,26 @@
 /**
  * PostgreSQL errors a client can cause, mapped to their 4xx answers: unique violations (409),
- * a pattern PostgreSQL's regex engine rejects (400), a statement timeout (400). Anything else
+ * a pattern PostgreSQL's regex engine rejects (400), a statement timeout (400), a value it
+ * cannot parse or store, such as a NUL character in a query value (400). Anything else
  * stays an internal error (logged, never shown).
  */
 import { DataErrors } from './errors.js';
+
+/** Invalid text, datetime, range, encoding (NUL) and unsupported jsonb escapes. */
+const BAD_VALUE = new Set(['22P02', '22007', '22008', '22003', '22021', '22P05']);
 
 interface PgError {
   code?: string;
   constraint?: string;
 }
 
-export function mapPgError(err: unknown): unknown {
+function mapPgError(err: unknown): unknown {
   const e = err as PgError;
   if (typeof e !== 'object' || e === null || typeof e.code !== 'string') return err;
   if (e.code === '23505') return DataErrors.duplicate_value();
   if (e.code === '2201B') return DataErrors.invalid_query('Invalid regex pattern.');
   if (e.code === '57014') return DataErrors.query_timeout();
-  if (e.code === '22P02' || e.code === '22007' || e.code === '22008' || e.code === '22003') {
+  if (BAD_VALUE.has(e.code)) {
     return DataErrors.invalid_query('Invalid value in query.');
   }
   return err;

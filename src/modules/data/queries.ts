@@ -1,6 +1,6 @@
 /**
- * SQL over the documents table. Always called inside `ctx.db.tenant(...)`, so the native
- * policies (sql/20_documents_policies.sql) apply on top of the conditions written here.
+ * SQL over the documents table. Always called inside `ctx.db.tenant(...)` or `ctx.db.read(...)`,
+ * so the native policies (sql/20_documents_policies.sql) apply on top of the conditions here.
  */
 import { sql, type RawBuilder } from 'kysely';
 import type { Tx } from '../../db/pool.js';
@@ -70,9 +70,8 @@ export async function countRows(tx: Tx, s: Scope, where: RawBuilder<unknown>): P
   return res.rows[0]?.n ?? 0;
 }
 
-export async function getRow(tx: Tx, s: Scope, id: string, forUpdate = false): Promise<StoredRow | undefined> {
-  const lock = forUpdate ? sql` FOR UPDATE` : sql``;
-  const res = await sql<StoredRow>`SELECT ${COLUMNS} FROM documents WHERE ${scopeWhere(s)} AND id = ${id}${lock}`.execute(tx);
+export async function getRow(tx: Tx, s: Scope, id: string): Promise<StoredRow | undefined> {
+  const res = await sql<StoredRow>`SELECT ${COLUMNS} FROM documents WHERE ${scopeWhere(s)} AND id = ${id}`.execute(tx);
   return res.rows[0];
 }
 

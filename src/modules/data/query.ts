@@ -40,7 +40,7 @@ const SUFFIXES: Array<[string, Op]> = [
   ['_gte', 'gte'], ['_gt', 'gt'], ['_lte', 'lte'], ['_lt', 'lt'], ['_ne', 'ne'], ['_in', 'in'], ['_exists', 'exists'], ['_regex', 'regex'],
 ];
 const MAX_FILTERS = 30;
-export const MAX_REGEX = 128;
+const MAX_REGEX = 128;
 
 type Raw = Record<string, unknown>;
 
@@ -52,7 +52,7 @@ function strings(v: unknown): string[] {
 const first = (q: Raw, k: string): string | undefined => strings(q[k])[0];
 
 /** A comma list, repeated parameters flattened, entries trimmed, empties dropped. */
-export function list(v: unknown): string[] {
+function list(v: unknown): string[] {
   return strings(v).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
 }
 
@@ -70,7 +70,7 @@ function boolParam(q: Raw, k: string, def: boolean): boolean {
   return raw === 'true' || raw === '1';
 }
 
-export function parseSort(raw: string | undefined): SortKey[] {
+function parseSort(raw: string | undefined): SortKey[] {
   const items = list(raw);
   if (items.length > 5) throw DataErrors.invalid_query('At most 5 sort fields are allowed.');
   return items.map((item) => {

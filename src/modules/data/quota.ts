@@ -6,11 +6,11 @@
  */
 import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/pool.js';
-import { refund, refundAhead, reserve } from '../../lib/quota.js';
+import { METRICS, refundAhead } from '../../lib/quota.js';
 import { QuotaLeases } from '../../lib/quota-leases.js';
 import { DataErrors } from './errors.js';
 
-export const dbBytes = (projectId: string) => ({ subjectId: projectId, metric: 'db_bytes' });
+export const dbBytes = (projectId: string) => ({ subjectId: projectId, metric: METRICS.dbBytes });
 
 const leasesByNode = new WeakMap<AppContext, QuotaLeases>();
 
@@ -28,7 +28,7 @@ function leases(ctx: AppContext): QuotaLeases {
 /** An upper bound of a document's charged size: its jsonb text adds at most a space per `:` and `,`. */
 export const sizeBound = (json: string) => 2 * Buffer.byteLength(json, 'utf8') + 16;
 
-export interface Paid<T> {
+interface Paid<T> {
   result: T;
   growth: number;
 }
@@ -55,12 +55,4 @@ export async function paidFor<T>(
   leases(ctx).give(counter, take - used);
   if (paid && paid.growth < 0) await refundAhead(db, counter, -paid.growth);
   return paid ? paid.result : null;
-}
-
-/** In-transaction charge or refund (hard deletes, which are rare). */
-export async function charge(tx: Tx, projectId: string, bytes: number, limit: number): Promise<void> {
-  if (bytes < 0) await refund(tx, { subjectId: projectId, metric: 'db_bytes' }, -bytes);
-  else if (bytes > 0 && (await reserve(tx, { subjectId: projectId, metric: 'db_bytes' }, bytes, limit)) === null) {
-    throw DataErrors.database_limit();
-  }
 }

@@ -1,18 +1,18 @@
 /** Reads: list (offset or keyset), count, get by id. Knows no HTTP. */
+import { sql } from 'kysely';
 import type { AppContext } from '../../context.js';
+import type { Tx } from '../../db/pool.js';
 import { isObjectId } from '../../lib/ids.js';
 import type { CollectionDef } from '../collections/cache.js';
-import type { Access } from './access.js';
+import { docScope, type Access } from './access.js';
 import { encodeCursor, keysetCondition } from './cursor.js';
 import { DataErrors } from './errors.js';
-import { populate } from './populate.js';
-import { countRows, getRow, listRows, setStatementTimeout, type Scope } from './queries.js';
-import type { ListQuery } from './query.js';
-import { shape, documentView } from './view.js';
-import { and, filterConditions, hasRegex, orderBy } from './where.js';
-import { sql } from 'kysely';
-import type { Tx } from '../../db/pool.js';
 import { guardDb } from './pg-errors.js';
+import { populate } from './populate.js';
+import { countRows, getRow, listRows, setStatementTimeout } from './queries.js';
+import type { ListQuery } from './query.js';
+import { documentView, shape } from './view.js';
+import { and, filterConditions, hasRegex, orderBy } from './where.js';
 
 const LIST_TIMEOUT_MS = 5000;
 const REGEX_TIMEOUT_MS = 2000;
@@ -37,20 +37,16 @@ function inScope<T>(ctx: AppContext, access: Access, q: ListQuery, fn: (tx: Tx) 
   });
 }
 
-function scopeOf(col: CollectionDef, access: Access, includeDeleted: boolean): Scope {
-  return { projectId: col.project_id, collectionId: col.id, includeDeleted, ownerId: access.ownerFilter };
-}
-
 const paths = (fields: string[] | null) => (fields ? fields.map((f) => f.split('.')) : null);
 
 export async function countDocuments(ctx: AppContext, col: CollectionDef, access: Access, q: ListQuery): Promise<number> {
   const where = and(filterConditions(col, q.filters));
-  return guardDb(() => inScope(ctx, access, q, (tx) => countRows(tx, scopeOf(col, access, q.includeDeleted), where)));
+  return guardDb(() => inScope(ctx, access, q, (tx) => countRows(tx, docScope(col, access, q.includeDeleted), where)));
 }
 
 export async function listDocuments(ctx: AppContext, col: CollectionDef, access: Access, q: ListQuery) {
   const conditions = filterConditions(col, q.filters);
-  const scope = scopeOf(col, access, q.includeDeleted);
+  const scope = docScope(col, access, q.includeDeleted);
   const cursorMode = q.cursor !== undefined;
   const order = orderBy(col, cursorMode ? q.sort.slice(0, 1) : q.sort);
   const first = order.keys[0]!;
@@ -70,7 +66,8 @@ export async function listDocuments(ctx: AppContext, col: CollectionDef, access:
       const page = more ? rows.slice(0, q.limit) : rows;
       const items = page.map(documentView);
       await populate(ctx, tx, col, items, q.populate);
-      const shaped = items.map((d) => shape(d, paths(q.fields), q.meta));
+      const fields = paths(q.fields);
+      const shaped = items.map((d) => shape(d, fields, q.meta));
       if (!cursorMode) return { items: shaped, total, page: q.page, limit: q.limit };
       const last = page[page.length - 1];
       const nextCursor = more && last ? encodeCursor(last.sort_value ?? null, last.id) : null;
@@ -83,7 +80,7 @@ export async function getDocument(ctx: AppContext, col: CollectionDef, access: A
   if (!isObjectId(id)) throw DataErrors.invalid_query('Invalid ID format.');
   return guardDb(() =>
     ctx.db.read(access.scope, async (tx) => {
-      const row = await getRow(tx, scopeOf(col, access, q.includeDeleted), id);
+      const row = await getRow(tx, docScope(col, access, q.includeDeleted), id);
       if (!row) throw DataErrors.document_not_found();
       const doc = documentView(row);
       await populate(ctx, tx, col, [doc], q.populate);

@@ -6,9 +6,10 @@
 import { sql, type RawBuilder } from 'kysely';
 import { isObjectId } from '../../lib/ids.js';
 import { DataErrors } from './errors.js';
-import type { FieldRef } from './fields.js';
+import type { FieldRef, Kind } from './fields.js';
 
 const NUMERIC = /^-?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+const CAST: Record<Kind, string> = { num: 'float8', ts: 'timestamptz', id: 'text', bool: 'boolean', txt: 'text', loose: 'jsonb' };
 
 const bad = (f: FieldRef, expected: string) =>
   DataErrors.invalid_query(`Invalid value for '${f.name}': expected ${expected}.`);
@@ -17,38 +18,50 @@ export function isNumeric(v: string): boolean {
   return NUMERIC.test(v.trim()) && Number.isFinite(Number(v));
 }
 
-/** One value, typed for a comparison with `f.expr` (not for 'loose' fields). */
-export function typedValue(f: FieldRef, raw: string): RawBuilder<unknown> {
-  switch (f.kind) {
-    case 'num':
-      if (!isNumeric(raw)) throw bad(f, 'a number');
-      return sql`${Number(raw)}::float8`;
-    case 'ts': {
-      const d = new Date(raw);
-      if (raw.trim() === '' || Number.isNaN(d.getTime())) throw bad(f, 'a date');
-      return sql`${d.toISOString()}::timestamptz`;
-    }
-    case 'id':
-      if (!isObjectId(raw)) throw bad(f, 'an ObjectId');
-      return sql`${raw}::text`;
-    case 'bool':
-      if (raw !== 'true' && raw !== 'false') throw bad(f, 'true or false');
-      return sql`${raw === 'true'}::boolean`;
-    default:
-      return sql`${declaredText(f, raw)}::text`;
-  }
+function isoDate(f: FieldRef, raw: string): string {
+  const d = new Date(raw);
+  if (raw.trim() === '' || Number.isNaN(d.getTime())) throw bad(f, 'a date');
+  return d.toISOString();
+}
+
+function checkBool(f: FieldRef, raw: string): void {
+  if (raw !== 'true' && raw !== 'false') throw bad(f, 'true or false');
 }
 
 /** Text-stored declared fields: dates normalised like stored ones, refs and booleans checked. */
 function declaredText(f: FieldRef, raw: string): string {
-  if (f.declared === 'Date') {
-    const d = new Date(raw);
-    if (raw.trim() === '' || Number.isNaN(d.getTime())) throw bad(f, 'a date');
-    return d.toISOString();
-  }
+  if (f.declared === 'Date') return isoDate(f, raw);
   if (f.declared === 'Ref' && !isObjectId(raw)) throw bad(f, 'an ObjectId');
-  if (f.declared === 'Boolean' && raw !== 'true' && raw !== 'false') throw bad(f, 'true or false');
+  if (f.declared === 'Boolean') checkBool(f, raw);
   return raw;
+}
+
+/** One raw value checked and converted for the field's kind (400 when it does not fit). */
+function plain(f: FieldRef, raw: string): string | number | boolean {
+  switch (f.kind) {
+    case 'num':
+      if (!isNumeric(raw)) throw bad(f, 'a number');
+      return Number(raw);
+    case 'ts':
+      return isoDate(f, raw);
+    case 'id':
+      if (!isObjectId(raw)) throw bad(f, 'an ObjectId');
+      return raw;
+    case 'bool':
+      checkBool(f, raw);
+      return raw === 'true';
+    default:
+      return declaredText(f, raw);
+  }
+}
+
+/** One value, typed for a comparison with `f.expr` (not for 'loose' fields). */
+export function typedValue(f: FieldRef, raw: string): RawBuilder<unknown> {
+  return sql`${plain(f, raw)}::${sql.raw(CAST[f.kind])}`;
+}
+
+export function typedArray(f: FieldRef, raws: string[]): RawBuilder<unknown> {
+  return sql`${raws.map((r) => plain(f, r))}::${sql.raw(CAST[f.kind])}[]`;
 }
 
 /** jsonb candidates an undeclared field's value may equal. */
@@ -58,27 +71,4 @@ export function looseCandidates(raw: string): string[] {
   if (raw === 'true' || raw === 'false') out.push(raw);
   if (raw === 'null') out.push('null');
   return out;
-}
-
-export function typedArray(f: FieldRef, raws: string[]): RawBuilder<unknown> {
-  const cast = { num: 'float8', ts: 'timestamptz', id: 'text', bool: 'boolean', txt: 'text', loose: 'jsonb' }[f.kind];
-  const items = raws.map((r) => {
-    if (f.kind === 'num') return typedNumber(f, r);
-    if (f.kind === 'ts') return typedDate(f, r);
-    if (f.kind === 'id' && !isObjectId(r)) throw bad(f, 'an ObjectId');
-    if (f.kind === 'bool' && r !== 'true' && r !== 'false') throw bad(f, 'true or false');
-    return f.kind === 'txt' ? declaredText(f, r) : r;
-  });
-  return sql`${items}::${sql.raw(cast)}[]`;
-}
-
-function typedNumber(f: FieldRef, r: string): number {
-  if (!isNumeric(r)) throw bad(f, 'a number');
-  return Number(r);
-}
-
-function typedDate(f: FieldRef, r: string): string {
-  const d = new Date(r);
-  if (r.trim() === '' || Number.isNaN(d.getTime())) throw bad(f, 'a date');
-  return d.toISOString();
 }

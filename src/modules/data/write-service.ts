@@ -1,43 +1,36 @@
 /**
  * Writes: create, bulk create, merge update, soft/hard delete, restore. Knows no HTTP.
- * Creates and top-level patches are single autocommit statements; other updates use optimistic
- * concurrency (a version check) instead of a row lock; quota accounting is in ./quota.ts.
+ * Creates, top-level patches, soft deletes and restores are autocommit statements; other
+ * updates use optimistic concurrency (a version check) instead of a row lock; only a hard
+ * delete, which refunds its bytes, needs a transaction. Quota accounting is in ./quota.ts.
  */
 import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/pool.js';
 import { objectId, isObjectId } from '../../lib/ids.js';
+import { refund } from '../../lib/quota.js';
 import type { CollectionDef } from '../collections/cache.js';
 import { validateDocument } from '../collections/validate.js';
-import { applyOwnerOnCreate, assertHardDeleteAllowed, assertOwner, assertOwnerUnchanged, ownerOf, type Access } from './access.js';
-import { assertSafe, isPlainObject, mergeUpdate, withoutSystemFields } from './body.js';
+import { applyOwnerOnCreate, assertHardDeleteAllowed, assertOwner, assertOwnerUnchanged, docScope, ownerOf, type Access } from './access.js';
+import { isPlainObject } from '../../lib/objects.js';
+import { assertSafe, mergeUpdate, withoutSystemFields } from './body.js';
 import { DataErrors } from './errors.js';
 import { guardDb } from './pg-errors.js';
-import { charge, paidFor, sizeBound } from './quota.js';
+import { dbBytes, paidFor, sizeBound } from './quota.js';
 import * as q from './queries.js';
 import { documentView } from './view.js';
 
-export const BULK_MAX = 100;
-
-function scope(col: CollectionDef, access: Access, includeDeleted = false): q.Scope {
-  return { projectId: col.project_id, collectionId: col.id, includeDeleted, ownerId: access.ownerFilter };
-}
+const BULK_MAX = 100;
 
 /**
- * The row to change, locked, after the owner check. With the publishable key the row is read
- * unlocked first: FOR UPDATE passes the write policy too, so another owner's row would look
- * missing (404) where the contract wants 403.
+ * With the publishable key, reads the row first and checks its owner: the write alone would
+ * pass the write policy too, so another owner's row would look missing (404) where the
+ * contract wants 403. The write that follows is still guarded by the policy.
  */
-async function lockForWrite(tx: Tx, col: CollectionDef, access: Access, id: string, includeDeleted = false): Promise<q.StoredRow> {
-  const s = scope(col, access, includeDeleted);
-  if (!access.secret) {
-    const seen = await q.getRow(tx, s, id);
-    if (!seen) throw DataErrors.document_not_found();
-    assertOwner(col, access, seen.owner_id);
-  }
-  const row = await q.getRow(tx, s, id, true);
-  if (!row) throw DataErrors.document_not_found();
-  assertOwner(col, access, row.owner_id);
-  return row;
+async function checkOwner(db: Tx, s: q.Scope, access: Access, id: string): Promise<void> {
+  if (access.secret) return;
+  const seen = await q.getRow(db, s, id);
+  if (!seen) throw DataErrors.document_not_found();
+  assertOwner(access, seen.owner_id);
 }
 
 /** Validates one new document; returns the row to insert or the validator's message. */
@@ -125,7 +118,7 @@ async function patchTopLevel(ctx: AppContext, db: Tx, col: CollectionDef, access
   const ownerId = field !== '_id' && field in patch ? ownerOf(col, id, patch) : undefined;
   const json = JSON.stringify(patch);
   const stored = await paidFor(ctx, db, col.project_id, sizeBound(json), limit, async () => {
-    const row = await q.patchRow(db, scope(col, access), id, { json, ownerId }, ctx.clock.now());
+    const row = await q.patchRow(db, docScope(col, access), id, { json, ownerId }, ctx.clock.now());
     if (!row) throw DataErrors.document_not_found();
     return { result: row, growth: row.size_bytes - row.old_size };
   });
@@ -134,9 +127,9 @@ async function patchTopLevel(ctx: AppContext, db: Tx, col: CollectionDef, access
 
 /** One optimistic attempt: read, merge, validate, write if unchanged meanwhile (else null). */
 async function tryUpdate(ctx: AppContext, db: Tx, col: CollectionDef, access: Access, id: string, body: Record<string, unknown>, limit: number) {
-  const current = await q.getRow(db, scope(col, access), id);
+  const current = await q.getRow(db, docScope(col, access), id);
   if (!current) throw DataErrors.document_not_found();
-  assertOwner(col, access, current.owner_id);
+  assertOwner(access, current.owner_id);
   const { doc, touched } = mergeUpdate(current.data, body);
   const partial = Object.fromEntries([...touched].map((k) => [k, doc[k]]));
   const checked = validateDocument(col.fields, partial, 'update');
@@ -146,24 +139,33 @@ async function tryUpdate(ctx: AppContext, db: Tx, col: CollectionDef, access: Ac
   assertOwnerUnchanged(col, access, current.owner_id, ownerId);
   const json = JSON.stringify(doc);
   return paidFor(ctx, db, col.project_id, sizeBound(json) - current.size_bytes, limit, async () => {
-    const row = await q.updateRow(db, scope(col, access), id, current.version, { ownerId, json }, ctx.clock.now());
+    const row = await q.updateRow(db, docScope(col, access), id, current.version, { ownerId, json }, ctx.clock.now());
     return row ? { result: row, growth: row.size_bytes - current.size_bytes } : null;
   });
 }
 
 export async function deleteDocument(ctx: AppContext, col: CollectionDef, access: Access, id: string, hard: boolean) {
   checkId(id);
-  if (hard) assertHardDeleteAllowed(access);
+  if (hard) return hardDelete(ctx, col, access, id);
+  return guardDb(() =>
+    ctx.db.read(access.scope, async (db) => {
+      const s = docScope(col, access);
+      await checkOwner(db, s, access, id);
+      const now = ctx.clock.now();
+      if (!(await q.setDeleted(db, s, id, now, now))) throw DataErrors.document_not_found();
+      return { id };
+    }),
+  );
+}
+
+/** Purges a live or soft-deleted document (secret key only) and frees its bytes. */
+async function hardDelete(ctx: AppContext, col: CollectionDef, access: Access, id: string) {
+  assertHardDeleteAllowed(access);
   return guardDb(() =>
     ctx.db.tenant(access.scope, async (tx) => {
-      const current = await lockForWrite(tx, col, access, id, hard);
-      if (hard) {
-        await q.hardDelete(tx, scope(col, access, true), id);
-        await charge(tx, col.project_id, -current.size_bytes, -1);
-      } else {
-        const now = ctx.clock.now();
-        await q.setDeleted(tx, scope(col, access), id, now, now);
-      }
+      const gone = await q.hardDelete(tx, docScope(col, access, true), id);
+      if (!gone) throw DataErrors.document_not_found();
+      await refund(tx, dbBytes(col.project_id), gone.size_bytes);
       return { id };
     }),
   );
@@ -173,11 +175,15 @@ export async function deleteDocument(ctx: AppContext, col: CollectionDef, access
 export async function restoreDocument(ctx: AppContext, col: CollectionDef, access: Access, id: string) {
   checkId(id);
   return guardDb(() =>
-    ctx.db.tenant(access.scope, async (tx) => {
-      const current = await lockForWrite(tx, col, access, id, true);
+    ctx.db.read(access.scope, async (db) => {
+      const s = docScope(col, access, true);
+      const current = await q.getRow(db, s, id);
+      if (!current) throw DataErrors.document_not_found();
+      assertOwner(access, current.owner_id);
       if (current.deleted_at === null) return documentView(current);
-      const restored = await q.setDeleted(tx, scope(col, access, true), id, null, ctx.clock.now());
-      return documentView(restored!);
+      const restored = await q.setDeleted(db, s, id, null, ctx.clock.now());
+      if (!restored) throw DataErrors.document_not_found();
+      return documentView(restored);
     }),
   );
 }

@@ -2,6 +2,7 @@
  * What a send request means: its recipients and its final subject/html/text, in direct mode
  * or rendered from a template (contract §7.2 mode rules and messages).
  */
+import { isEmail } from '../../lib/email.js';
 import type { AppContext } from '../../context.js';
 import { isObjectId } from '../../lib/ids.js';
 import type { Plan } from '../plans/plans.js';
@@ -10,7 +11,6 @@ import { templateById, templateByName, type TemplateRow } from './queries.js';
 import { render, type Variables } from './render.js';
 
 export const MAX_RECIPIENTS = 50;
-const EMAIL = /^[^\s@<>(),;:"]+@[^\s@<>(),;:"]+\.[^\s@<>(),;:"]+$/;
 
 export interface SendInput {
   to: string | string[];
@@ -42,7 +42,7 @@ export function recipients(to: string | string[]): string[] {
   const list = (Array.isArray(to) ? to : [to]).map((s) => (typeof s === 'string' ? s.trim() : ''));
   if (list.length === 0) throw MailErrors.mail_invalid_recipient('At least one recipient is required.');
   if (list.length > MAX_RECIPIENTS) throw MailErrors.mail_invalid_recipient(`At most ${MAX_RECIPIENTS} recipients per message.`);
-  if (!list.every((s) => s.length <= 254 && EMAIL.test(s))) throw MailErrors.mail_invalid_recipient();
+  if (!list.every((s) => s.length <= 254 && isEmail(s))) throw MailErrors.mail_invalid_recipient();
   return list;
 }
 

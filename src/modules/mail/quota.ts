@@ -6,11 +6,11 @@
  */
 import type { AppContext } from '../../context.js';
 import { utcMonth } from '../../lib/clock.js';
-import type { Counter } from '../../lib/quota.js';
+import { METRICS, type Counter } from '../../lib/quota.js';
 import type { Plan } from '../plans/plans.js';
 
 export function mailCounter(projectId: string, period: string): Counter {
-  return { subjectId: projectId, metric: 'mail', period };
+  return { subjectId: projectId, metric: METRICS.mail, period };
 }
 
 export function currentPeriod(ctx: AppContext): string {

@@ -3,6 +3,7 @@
  * Knows no HTTP; routes turn the returned sessions into cookies.
  */
 import type { AppContext } from '../../context.js';
+import { normalizeEmail } from '../../lib/email.js';
 import { OperatorErrors } from './errors.js';
 import { consumeOtp, issueOtp } from './otp.js';
 import { hashPassword, verifyPassword } from '../../lib/passwords.js';
@@ -18,8 +19,6 @@ export interface PublicOperator {
   isAdmin: boolean;
   createdAt: string;
 }
-
-export const normaliseEmail = (email: string) => email.trim().toLowerCase();
 
 /** Email verification is only asked for when a real mail provider can deliver the code. */
 export const verificationRequired = (ctx: AppContext) => !!ctx.config.mail.resendApiKey;
@@ -39,7 +38,7 @@ export function toPublic(ctx: AppContext, row: Omit<OperatorRow, 'password_hash'
 }
 
 export async function register(ctx: AppContext, input: { email: string; password: string; name?: string }): Promise<PublicOperator> {
-  const email = normaliseEmail(input.email);
+  const email = normalizeEmail(input.email);
   const passwordHash = await hashPassword(input.password);
   const row = await insertOperator(ctx.db.admin, {
     email,
@@ -58,7 +57,7 @@ export interface LoggedIn {
 }
 
 export async function login(ctx: AppContext, input: { email: string; password: string }): Promise<LoggedIn> {
-  const row = await findOperatorByEmail(ctx.db.admin, normaliseEmail(input.email));
+  const row = await findOperatorByEmail(ctx.db.admin, normalizeEmail(input.email));
   // One full argon2 verification either way, so unknown emails cost the same time.
   if (!(await verifyPassword(row?.password_hash, input.password)) || !row) throw OperatorErrors.invalid_credentials();
   return { user: toPublic(ctx, row), session: await issueSession(ctx, row.id) };
@@ -93,20 +92,20 @@ export async function changePassword(ctx: AppContext, operatorId: string, curren
 
 /** Sends a verification code. Unknown or already verified accounts get no mail and no hint. */
 export async function sendVerificationOtp(ctx: AppContext, email: string): Promise<void> {
-  const row = await findOperatorByEmail(ctx.db.admin, normaliseEmail(email));
+  const row = await findOperatorByEmail(ctx.db.admin, normalizeEmail(email));
   if (!row || row.is_verified) return;
   await issueOtp(ctx, row, 'verify_email');
 }
 
 export async function verifyEmail(ctx: AppContext, email: string, otp: string): Promise<LoggedIn> {
-  const row = await findOperatorByEmail(ctx.db.admin, normaliseEmail(email));
+  const row = await findOperatorByEmail(ctx.db.admin, normalizeEmail(email));
   await consumeOtp(ctx, row?.id, 'verify_email', otp);
   const updated = await updateOperator(ctx.db.admin, row!.id, { is_verified: true }, ctx.clock.now());
   return { user: toPublic(ctx, updated!), session: await issueSession(ctx, row!.id) };
 }
 
 export async function forgotPassword(ctx: AppContext, email: string): Promise<void> {
-  const row = await findOperatorByEmail(ctx.db.admin, normaliseEmail(email));
+  const row = await findOperatorByEmail(ctx.db.admin, normalizeEmail(email));
   if (row) await issueOtp(ctx, row, 'reset_password', true);
 }
 
@@ -116,7 +115,7 @@ export async function forgotPassword(ctx: AppContext, email: string): Promise<vo
  * request fails.
  */
 export async function resetPassword(ctx: AppContext, email: string, otp: string, newPassword: string): Promise<void> {
-  const row = await findOperatorByEmail(ctx.db.admin, normaliseEmail(email));
+  const row = await findOperatorByEmail(ctx.db.admin, normalizeEmail(email));
   await consumeOtp(ctx, row?.id, 'reset_password', otp);
   await replacePassword(ctx, row!.id, await hashPassword(newPassword), true);
 }

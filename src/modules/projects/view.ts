@@ -3,12 +3,13 @@
  * blob stay behind; each secret shows only as a `has…` flag. The `users` collection's model
  * omits its password field.
  */
+import { METRICS } from '../../lib/quota.js';
 import type { Encrypted } from '../../lib/crypto.js';
 import { planOf, type PlanName } from '../plans/plans.js';
 import type { CollectionRow, ProjectRow } from './queries.js';
 
 /** Usage counter metrics (usage_counters.metric, period '') the storage and data domains keep. */
-export const USAGE_METRICS = { storage: 'storage_bytes', database: 'db_bytes' } as const;
+export const USAGE_METRICS = { storage: METRICS.storageBytes, database: METRICS.dbBytes } as const;
 
 export interface Metrics {
   database: { used: number; limit: number };

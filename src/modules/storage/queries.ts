@@ -1,4 +1,5 @@
 /** SQL of the storage domain. Tenant calls take the transaction of `ctx.db.tenant`. */
+import { METRICS } from '../../lib/quota.js';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database } from '../../db/types.js';
 import type { FilesTable, FileProvider } from './tables.js';
@@ -27,7 +28,7 @@ export async function insertPendingWithin(db: Db, f: NewFile, limit: number | nu
     SELECT ${f.projectId}, ${f.id}, ${f.path}, ${f.ownerId}, ${f.size}, ${f.contentType}, ${f.provider}, ${f.createdAt}
     WHERE ${limit}::bigint IS NULL OR coalesce((
       SELECT used FROM usage_counters
-      WHERE subject_id = ${f.projectId} AND metric = 'storage_bytes' AND period = ''), 0) + ${f.size} <= ${limit}::bigint
+      WHERE subject_id = ${f.projectId} AND metric = ${METRICS.storageBytes} AND period = ''), 0) + ${f.size} <= ${limit}::bigint
     RETURNING id`.execute(db);
   return rows.length === 1;
 }

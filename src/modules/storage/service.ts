@@ -6,7 +6,7 @@
 import type { AppContext } from '../../context.js';
 import type { TenantScope, Tx } from '../../db/pool.js';
 import { objectId } from '../../lib/ids.js';
-import { refund, refundAhead, reserveAhead } from '../../lib/quota.js';
+import { METRICS, refund, refundAhead, reserveAhead } from '../../lib/quota.js';
 import type { ProjectRecord } from '../projects/cache.js';
 import { backendFor, backendOfFile } from './backends.js';
 import { GENERIC_NO_URL_WARNING } from './drivers/types.js';
@@ -23,7 +23,7 @@ export interface Caller {
   userId: string | null;
 }
 
-export const storageCounter = (projectId: string) => ({ subjectId: projectId, metric: 'storage_bytes' });
+export const storageCounter = (projectId: string) => ({ subjectId: projectId, metric: METRICS.storageBytes });
 
 const scopeOf = (c: Caller): TenantScope => ({ projectId: c.project.id, userId: c.userId, keyKind: c.keyKind });
 

@@ -35,6 +35,8 @@ describe('create', () => {
     const cases: Array<[unknown[], RegExp]> = [
       [[{ key: '$x', type: 'String' }], /may not start with/],
       [[{ key: 'a.b', type: 'String' }], /may not start with/],
+      [[{ key: 'a\u0000', type: 'String' }], /control characters/],
+      [[{ key: 's', type: 'String', default: 'x\u0000' }], /may not contain NUL/],
       [[{ key: 'o', type: 'Object' }], /non-empty fields/],
       [[{ key: 'a', type: 'Array' }], /needs items/],
       [[{ key: 'r', type: 'Ref' }], /needs ref/],

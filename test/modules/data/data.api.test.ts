@@ -170,10 +170,15 @@ describe('update, delete, restore', () => {
     expect((await A.get('/api/data/products?title=Temp&include_deleted=true', p.sk)).body.data.total).toBe(1);
     const r = await A.post(`/api/data/products/${id}/restore`, p.sk, {});
     expect(r.body.data).toMatchObject({ isDeleted: false, deletedAt: null });
+    expect((await A.post(`/api/data/products/${id}/restore`, p.sk, {})).body.data).toMatchObject({ _id: id, isDeleted: false });
+    await A.del(`/api/data/products/${id}`, p.sk);
+    expect((await A.del(`/api/data/products/${id}`, p.sk)).status).toBe(404);
     const hard = await A.del(`/api/data/products/${id}?hard=true`, p.sk);
     expect(hard.status).toBe(200);
     const rows = await env.ctx.db.admin.selectFrom('documents').select('id').where('id', '=', id).execute();
     expect(rows).toEqual([]);
+    expect((await A.del(`/api/data/products/${id}?hard=true`, p.sk)).status).toBe(404);
+    expect((await A.post(`/api/data/products/${id}/restore`, p.sk, {})).status).toBe(404);
   });
 
   it('bulk is all-or-nothing with 1-100 items', async () => {

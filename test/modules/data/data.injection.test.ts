@@ -46,6 +46,12 @@ describe('filters', () => {
     expect((await A.get('/api/data/items?__proto__.x=1', p.sk)).status).toBe(400);
   });
 
+  it('a NUL character in a query value is 400', async () => {
+    for (const qs of ['name=a%00b', 'name_regex=a%00', 'name_in=x,a%00b']) {
+      expect((await A.get(`/api/data/items?${qs}`, p.sk)).status, qs).toBe(400);
+    }
+  });
+
   it('a pattern PostgreSQL rejects is 400; an unreadable cursor restarts', async () => {
     expect((await A.get(`/api/data/items?name_regex=${encodeURIComponent('(?<name>x)')}`, p.sk)).status).toBe(400);
     expect((await A.get('/api/data/items?cursor=%%%garbage', p.sk)).status).toBe(200);
@@ -68,6 +74,16 @@ describe('bodies', () => {
       const r = await env.app.inject({ method: 'POST', url: '/api/data/items', headers: { ...p.sk, 'content-type': 'application/json' }, payload });
       expect(r.statusCode, payload).toBe(400);
     }
+    expect(await count()).toBe(before);
+  });
+
+  it('a NUL character in a key or string is 400 and writes nothing', async () => {
+    const before = await count();
+    for (const body of [{ name: 'a\u0000b' }, { 'k\u0000': 1 }, { list: [{ s: '\u0000' }] }]) {
+      expect((await A.post('/api/data/items', p.sk, body)).status, JSON.stringify(body)).toBe(400);
+      expect((await A.patch(`/api/data/items/${id}`, p.sk, body)).status, JSON.stringify(body)).toBe(400);
+    }
+    expect((await A.post('/api/data/items/bulk', p.sk, [{ n: 5 }, { name: '\u0000' }])).status).toBe(400);
     expect(await count()).toBe(before);
   });
 

@@ -71,6 +71,8 @@ describe('keys and RLS through the API', () => {
     expect((await A.del(`/api/data/posts/${post}`, asBob)).status).toBe(403);
     expect((await A.del(`/api/data/posts/${post}?hard=true`, asAlice)).status).toBe(403);
     expect((await A.del(`/api/data/posts/${post}`, asAlice)).status).toBe(200);
+    expect((await A.post(`/api/data/posts/${post}/restore`, asBob, {})).status).toBe(403);
+    expect((await A.post(`/api/data/posts/${post}/restore`, asAlice, {})).body.data).toMatchObject({ _id: post, isDeleted: false });
   });
 
   it('private: 401 without Bearer; lists and gets only the caller\'s rows; secret key sees all', async () => {

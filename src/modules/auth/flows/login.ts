@@ -12,7 +12,8 @@ import { clientMeta, deliverTokens, headerMode } from '../delivery.js';
 import { loginLimits } from '../limits.js';
 import { authPreHandlers, schemaOf } from '../schema.js';
 import { login } from '../service.js';
-import { normalizeEmail, toUser } from '../users.js';
+import { normalizeEmail } from '../../../lib/email.js';
+import { toUser } from '../users.js';
 
 const Body = Type.Object({
   email: Type.String({ maxLength: 320 }),
