@@ -3,13 +3,12 @@
  * temp dir on 127.0.0.1 and measures, in one run:
  *   1. upload-request + confirm round trips/s (object written to disk in between) and the full
  *      three-step flow (with a 16-byte signed PUT), against the data API create (POST /api/data/:c,
- *      sk) at the same concurrency; the clients run in a separate process (bench/lib/storage-client.ts).
+ *      sk) at the same concurrency; autocannon drives all three from a separate process
+ *      (bench/lib/load.ts, the flows in bench/lib/upload-scenarios.ts).
  *   2. a 10 MB upload through the local backend while sampling process RSS (must stay flat).
  * Prints a markdown table and exits.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { fork } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,10 +17,12 @@ import { loadConfig } from '../src/config.js';
 import { freePort } from '../src/db/embedded.js';
 import { createProject } from '../src/modules/projects/service.js';
 import { buildApp } from '../src/server.js';
+import { load } from './lib/load.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
+/** Connections to measure at: 50, the data benchmarks' load, and 16. */
+const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '50,16').split(',').map(Number);
 const MB = 1024 * 1024;
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'plinth-bench-storage-'));
@@ -46,14 +47,15 @@ async function post(url: string, body: unknown): Promise<{ status: number; json:
   return { status: r.status, json: (await r.json()) as { data?: Record<string, string> } };
 }
 
-/** Runs one client flow in a child process (CONCURRENCY loops, SECONDS); returns flows/s. */
-function rate(flow: 'create' | 'pairs' | 'full'): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const child = fork(fileURLToPath(new URL('./lib/storage-client.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx'] });
-    child.once('message', (r) => resolve(r as number));
-    child.once('exit', (code) => code && reject(new Error(`storage client exited with ${code}`)));
-    child.send({ flow, base, secretKey, storageDir: config.storage.localDir, seconds: SECONDS, concurrency: CONCURRENCY });
-  });
+/** Flows per second of one flow, driven by autocannon in a child process (bench/lib/load.ts). */
+async function rate(flow: 'create' | 'pairs' | 'full', connections: number): Promise<number> {
+  const common = { url: base, connections, seconds: SECONDS, headers: { 'x-api-key': secretKey } };
+  const r =
+    flow === 'create'
+      ? await load({ ...common, variants: [{ method: 'POST', path: '/api/data/bench', body: JSON.stringify({ title: 'x', n: 1 }) }] })
+      : await load({ ...common, variants: [], uploads: { scenario: flow, storageDir: config.storage.localDir } });
+  if (r.non2xx || r.errors) throw new Error(`${flow}: ${r.non2xx} non-2xx answers, ${r.errors} errors`);
+  return r.rps / (flow === 'create' ? 1 : flow === 'pairs' ? 2 : 3);
 }
 
 /** Streams a 10 MB body in 64 kB chunks to a signed URL while sampling RSS every 10 ms. */
@@ -96,29 +98,31 @@ async function bigUpload(): Promise<{ before: number; peak: number; after: numbe
   return { before, peak, after: process.memoryUsage().rss, ms, heapDelta: heapPeak - heapBefore };
 }
 
-try {
-  await ctx.db.admin.insertInto('collections').values({ project_id: project.id, name: 'bench' }).execute();
-  await rate('full'); // warm-up (JIT, pools)
-  // Interleaved rounds (the machine may be shared): medians of each measurement.
-  const rounds = { base: [] as number[], pairs: [] as number[], flows: [] as number[] };
+/** Medians of interleaved rounds (the machine may be shared) at one concurrency. */
+async function measure(connections: number) {
+  const rounds = { create: [] as number[], pairs: [] as number[], full: [] as number[] };
   for (let i = 0; i < ROUNDS; i++) {
-    rounds.base.push(await rate('create'));
-    rounds.pairs.push(await rate('pairs'));
-    rounds.flows.push(await rate('full'));
+    for (const flow of ['create', 'pairs', 'full'] as const) rounds[flow].push(await rate(flow, connections));
   }
   const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
-  const base1 = { label: 'data API create (POST /api/data/bench, sk)', rate: median(rounds.base) };
-  const pairs = median(rounds.pairs);
-  const flows = median(rounds.flows);
+  return { connections, create: median(rounds.create), pairs: median(rounds.pairs), full: median(rounds.full) };
+}
+
+try {
+  await ctx.db.admin.insertInto('collections').values({ project_id: project.id, name: 'bench' }).execute();
+  await rate('full', CONCURRENCY[0]!); // warm-up (JIT, pools)
+  const results = [];
+  for (const c of CONCURRENCY) results.push(await measure(c));
   const big = [await bigUpload(), await bigUpload(), await bigUpload(), await bigUpload(), await bigUpload()];
   const mb = (n: number) => (n / MB).toFixed(1);
-  console.log(`Concurrency ${CONCURRENCY}, ${ROUNDS} interleaved rounds of ${SECONDS} s (medians), clients in a separate process, loopback, local backend.\n`);
-  console.log('| measurement | result |');
-  console.log('|---|---|');
-  console.log(`| ${base1.label} | ${base1.rate.toFixed(0)} req/s |`);
-  console.log(`| upload-request + confirm round trips (object written to disk directly) | ${pairs.toFixed(0)} /s (${(pairs / base1.rate).toFixed(2)}× baseline) |`);
-  console.log(`| full upload: request + 16 B PUT + confirm | ${flows.toFixed(0)} /s (${(flows / base1.rate).toFixed(2)}× baseline) |`);
-  big.forEach((b, i) => console.log(`| 10 MB upload #${i + 1}: RSS before / peak / after | ${mb(b.before)} / ${mb(b.peak)} / ${mb(b.after)} MB (peak +${mb(b.peak - b.before)} MB; JS heap + buffers peak +${mb(b.heapDelta)} MB; ${b.ms} ms) |`));
+  console.log(`${ROUNDS} interleaved rounds of ${SECONDS} s per flow (medians), autocannon in a separate process, loopback, local backend.\n`);
+  console.log('| connections | data API create (POST /api/data/bench, sk) | upload-request + confirm (object written to disk directly) | full upload: request + 16 B PUT + confirm |');
+  console.log('|---|---|---|---|');
+  const vs = (n: number, base: number) => `${n.toFixed(0)} /s (${(n / base).toFixed(2)}×)`;
+  for (const r of results) console.log(`| ${r.connections} | ${r.create.toFixed(0)} req/s | ${vs(r.pairs, r.create)} | ${vs(r.full, r.create)} |`);
+  console.log('\n| 10 MB upload | RSS before / peak / after | JS heap + buffers peak | time |');
+  console.log('|---|---|---|---|');
+  big.forEach((b, i) => console.log(`| #${i + 1} | ${mb(b.before)} / ${mb(b.peak)} / ${mb(b.after)} MB (peak +${mb(b.peak - b.before)} MB) | +${mb(b.heapDelta)} MB | ${b.ms} ms |`));
 } finally {
   await app.close();
   await booted.close();

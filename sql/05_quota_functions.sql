@@ -9,21 +9,28 @@
 -- follows commits durably, this earlier reservation is durable too; a crash between the two can
 -- only leave a reservation without its write (usage over-counted, conservative).
 
+-- plpgsql rather than sql: PostgreSQL (before 18) plans a non-inlined sql function's statement
+-- on every call, while plpgsql keeps it prepared per session (~50 µs less per charge).
 CREATE OR REPLACE FUNCTION plinth_reserve(p_subject text, p_metric text, p_period text, p_amount bigint, p_cap bigint)
-RETURNS bigint LANGUAGE sql VOLATILE AS $$
+RETURNS bigint LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+  v_used bigint;
+BEGIN
   INSERT INTO usage_counters AS c (subject_id, metric, period, used)
   VALUES (p_subject, p_metric, p_period, p_amount)
   ON CONFLICT (subject_id, metric, period)
   DO UPDATE SET used = c.used + excluded.used
   WHERE c.used + excluded.used <= p_cap
-  RETURNING c.used
-$$;
+  RETURNING c.used INTO v_used;
+  RETURN v_used;
+END $$;
 
 CREATE OR REPLACE FUNCTION plinth_refund(p_subject text, p_metric text, p_period text, p_amount bigint)
-RETURNS void LANGUAGE sql VOLATILE AS $$
+RETURNS void LANGUAGE plpgsql VOLATILE AS $$
+BEGIN
   UPDATE usage_counters SET used = greatest(used - p_amount, 0)
-  WHERE subject_id = p_subject AND metric = p_metric AND period = p_period
-$$;
+  WHERE subject_id = p_subject AND metric = p_metric AND period = p_period;
+END $$;
 
 CREATE OR REPLACE FUNCTION plinth_reserve_ahead(p_subject text, p_metric text, p_period text, p_amount bigint, p_cap bigint)
 RETURNS bigint LANGUAGE plpgsql VOLATILE AS $$

@@ -1,6 +1,7 @@
 /** The child side of bench/lib/load.ts: runs autocannon with the options it is sent. */
 import { createRequire } from 'node:module';
 import type { LoadOptions, LoadResult } from './load.js';
+import { uploadRequests } from './upload-scenarios.js';
 
 interface Raw {
   requests: { average: number };
@@ -19,7 +20,9 @@ process.once('message', (opts: LoadOptions) => {
       connections: opts.connections ?? 50,
       duration: opts.seconds ?? 6,
       headers: { 'content-type': 'application/json', ...opts.headers },
-      requests: [{ setupRequest: (r: object) => ({ ...r, ...pick() }) }],
+      requests: opts.uploads
+        ? uploadRequests(opts.uploads.scenario, opts.uploads.storageDir)
+        : [{ setupRequest: (r: object) => ({ ...r, ...pick() }) }],
     },
     (err, res) => {
       if (err) throw err;

@@ -5,6 +5,7 @@
  */
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import type { UploadScenario } from './upload-scenarios.js';
 
 export interface LoadRequest {
   method?: string;
@@ -19,6 +20,8 @@ export interface LoadOptions {
   seconds?: number;
   headers?: Record<string, string>;
   variants: LoadRequest[];
+  /** Instead of variants: an upload flow (bench/lib/upload-scenarios.ts); rps counts each step. */
+  uploads?: { scenario: UploadScenario; storageDir: string };
 }
 
 export interface LoadResult {

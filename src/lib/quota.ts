@@ -25,7 +25,8 @@ export interface Counter {
   period?: string;
 }
 
-const capOf = (limit: number) => (limit < 0 ? Number.MAX_SAFE_INTEGER : limit);
+/** A plan limit as the guard's cap (-1, unlimited, becomes the largest safe integer). */
+export const quotaCap = (limit: number) => (limit < 0 ? Number.MAX_SAFE_INTEGER : limit);
 
 /** Returns the new usage, or null when the reservation would exceed the limit (-1: unlimited). */
 export async function reserve(db: Kysely<Database>, c: Counter, amount: number, limit: number): Promise<number | null> {
@@ -39,7 +40,7 @@ export async function refund(db: Kysely<Database>, c: Counter, amount: number): 
 async function guarded(db: Kysely<Database>, fn: 'plinth_reserve' | 'plinth_reserve_ahead', c: Counter, amount: number, limit: number) {
   if (limit >= 0 && amount > limit) return null;
   const row = await sql<{ used: number | null }>`
-    SELECT ${sql.ref(fn)}(${c.subjectId}, ${c.metric}, ${c.period ?? ''}, ${amount}::bigint, ${capOf(limit)}::bigint) AS used`.execute(db);
+    SELECT ${sql.ref(fn)}(${c.subjectId}, ${c.metric}, ${c.period ?? ''}, ${amount}::bigint, ${quotaCap(limit)}::bigint) AS used`.execute(db);
   return row.rows[0]?.used ?? null;
 }
 

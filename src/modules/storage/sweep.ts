@@ -3,35 +3,39 @@
  *
  * Scheduling: uploads are grouped by the UTC hour they were requested in. The first
  * upload-request of an hour (per process) enqueues one `storage.sweep` job for that hour
- * (jobKey `storage.sweep:<YYYY-MM-DDTHH>`, runAt = end of that hour + 24 h + 1 min), before its
- * row is inserted. The job removes every pending upload older than 24 h (by ctx.clock) and, if
- * pending uploads remain, schedules the next sweep for the oldest of them: a chain that never
- * leaves a pending row without a future sweep, at one job per hour instead of one per upload.
+ * (jobKey `storage.sweep:<YYYY-MM-DDTHH>`, payload `{hour}`, runAt = end of that hour + 24 h +
+ * 1 min), before its row is inserted, so no pending row is ever without a sweep. The job reads
+ * only its hour of uploads (files_created_idx), removes those pending for over 24 h (by
+ * ctx.clock) and, if pending uploads of that hour remain (run early), re-arms itself for the
+ * oldest of them. A removal that fails fails the job, which graphile-worker retries.
+ * The payload `{}` sweeps every stale upload of any hour (by hand, or from a crontab).
  */
 import type { Task } from 'graphile-worker';
 import type { AppContext } from '../../context.js';
 import { backendOfFile } from './backends.js';
-import { deletePending, stalePending, type FileRow } from './queries.js';
+import { deletePending, pendingCreatedIn, type FileRow } from './queries.js';
 
 const SWEEP_TASK = 'storage.sweep';
 const STALE_MS = 24 * 60 * 60 * 1000;
 const HOUR_MS = 60 * 60 * 1000;
+const BATCH = 200;
 
 const scheduledHours = new WeakMap<AppContext, Set<string>>();
 
-async function scheduleFor(ctx: AppContext, createdAt: Date): Promise<void> {
-  const hour = createdAt.toISOString().slice(0, 13);
-  const runAt = new Date(Date.parse(`${hour}:00:00Z`) + HOUR_MS + STALE_MS + 60_000);
-  await ctx.queue.add(SWEEP_TASK, {}, { runAt, jobKey: `${SWEEP_TASK}:${hour}`, maxAttempts: 10 });
+const hourOf = (at: Date) => at.toISOString().slice(0, 13);
+const hourStart = (hour: string) => new Date(`${hour}:00:00Z`);
+
+async function schedule(ctx: AppContext, hour: string, runAt: Date): Promise<void> {
+  await ctx.queue.add(SWEEP_TASK, { hour }, { runAt, jobKey: `${SWEEP_TASK}:${hour}`, maxAttempts: 10 });
 }
 
 /** Makes sure a sweep is scheduled for uploads requested at `createdAt` (one call per hour). */
 export async function ensureSweep(ctx: AppContext, createdAt: Date): Promise<void> {
-  const hour = createdAt.toISOString().slice(0, 13);
+  const hour = hourOf(createdAt);
   let done = scheduledHours.get(ctx);
   if (!done) scheduledHours.set(ctx, (done = new Set()));
   if (done.has(hour)) return;
-  await scheduleFor(ctx, createdAt);
+  await schedule(ctx, hour, new Date(hourStart(hour).getTime() + HOUR_MS + STALE_MS + 60_000));
   if (done.size > 48) done.clear();
   done.add(hour);
 }
@@ -42,28 +46,29 @@ async function sweepOne(ctx: AppContext, row: FileRow): Promise<boolean> {
   return !!(await deletePending(ctx.db.admin, row.project_id, row.id));
 }
 
-/** Removes every pending upload older than 24 h (by ctx.clock); returns how many. */
-async function sweepStale(ctx: AppContext, batch = 200): Promise<number> {
-  const before = new Date(ctx.clock.now().getTime() - STALE_MS);
+/** Removes the uploads pending since before `staleBefore` in [from, to); returns how many. */
+async function sweepWindow(ctx: AppContext, from: Date | null, to: Date, staleBefore: Date): Promise<number> {
+  const end = new Date(Math.min(to.getTime(), staleBefore.getTime()));
   let removed = 0;
   for (;;) {
-    const rows = await stalePending(ctx.db.admin, before, batch);
+    const rows = await pendingCreatedIn(ctx.db.admin, from, end, BATCH);
     for (const row of rows) if (await sweepOne(ctx, row)) removed++;
-    if (rows.length < batch) return removed;
+    if (rows.length < BATCH) return removed;
   }
 }
 
+const isHour = (v: unknown): v is string => typeof v === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}$/.test(v) && !Number.isNaN(Date.parse(`${v}:00:00Z`));
+
 export function sweepTask(ctx: AppContext): Task {
-  return async () => {
-    const removed = await sweepStale(ctx);
-    if (removed) ctx.log.info({ removed }, 'storage: stale uploads removed');
-    const oldest = await ctx.db.admin
-      .selectFrom('files')
-      .select('created_at')
-      .where('status', '=', 'pending')
-      .orderBy('created_at')
-      .limit(1)
-      .executeTakeFirst();
-    if (oldest) await scheduleFor(ctx, new Date(oldest.created_at));
+  return async (payload) => {
+    const hour = (payload as { hour?: unknown } | null)?.hour;
+    const staleBefore = new Date(ctx.clock.now().getTime() - STALE_MS);
+    const from = isHour(hour) ? hourStart(hour) : null;
+    const to = from ? new Date(from.getTime() + HOUR_MS) : staleBefore;
+    const removed = await sweepWindow(ctx, from, to, staleBefore);
+    if (removed) ctx.log.info({ removed, hour: from ? hour : 'all' }, 'storage: stale uploads removed');
+    if (!from) return;
+    const [oldest] = await pendingCreatedIn(ctx.db.admin, from, to, 1);
+    if (oldest) await schedule(ctx, hour as string, new Date(new Date(oldest.created_at).getTime() + STALE_MS + 60_000));
   };
 }

@@ -43,6 +43,21 @@ describe('sweeping unconfirmed uploads', () => {
     expect((await jobs()).rows.length).toBe(0);
   });
 
+  it("an hour's sweep removes only that hour's stale uploads; later hours wait for their own", async () => {
+    const pendingPaths = async () =>
+      (await env.ctx.db.admin.selectFrom('files').select('path').where('status', '=', 'pending').execute()).map((r) => r.path);
+    const hour = env.clock.now().toISOString().slice(0, 13);
+    const early = await grantUpload(env, p.sk, 1, 'a/b', 'hour1.bin');
+    env.clock.advance(3600_000);
+    const later = await grantUpload(env, p.sk, 1, 'a/b', 'hour2.bin');
+    env.clock.advance(30 * 3600_000); // both are stale now
+    await env.ctx.queue.add('storage.sweep', { hour });
+    await drainJobs(env);
+    const left = await pendingPaths();
+    expect(left).not.toContain(early.filePath);
+    expect(left).toContain(later.filePath);
+  });
+
   it('the bulk sweep (empty payload) removes every stale pending upload', async () => {
     const { signedUrl, filePath } = await grantUpload(env, p.sk, 1, 'a/b', 'stale2.bin');
     await putSigned(env, signedUrl, Buffer.from('a'), { 'content-type': 'a/b' });

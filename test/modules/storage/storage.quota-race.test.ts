@@ -49,3 +49,19 @@ it('deleting frees exactly the charged bytes, concurrent deletes refund once', a
   expect(dels.map((d) => d.statusCode).sort()).toEqual([200, 404, 404, 404, 404]);
   expect(await storageUsed(env, p.id)).toBe(MB);
 });
+
+it('concurrent requests and confirms sharing statements: each answered alone, the quota exact', async () => {
+  const p = await makeProject(env.ctx);
+  // 7 × 3 MB = 21 MB asked for at once on a 20 MB quota: all requests fit the headroom, and
+  // confirmed together exactly six fit; every file gets its own answer.
+  const grants = await Promise.all(Array.from({ length: 7 }, (_, i) => grantUpload(env, p.sk, 3 * MB, 'a/b', `c${i}.bin`)));
+  expect(new Set(grants.map((g) => g.filePath)).size).toBe(7);
+  for (const g of grants) expect((await putSigned(env, g.signedUrl, Buffer.alloc(3 * MB, 1), { 'content-type': 'a/b' })).statusCode).toBe(200);
+  const results = await Promise.all(grants.map((g) => confirm(env, p.sk, g.filePath, 3 * MB)));
+  expect(results.map((r) => r.statusCode).sort()).toEqual([200, 200, 200, 200, 200, 200, 403]);
+  results.forEach((r, i) => r.statusCode === 200 && expect(r.json().data.path).toBe(grants[i]!.filePath));
+  expect(await storageUsed(env, p.id)).toBe(18 * MB);
+  const rows = await env.ctx.db.admin.selectFrom('files').select(['path', 'status']).where('project_id', '=', p.id).execute();
+  expect(rows.filter((r) => r.status === 'confirmed').length).toBe(6);
+  expect(rows.length).toBe(6); // the refused upload was discarded
+});

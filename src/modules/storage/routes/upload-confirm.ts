@@ -5,7 +5,7 @@ import { ok } from '../../../lib/envelope.js';
 import { apiKeyAuth } from '../../../plugins/api-key.js';
 import type { App } from '../../../server.js';
 import { StorageErrors } from '../errors.js';
-import { confirmUpload } from '../service.js';
+import { confirmUpload } from '../confirm.js';
 import { storageCaller } from './caller.js';
 import { ApiKeyHeaders, Envelope, FileView, errorReplies } from './schemas.js';
 

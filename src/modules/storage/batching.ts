@@ -1,0 +1,61 @@
+/**
+ * Group commit for the upload hot path (src/lib/coalescer.ts): concurrent upload requests of
+ * one tenant scope insert their pending rows in one statement, and concurrent confirmations
+ * confirm in one. A key holds everything a batch's statement shares (scope, project, owner,
+ * provider, limit), so only calls that would have run the same statement with different rows
+ * are ever batched together.
+ */
+import type { AppContext } from '../../context.js';
+import type { TenantScope } from '../../db/pool.js';
+import { Coalescer } from '../../lib/coalescer.js';
+import { confirmPending, insertPending, type ConfirmBatch, type FileRow, type PendingBatch, type PendingFile } from './queries.js';
+
+interface Keyed<B> {
+  scope: TenantScope;
+  batch: B;
+}
+
+export type RequestKey = Keyed<PendingBatch>;
+export type ConfirmKey = Keyed<ConfirmBatch>;
+export interface Confirmation {
+  path: string;
+  size: number;
+}
+
+const keyString = (k: Keyed<unknown>) => JSON.stringify(k);
+
+function requestBatcher(ctx: AppContext) {
+  return new Coalescer<RequestKey, PendingFile, boolean>(async (key, files) => {
+    const inserted = await ctx.db.read(key.scope, (db) => insertPending(db, key.batch, files));
+    return files.map((f) => inserted.has(f.id));
+  }, keyString);
+}
+
+function confirmBatcher(ctx: AppContext) {
+  return new Coalescer<ConfirmKey, Confirmation, FileRow | undefined>(async (key, files) => {
+    const rows = await ctx.db.read(key.scope, (db) => confirmPending(db, key.batch, files, ctx.clock.now()));
+    const byPath = new Map(rows.map((r) => [r.path, r]));
+    return files.map((f) => {
+      const row = byPath.get(f.path);
+      return row?.size === f.size ? row : undefined;
+    });
+  }, keyString);
+}
+
+const batchers = new WeakMap<AppContext, { request: ReturnType<typeof requestBatcher>; confirm: ReturnType<typeof confirmBatcher> }>();
+
+function batchersOf(ctx: AppContext) {
+  let b = batchers.get(ctx);
+  if (!b) batchers.set(ctx, (b = { request: requestBatcher(ctx), confirm: confirmBatcher(ctx) }));
+  return b;
+}
+
+/** Inserts a pending upload; false when the project's storage headroom does not allow it. */
+export function insertPendingFile(ctx: AppContext, key: RequestKey, file: PendingFile): Promise<boolean> {
+  return batchersOf(ctx).request.submit(key, file);
+}
+
+/** Charges and confirms a pending upload: its row (still pending: over the quota), or undefined. */
+export function confirmPendingFile(ctx: AppContext, key: ConfirmKey, file: Confirmation): Promise<FileRow | undefined> {
+  return batchersOf(ctx).confirm.submit(key, file);
+}

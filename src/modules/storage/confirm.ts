@@ -1,0 +1,87 @@
+/**
+ * upload-confirm (contract §6.3): verify the object, charge the quota once, mark it confirmed.
+ *
+ * The common case costs one object stat and one statement: the object is looked up on the
+ * backend new uploads go to, and one statement (shared with concurrent confirms: batching.ts)
+ * locks, charges and confirms the pending row only if its path, size and provider all match. Anything else (never requested, already
+ * confirmed, a size mismatch, a file on a bucket the project has since left) falls back to
+ * reading the row first, which decides the answer.
+ */
+import type { AppContext } from '../../context.js';
+import { quotaCap } from '../../lib/quota.js';
+import { backendFor, backendOfFile } from './backends.js';
+import type { ObjectInfo, StorageDriver } from './drivers/types.js';
+import { GENERIC_NO_URL_WARNING } from './drivers/types.js';
+import { StorageErrors } from './errors.js';
+import { checkPath } from './paths.js';
+import { confirmPendingFile } from './batching.js';
+import { deletePending, findByPath, type FileRow } from './queries.js';
+import { isSize, scopeOf, type Caller } from './service.js';
+import type { FileProvider } from './tables.js';
+
+function confirmedView(ctx: AppContext, caller: Caller, row: FileRow) {
+  const driver = backendOfFile(ctx, caller.project, row.provider);
+  const url = driver?.publicUrl(row.path) ?? null;
+  const base = { path: row.path, url, provider: row.provider };
+  return url ? base : { ...base, warning: driver?.noPublicUrlWarning ?? GENERIC_NO_URL_WARNING };
+}
+
+async function headOf(ctx: AppContext, driver: StorageDriver, path: string): Promise<ObjectInfo | null> {
+  return driver.head(path).catch((err) => {
+    ctx.log.error({ err, path }, 'storage head failed');
+    throw StorageErrors.storage_unavailable();
+  });
+}
+
+/** Best-effort removal of a rejected upload (object and pending row); failures only logged. */
+async function discard(ctx: AppContext, caller: Caller, row: FileRow): Promise<void> {
+  try {
+    await backendOfFile(ctx, caller.project, row.provider)?.remove([row.path]);
+    await ctx.db.read(scopeOf(caller), (db) => deletePending(db, row.project_id, row.id));
+  } catch (err) {
+    ctx.log.warn({ err, path: row.path }, 'storage: could not discard a rejected upload');
+  }
+}
+
+/** One statement (shared with concurrent confirms); undefined when no pending upload matched. */
+async function tryConfirm(ctx: AppContext, caller: Caller, path: string, size: number, provider: FileProvider) {
+  const { project } = caller;
+  const batch = { projectId: project.id, provider, cap: quotaCap(project.plan.storageBytes) };
+  const row = await confirmPendingFile(ctx, { scope: scopeOf(caller), batch }, { path, size });
+  if (row?.status === 'pending') {
+    await discard(ctx, caller, row);
+    throw StorageErrors.storage_limit_exceeded();
+  }
+  return row && confirmedView(ctx, caller, row);
+}
+
+/** The path taken when the one-statement confirm did not match: the stored row decides. */
+async function confirmByRow(ctx: AppContext, caller: Caller, path: string, size: number) {
+  const row = await ctx.db.read(scopeOf(caller), (db) => findByPath(db, caller.project.id, path));
+  if (!row) throw StorageErrors.file_not_found('Upload not found. Request an upload URL first.');
+  if (row.status === 'confirmed') return confirmedView(ctx, caller, row);
+  const driver = backendOfFile(ctx, caller.project, row.provider);
+  if (!driver) throw StorageErrors.storage_unavailable('The bucket this file was uploaded to is no longer configured.');
+  const info = await headOf(ctx, driver, path);
+  if (!info) throw StorageErrors.upload_not_ready();
+  if (info.size !== row.size) {
+    await discard(ctx, caller, row);
+    throw StorageErrors.size_mismatch();
+  }
+  if (size !== info.size) throw StorageErrors.size_mismatch();
+  const confirmed = await tryConfirm(ctx, caller, path, size, row.provider);
+  if (confirmed) return confirmed;
+  // Changed since it was read: confirmed by a concurrent call, or deleted.
+  const current = await ctx.db.read(scopeOf(caller), (db) => findByPath(db, caller.project.id, path));
+  if (current?.status !== 'confirmed') throw StorageErrors.file_not_found();
+  return confirmedView(ctx, caller, current);
+}
+
+export async function confirmUpload(ctx: AppContext, caller: Caller, input: { filePath?: unknown; size?: unknown }) {
+  if (typeof input.filePath !== 'string' || !input.filePath || !isSize(input.size)) throw StorageErrors.upload_confirm_invalid();
+  const { path } = checkPath(caller.project.id, input.filePath);
+  const { driver, provider } = backendFor(ctx, caller.project);
+  const info = await headOf(ctx, driver, path);
+  const confirmed = info?.size === input.size ? await tryConfirm(ctx, caller, path, input.size, provider) : undefined;
+  return confirmed ?? confirmByRow(ctx, caller, path, input.size);
+}
