@@ -11,7 +11,8 @@
  * `expr` is `plinth_num(data, key)` for Numbers and `plinth_txt(data, key)` otherwise, the
  * same expressions the query builder emits (see migrations/003_data.sql for why).
  * Index names: `du_<collectionId>_<hash>` / `dx_<collectionId>_<hash>`; the hash covers the
- * key and expression, so a type change rebuilds the index.
+ * key and expression, so a type change rebuilds the index. Each expression also gets planner
+ * statistics (`ensureStatistics`): partial indexes provide none.
  */
 import { createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
@@ -73,6 +74,27 @@ export async function syncIndexes(db: Kysely<Database>, collectionId: string, fi
   const wanted = new Set(want.map((w) => w.name));
   for (const name of have) if (!wanted.has(name)) await sql.raw(`DROP INDEX IF EXISTS ${name}`).execute(db);
   for (const w of want) if (!have.has(w.name)) await sql.raw(w.ddl).execute(db);
+  await ensureStatistics(db, fields);
+}
+
+/**
+ * Expression statistics for every indexable declared field. The planner takes no statistics
+ * from partial indexes, so without these it guesses 0.5 % for any equality or range on a field
+ * and, e.g., reads a whole category to sort it instead of walking the price index and stopping
+ * after one page (measured: 5.8 ms → 0.4 ms for the benchmark's page). One object per
+ * expression (`ds_<hash>`), shared by every collection that declares the same key and type;
+ * ANALYZE (autovacuum) fills it. Needs PostgreSQL 14+; skipped on older servers.
+ */
+async function ensureStatistics(db: Kysely<Database>, fields: FieldDef[]): Promise<void> {
+  const exprs = fields.filter((f) => INDEXABLE.has(f.type)).map((f) => fieldExpression(f.type, f.key));
+  if (exprs.length === 0) return;
+  const { rows } = await sql<{ v: number }>`SELECT current_setting('server_version_num')::int AS v`.execute(db);
+  if ((rows[0]?.v ?? 0) < 140000) return;
+  // IF NOT EXISTS is not race-free: two schemas declaring the same field at once take turns.
+  await sql`SELECT pg_advisory_xact_lock(hashtext('plinth.expression_statistics'))`.execute(db);
+  for (const expr of exprs) {
+    await sql.raw(`CREATE STATISTICS IF NOT EXISTS ds_${shortHash('s' + expr)} ON (${expr}) FROM documents`).execute(db);
+  }
 }
 
 export async function dropIndexes(db: Kysely<Database>, collectionId: string): Promise<void> {

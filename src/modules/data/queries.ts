@@ -55,12 +55,13 @@ export async function listRows(
   page: { limit: number; offset: number; sortText?: RawBuilder<unknown>; withTotal?: boolean },
 ): Promise<Array<StoredRow & { sort_value?: string | null; total?: number }>> {
   const sortValue = page.sortText ? sql`, ${page.sortText} AS sort_value` : sql``;
-  // The page already visits every matching row to sort them: counting them in the same pass
-  // saves a second scan and a round trip.
-  const total = page.withTotal ? sql`, count(*) OVER ()::int AS total` : sql``;
+  // The total as a sub-select (planned on its own, run once), not `count(*) OVER ()`: a window
+  // over every match would make the page read and sort all of them, while on its own the page
+  // can walk an index in the requested order and stop after `limit` rows. Same round trip.
+  const matching = sql`FROM documents WHERE ${scopeWhere(s)} AND ${where}`;
+  const total = page.withTotal ? sql`, (SELECT count(*)::int ${matching}) AS total` : sql``;
   const res = await sql<StoredRow & { sort_value?: string | null; total?: number }>`
-    SELECT ${COLUMNS}${sortValue}${total} FROM documents
-    WHERE ${scopeWhere(s)} AND ${where}
+    SELECT ${COLUMNS}${sortValue}${total} ${matching}
     ORDER BY ${order} LIMIT ${page.limit} OFFSET ${page.offset}`.execute(tx);
   return res.rows;
 }

@@ -29,6 +29,19 @@ describe('create', () => {
     expect((await A.get(`${base()}/nope`, p.owner.auth)).status).toBe(404);
   });
 
+  it('gives every indexable declared field planner statistics, shared by collections declaring it', async () => {
+    const stats = async () =>
+      (await sql<{ expr: string }>`SELECT unnest(pg_get_statisticsobjdef_expressions(oid)) AS expr FROM pg_statistic_ext WHERE stxname LIKE 'ds\\_%'`.execute(env.ctx.db.admin)).rows.map((r) => r.expr);
+    const fields = [{ key: 'shelfCode', type: 'String' }, { key: 'weightKg', type: 'Number' }, { key: 'notes', type: 'Object', fields: [{ key: 'text', type: 'String' }] }];
+    const created = await A.post(base(), p.owner.auth, { name: 'shelves', schema: fields });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect((await A.post(base(), p.owner.auth, { name: 'crates', schema: fields })).status).toBe(201);
+    const exprs = await stats();
+    expect(exprs.filter((e) => e.includes("'shelfCode'"))).toEqual(["plinth_txt(data, 'shelfCode'::text)"]);
+    expect(exprs.filter((e) => e.includes("'weightKg'"))).toEqual(["plinth_num(data, 'weightKg'::text)"]);
+    expect(exprs.some((e) => e.includes("'notes'"))).toBe(false);
+  });
+
   it('rejects bad names, bad schemas (with the reason) and duplicates', async () => {
     expect((await A.post(base(), p.owner.auth, { name: 'bad name', schema: [] })).status).toBe(400);
     expect((await A.post(base(), p.owner.auth, { name: 'x'.repeat(65), schema: [] })).status).toBe(400);
