@@ -7,7 +7,7 @@
 import type { AppContext } from '../../context.js';
 import type { TenantScope } from '../../db/pool.js';
 import { objectId } from '../../lib/ids.js';
-import { METRICS, refund } from '../../lib/quota.js';
+import { METRICS, quotaCap, refund } from '../../lib/quota.js';
 import type { ProjectRecord } from '../projects/cache.js';
 import { backendFor, backendOfFile } from './backends.js';
 import { StorageErrors } from './errors.js';
@@ -57,7 +57,7 @@ export async function requestUpload(ctx: AppContext, caller: Caller, input: Uplo
   // The cleanup sweep is scheduled first: a crash in between never leaves an unswept row.
   await ensureSweep(ctx, now);
   const scope = scopeOf(caller);
-  const batch = { projectId: project.id, ownerId: caller.userId, provider, limit: provider === 'internal' ? project.plan.storageBytes : null };
+  const batch = { projectId: project.id, ownerId: caller.userId, provider, limit: provider === 'internal' ? quotaCap(project.plan.storageBytes) : null };
   const file = { id, path, size, contentType: contentType.trim(), createdAt: now };
   const inserted = await insertPendingFile(ctx, { scope, batch }, file);
   if (!inserted) throw StorageErrors.storage_limit_exceeded();
