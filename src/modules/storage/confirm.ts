@@ -3,18 +3,18 @@
  *
  * The common case costs one object stat and one statement: the object is looked up on the
  * backend new uploads go to, and one statement (shared with concurrent confirms: batching.ts)
- * locks, charges and confirms the pending row only if its path, size and provider all match. Anything else (never requested, already
- * confirmed, a size mismatch, a file on a bucket the project has since left) falls back to
- * reading the row first, which decides the answer.
+ * locks, charges and confirms the pending row only if its path, size and provider all match.
+ * Anything else (never requested, already confirmed, a size mismatch, a file on a bucket the
+ * project has since left) falls back to reading the row first, which decides the answer.
  */
 import type { AppContext } from '../../context.js';
 import { quotaCap } from '../../lib/quota.js';
 import { backendFor, backendOfFile } from './backends.js';
+import { confirmPendingFile } from './batching.js';
 import type { ObjectInfo, StorageDriver } from './drivers/types.js';
 import { GENERIC_NO_URL_WARNING } from './drivers/types.js';
 import { StorageErrors } from './errors.js';
 import { checkPath } from './paths.js';
-import { confirmPendingFile } from './batching.js';
 import { deletePending, findByPath, type FileRow } from './queries.js';
 import { isSize, scopeOf, type Caller } from './service.js';
 import type { FileProvider } from './tables.js';
