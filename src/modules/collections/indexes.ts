@@ -86,15 +86,26 @@ export async function syncIndexes(db: Kysely<Database>, collectionId: string, fi
  * ANALYZE (autovacuum) fills it. Needs PostgreSQL 14+; skipped on older servers.
  */
 async function ensureStatistics(db: Kysely<Database>, fields: FieldDef[]): Promise<void> {
-  const exprs = fields.filter((f) => INDEXABLE.has(f.type)).map((f) => fieldExpression(f.type, f.key));
-  if (exprs.length === 0) return;
-  const { rows } = await sql<{ v: number }>`SELECT current_setting('server_version_num')::int AS v`.execute(db);
-  if ((rows[0]?.v ?? 0) < 140000) return;
-  // IF NOT EXISTS is not race-free: two schemas declaring the same field at once take turns.
+  const wanted = statisticsFor(fields);
+  if (wanted.size === 0 || !(await supportsExpressionStatistics(db))) return;
+  // Creating one locks the documents table against ANALYZE/VACUUM until commit: only missing
+  // ones, and two schemas declaring the same new field take turns (IF NOT EXISTS is not race-free).
   await sql`SELECT pg_advisory_xact_lock(hashtext('plinth.expression_statistics'))`.execute(db);
-  for (const expr of exprs) {
-    await sql.raw(`CREATE STATISTICS IF NOT EXISTS ds_${shortHash('s' + expr)} ON (${expr}) FROM documents`).execute(db);
-  }
+  const existing = await sql<{ name: string }>`
+    SELECT stxname AS name FROM pg_statistic_ext WHERE stxname = ANY (${[...wanted.keys()]}::text[])`.execute(db);
+  for (const { name } of existing.rows) wanted.delete(name);
+  for (const [name, expr] of wanted) await sql.raw(`CREATE STATISTICS IF NOT EXISTS ${name} ON (${expr}) FROM documents`).execute(db);
+}
+
+/** Statistics object name → expression, for the indexable declared fields. */
+function statisticsFor(fields: FieldDef[]): Map<string, string> {
+  const exprs = fields.filter((f) => INDEXABLE.has(f.type)).map((f) => fieldExpression(f.type, f.key));
+  return new Map(exprs.map((expr) => [`ds_${shortHash('s' + expr)}`, expr]));
+}
+
+async function supportsExpressionStatistics(db: Kysely<Database>): Promise<boolean> {
+  const { rows } = await sql<{ v: number }>`SELECT current_setting('server_version_num')::int AS v`.execute(db);
+  return (rows[0]?.v ?? 0) >= 140000;
 }
 
 export async function dropIndexes(db: Kysely<Database>, collectionId: string): Promise<void> {
