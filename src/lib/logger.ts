@@ -10,7 +10,7 @@ const SECRET_FIELDS = [
   'otp', 'webhookSecret', 'jwtSecret',
 ];
 
-export const REDACT_PATHS = [
+const REDACT_PATHS = [
   'req.headers.authorization',
   'req.headers["x-api-key"]',
   'req.headers.cookie',
@@ -18,13 +18,15 @@ export const REDACT_PATHS = [
   'req.headers["x-csrf-token"]',
   'res.headers["set-cookie"]',
   'res.headers["x-refresh-token"]',
+  // Top level too: `log.info({ token })` and child bindings are objects like any other.
+  ...SECRET_FIELDS,
   ...SECRET_FIELDS.map((f) => `*.${f}`),
   ...SECRET_FIELDS.map((f) => `*.*.${f}`),
 ];
 
 const KEY_PARAM = /([?&](?:key|x-api-key|token|code|state|rtCode)=)[^&#]*/gi;
 
-export function maskUrl(url: string): string {
+function maskUrl(url: string): string {
   return url.replace(KEY_PARAM, '$1[REDACTED]');
 }
 

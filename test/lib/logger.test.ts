@@ -1,0 +1,33 @@
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/lib/logger.js';
+
+function capture() {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk, _enc, cb) {
+      lines.push(String(chunk));
+      cb();
+    },
+  });
+  return { log: createLogger('info', stream), text: () => lines.join('') };
+}
+
+describe('logger redaction', () => {
+  it('redacts secret fields at the top level, nested, and in child bindings', () => {
+    const { log, text } = capture();
+    log.info({ password: 'SECRET-TOP', token: 'SECRET-TOKEN', body: { apiKey: 'SECRET-NESTED' } }, 'event');
+    log.child({ refreshToken: 'SECRET-CHILD' }).info('child event');
+    log.error({ err: Object.assign(new Error('boom'), { secretKey: 'SECRET-ERR' }) }, 'failure');
+    const out = text();
+    expect(out).not.toMatch(/SECRET-/);
+    expect(out).toContain('[REDACTED]');
+    expect(out).toContain('boom');
+  });
+
+  it('masks key query parameters in logged request URLs', () => {
+    const { log, text } = capture();
+    log.info({ req: { id: '1', method: 'GET', url: '/api/x?key=pk_live_abc&y=1' } }, 'request');
+    expect(text()).toContain('/api/x?key=[REDACTED]&y=1');
+  });
+});
