@@ -4,6 +4,7 @@
  * 500 whose details go to the log only.
  */
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import pg from 'pg';
 import { AppError, Errors } from '../lib/errors.js';
 import { errorBody } from '../lib/envelope.js';
 
@@ -30,6 +31,16 @@ const FRAMEWORK_ERRORS: Record<string, () => AppError> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => Errors.validation_failed('Invalid Content-Length.'),
 };
 
+/**
+ * PostgreSQL refusing text a client sent (NUL in a string, an unpaired \u escape in JSON):
+ * bad input, whichever route let it through, so it is a 400 and not a 500.
+ */
+const UNSTORABLE_TEXT = new Set(['22021', '22P05']);
+
+function isUnstorableText(err: unknown): boolean {
+  return err instanceof pg.DatabaseError && UNSTORABLE_TEXT.has(err.code ?? '');
+}
+
 function send(reply: FastifyReply, err: AppError) {
   return reply.status(err.status).headers(err.headers).send(errorBody(err.message, err.code, err.extra));
 }
@@ -44,6 +55,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     const known = err.code ? FRAMEWORK_ERRORS[err.code] : undefined;
     if (known) return send(reply, known());
     if (err instanceof SyntaxError) return send(reply, Errors.invalid_json());
+    if (isUnstorableText(err)) return send(reply, Errors.validation_failed('Text fields may not contain NUL (\\u0000) characters.'));
     const status = err.statusCode ?? 500;
     if (status >= 400 && status < 500) return reply.status(status).send(errorBody(err.message, 'bad_request'));
     req.log.error({ err }, 'unhandled error');

@@ -6,8 +6,11 @@
  */
 import { DataErrors } from './errors.js';
 
-/** Invalid text, datetime, range, encoding (NUL) and unsupported jsonb escapes. */
-const BAD_VALUE = new Set(['22P02', '22007', '22008', '22003', '22021', '22P05']);
+/**
+ * Invalid text, datetime, range, time zone displacement (a year JavaScript accepts but
+ * timestamptz does not, e.g. 275760), encoding (NUL) and unsupported jsonb escapes.
+ */
+const BAD_VALUE = new Set(['22P02', '22007', '22008', '22009', '22003', '22021', '22P05']);
 
 interface PgError {
   code?: string;

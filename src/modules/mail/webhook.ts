@@ -50,6 +50,15 @@ interface Payload {
   data?: { email_id?: unknown };
 }
 
+/** Dates before year 1 are valid in JS but out of timestamptz's range (they were a 500). */
+const EARLIEST_EVENT_MS = Date.parse('0001-01-01T00:00:00Z');
+
+/** The event's own time (`created_at`), else the signing time when it is missing or unusable. */
+function eventTime(createdAt: unknown, sentAt: number): Date {
+  const t = typeof createdAt === 'string' ? Date.parse(createdAt) : NaN;
+  return new Date(Number.isNaN(t) || t < EARLIEST_EVENT_MS ? sentAt : t);
+}
+
 export async function handleWebhook(
   ctx: AppContext,
   raw: Buffer,
@@ -72,8 +81,7 @@ export async function handleWebhook(
   const type = typeof payload?.type === 'string' ? payload.type : '';
   const emailId = typeof payload?.data?.email_id === 'string' ? payload.data.email_id : '';
   if (!EVENT_EFFECTS[type] || !emailId) return { status: 200, body: { success: true, message: 'Event ignored.' } };
-  const created = typeof payload?.created_at === 'string' ? new Date(payload.created_at) : new Date(NaN);
-  const at = Number.isNaN(created.getTime()) ? new Date(sentAt) : created;
+  const at = eventTime(payload?.created_at, sentAt);
   const r = await ingestEvent(ctx.db.admin, { scope: projectId ?? '', eventId: svix['svix-id'], emailId, type, at });
   return { status: 200, body: { success: true, message: r.duplicate ? 'Event already processed.' : 'Event processed.' } };
 }

@@ -52,6 +52,12 @@ describe('filters', () => {
     }
   });
 
+  it('a date JavaScript accepts but timestamptz cannot hold is 400 (filter and cursor)', async () => {
+    expect((await A.get('/api/data/items?createdAt_gt=275760-09-13', p.sk)).status).toBe(400);
+    const cursor = Buffer.from(JSON.stringify({ v: '+275760-09-13T00:00:00.000Z', id: 'a'.repeat(24) })).toString('base64url');
+    expect((await A.get(`/api/data/items?sort=createdAt&cursor=${cursor}`, p.sk)).status).toBe(400);
+  });
+
   it('a pattern PostgreSQL rejects is 400; an unreadable cursor restarts', async () => {
     expect((await A.get(`/api/data/items?name_regex=${encodeURIComponent('(?<name>x)')}`, p.sk)).status).toBe(400);
     expect((await A.get('/api/data/items?cursor=%%%garbage', p.sk)).status).toBe(200);

@@ -40,6 +40,14 @@ describe('event → status', () => {
     expect(await statusOf(logId)).toBe(status);
   });
 
+  it('a created_at before year 1 (valid in JS, not in the database) falls back to the signing time', async () => {
+    const { emailId, logId } = await sentMail(env, p);
+    const body = JSON.stringify({ type: 'email.delivered', created_at: '-271821-04-20T00:00:00.000Z', data: { email_id: emailId } });
+    const res = await postWebhook(env, signedEvent({ type: 'email.delivered', emailId, body }));
+    expect(res.statusCode).toBe(200);
+    expect(await statusOf(logId)).toBe('delivered');
+  });
+
   it('unknown event types and unknown ids are acknowledged and ignored', async () => {
     const { emailId, logId } = await sentMail(env, p);
     const r1 = await postWebhook(env, signedEvent({ type: 'email.opened', emailId }));

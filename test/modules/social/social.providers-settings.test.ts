@@ -49,6 +49,12 @@ describe('auth providers settings', () => {
     expect((await patch(p.id, stranger.auth, { github: { enabled: false } })).statusCode).toBe(404);
   });
 
+  it('400, not 500, for a NUL character in a value', async () => {
+    const p = await authProject(env);
+    const res = await patch(p.id, p.owner.auth, { github: { clientId: 'a\u0000', clientSecret: 'b' } });
+    expect(res.statusCode).toBe(400);
+  });
+
   it('an omitted clientSecret keeps the stored one', async () => {
     const p = await authProject(env);
     await patch(p.id, p.owner.auth, { github: { enabled: true, clientId: 'a', clientSecret: 'b' } });
