@@ -53,7 +53,7 @@ export async function startEmbeddedPostgres(dataDir: string, database = 'plinth'
   const pgDir = path.join(dataDir, 'pg');
   mkdirSync(dataDir, { recursive: true });
   // As root, the cluster runs as the `postgres` user, which must be able to enter the data dir.
-  if (process.getuid?.() === 0) chmodSync(dataDir, 0o755);
+  if (isRoot()) chmodSync(dataDir, 0o755);
   const password = readOrCreatePassword(dataDir);
   if (!existsSync(path.join(pgDir, 'PG_VERSION'))) await initialise(pgDir, password);
   else await stopStalePostmaster(pgDir);
@@ -142,15 +142,12 @@ async function stopPostmaster(child: ChildProcess): Promise<void> {
   });
 }
 
-export async function ensureDatabase(adminUrl: string, database: string, template?: string): Promise<void> {
+async function ensureDatabase(adminUrl: string, database: string): Promise<void> {
   const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   try {
     const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
-    if (!rowCount) {
-      const from = template ? ` TEMPLATE ${pg.escapeIdentifier(template)}` : '';
-      await client.query(`CREATE DATABASE ${pg.escapeIdentifier(database)}${from}`);
-    }
+    if (!rowCount) await client.query(`CREATE DATABASE ${pg.escapeIdentifier(database)}`);
   } finally {
     await client.end();
   }

@@ -1,7 +1,7 @@
 /**
  * The error catalogue. Every error a client can see has a stable snake_case code, an HTTP
  * status and a human message. Domains add their entries with `defineErrors` in their own
- * `errors.ts`; `catalogue` lists them all (the docs read it). Internals go to the log only.
+ * `errors.ts`. Internals go to the log only.
  */
 export class AppError extends Error {
   constructor(
@@ -24,12 +24,9 @@ export interface ErrorDef {
 
 type Factories<T> = { [K in keyof T]: (message?: string, extra?: Record<string, unknown>) => AppError };
 
-export const catalogue = new Map<string, ErrorDef>();
-
 export function defineErrors<T extends Record<string, ErrorDef>>(defs: T): Factories<T> {
   const out = {} as Factories<T>;
   for (const [code, def] of Object.entries(defs)) {
-    catalogue.set(code, def);
     out[code as keyof T] = (message, extra) => new AppError(code, def.status, message ?? def.message, {}, extra);
   }
   return out;

@@ -6,9 +6,10 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { AppError, Errors } from '../lib/errors.js';
-import type { ApiKeyKind } from '../modules/projects/keys.js';
+import { Errors } from '../lib/errors.js';
+import { KEY_PREFIX, type ApiKeyKind } from '../modules/projects/keys.js';
 import type { ProjectRecord } from '../modules/projects/cache.js';
+import { AuthErrors } from './auth-errors.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -27,7 +28,7 @@ function takeKey(req: FastifyRequest): string | undefined {
   }
   const header = req.headers['x-api-key'];
   if (typeof header === 'string' && header) return header.trim();
-  if (typeof fromQuery === 'string' && fromQuery.startsWith('pk_live_')) return fromQuery;
+  if (typeof fromQuery === 'string' && fromQuery.startsWith(KEY_PREFIX.publishable)) return fromQuery;
   return undefined;
 }
 
@@ -62,14 +63,12 @@ function checkAllowedDomains(req: FastifyRequest, project: ProjectRecord): void 
 export function apiKeyAuth(ctx: AppContext) {
   return async function requireApiKey(req: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const raw = takeKey(req);
-    if (!raw) throw new AppError('api_key_missing', 401, 'API key not found');
+    if (!raw) throw AuthErrors.api_key_missing();
     const resolved = await ctx.projects.resolveKey(raw);
     if (!resolved) {
-      throw new AppError('api_key_invalid', 401, 'API key is expired or invalid.', {}, {
-        action: 'Please use a valid API key or regenerate a new one from the dashboard.',
-      });
+      throw AuthErrors.api_key_invalid(undefined, { action: 'Please use a valid API key or regenerate a new one from the dashboard.' });
     }
-    if (!resolved.project.ownerVerified) throw new AppError('owner_not_verified', 401, 'Owner not verified');
+    if (!resolved.project.ownerVerified) throw AuthErrors.owner_not_verified();
     if (resolved.kind === 'publishable') checkAllowedDomains(req, resolved.project);
     await ctx.limits.enforce(
       `project:${resolved.project.id}:rpm`,
@@ -82,8 +81,7 @@ export function apiKeyAuth(ctx: AppContext) {
   };
 }
 
-export const secretKeyRequired = () =>
-  new AppError('secret_key_required', 403, 'Forbidden. This action requires a Secret Key (sk_live_...).');
+export const secretKeyRequired = () => AuthErrors.secret_key_required();
 
 /** preHandler for routes that take only the secret key. Use after `requireApiKey`. */
 export async function requireSecretKey(req: FastifyRequest): Promise<void> {

@@ -6,11 +6,11 @@
  */
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { AppError } from '../lib/errors.js';
 import { safeEqual } from '../lib/crypto.js';
 import { isAdminEmail } from '../modules/operators/service.js';
 import { verifyOperatorToken } from '../modules/operators/tokens.js';
 import type { PlanName } from '../modules/plans/plans.js';
+import { AuthErrors } from './auth-errors.js';
 
 export interface OperatorIdentity {
   id: string;
@@ -41,7 +41,7 @@ export function assertCsrfToken(req: FastifyRequest): void {
   const header = req.headers['x-csrf-token'];
   const cookie = req.cookies?.csrfToken;
   if (typeof header !== 'string' || !cookie || !safeEqual(header, cookie)) {
-    throw new AppError('csrf_invalid', 403, 'The form has expired or the CSRF token is invalid. Please refresh the page and try again.');
+    throw AuthErrors.csrf_invalid();
   }
 }
 
@@ -54,16 +54,16 @@ export function operatorAuth(ctx: AppContext) {
     const bearer = bearerToken(req);
     const cookie = req.cookies?.accessToken;
     const token = bearer ?? cookie;
-    if (!token) throw new AppError('no_token', 401, 'Access Denied: No Token Provided');
+    if (!token) throw AuthErrors.no_token();
     const id = await verifyOperatorToken(ctx.config.dashboardJwtSecret, token, ctx.clock.now());
-    if (!id) throw new AppError('invalid_token', 401, 'Invalid Token');
+    if (!id) throw AuthErrors.invalid_token();
     if (!bearer) checkCsrf(req);
     const row = await ctx.db.admin
       .selectFrom('operators')
       .select(['id', 'email', 'name', 'plan', 'is_verified'])
       .where('id', '=', id)
       .executeTakeFirst();
-    if (!row) throw new AppError('invalid_token', 401, 'Invalid Token');
+    if (!row) throw AuthErrors.invalid_token();
     req.operator = {
       id: row.id,
       email: row.email,

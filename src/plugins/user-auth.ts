@@ -5,10 +5,10 @@
  */
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { AppError } from '../lib/errors.js';
 import { verifyAccessToken } from '../modules/auth/tokens.js';
 import { bearerToken } from './operator-auth.js';
 import { projectOf } from './api-key.js';
+import { AuthErrors } from './auth-errors.js';
 
 /** The user id when a valid Bearer token is present, else null (invalid tokens count as absent). */
 export async function optionalUserId(ctx: AppContext, req: FastifyRequest): Promise<string | null> {
@@ -20,8 +20,8 @@ export async function optionalUserId(ctx: AppContext, req: FastifyRequest): Prom
 /** The user id, or 401 (so SDK clients refresh and retry) when missing, invalid or expired. */
 export async function requireUserId(ctx: AppContext, req: FastifyRequest): Promise<string> {
   const token = bearerToken(req);
-  if (!token) throw new AppError('no_token', 401, 'Access Denied: No Token Provided');
+  if (!token) throw AuthErrors.no_token();
   const userId = await verifyAccessToken(projectOf(req), token, ctx.clock.now());
-  if (!userId) throw new AppError('invalid_token', 401, 'Invalid or Expired Token');
+  if (!userId) throw AuthErrors.invalid_token('Invalid or Expired Token');
   return userId;
 }

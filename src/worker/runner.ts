@@ -1,5 +1,5 @@
 /** Runs graphile-worker against the same database: in the API process, or as `plinth worker`. */
-import { run, type Runner } from 'graphile-worker';
+import { Logger as GwLogger, run, type Runner } from 'graphile-worker';
 import type { AppContext } from '../context.js';
 import { buildTaskList } from './tasks.js';
 
@@ -14,11 +14,9 @@ export async function startWorker(ctx: AppContext, opts: { pollInterval?: number
   });
 }
 
-import { Logger as GwLogger } from 'graphile-worker';
-
 function workerLogger(ctx: AppContext): GwLogger {
+  const log = ctx.log.child({ component: 'worker' });
   return new GwLogger(() => (level, message, meta) => {
-    const log = ctx.log.child({ component: 'worker' });
     if (level === 'error') log.error(meta ?? {}, message);
     else if (level === 'warning') log.warn(meta ?? {}, message);
     else log.debug(meta ?? {}, message);

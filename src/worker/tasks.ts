@@ -7,11 +7,10 @@ import type { AppContext } from '../context.js';
 import { sweepTask } from '../modules/storage/sweep.js';
 import { mailSendTask } from '../modules/mail/worker.js';
 
-export type TaskFactory = (ctx: AppContext) => Task;
-
-export const taskFactories: Record<string, TaskFactory> = {};
-taskFactories['storage.sweep'] = sweepTask;
-taskFactories['mail.send'] = mailSendTask;
+const taskFactories: Record<string, (ctx: AppContext) => Task> = {
+  'storage.sweep': sweepTask,
+  'mail.send': mailSendTask,
+};
 
 export function buildTaskList(ctx: AppContext): Record<string, Task> {
   return Object.fromEntries(Object.entries(taskFactories).map(([name, make]) => [name, make(ctx)]));

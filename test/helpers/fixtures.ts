@@ -2,9 +2,9 @@
  * Builders for the rows most tests need: an operator (with a dashboard token), a project with
  * its raw keys, a collection. They go through the real services where those exist.
  */
-import argon2 from 'argon2';
 import type { AppContext } from '../../src/context.js';
 import type { FieldDef, RlsConfig } from '../../src/db/types.js';
+import { hashPassword } from '../../src/lib/passwords.js';
 import { signOperatorToken } from '../../src/modules/operators/tokens.js';
 import { createProject } from '../../src/modules/projects/service.js';
 
@@ -23,7 +23,7 @@ export interface TestOperator {
 export async function makeOperator(ctx: AppContext, opts: { plan?: 'free' | 'pro'; email?: string } = {}): Promise<TestOperator> {
   const email = opts.email ?? `op${Date.now()}${seq++}@example.com`;
   const password = 'correct horse battery';
-  cachedHash ??= await argon2.hash(password, { type: argon2.argon2id, memoryCost: 19456, timeCost: 2, parallelism: 1 });
+  cachedHash ??= await hashPassword(password);
   const row = await ctx.db.admin
     .insertInto('operators')
     .values({ email, password_hash: cachedHash, name: 'Test Operator', plan: opts.plan ?? 'free', is_verified: true, ai_key: null })

@@ -22,7 +22,7 @@ export async function setPlan(db: Db, operatorId: string, plan: PlanName, now: D
   return db.transaction().execute(async (tx) => {
     const row = await tx
       .updateTable('operators')
-      .set({ plan, updated_at: now as never })
+      .set({ plan, updated_at: now })
       .where('id', '=', operatorId)
       .returning('id')
       .executeTakeFirst();

@@ -6,22 +6,13 @@
 import type { AppContext } from '../../context.js';
 import { Errors } from '../../lib/errors.js';
 import { isObjectId } from '../../lib/ids.js';
-import { isAdminEmail, loadOperator } from '../operators/service.js';
+import { loadOperator, toPublic } from '../operators/service.js';
 import { AdminErrors } from './errors.js';
 import { listOperatorsWithCounts, setPlan } from './queries.js';
 
 export async function listOperators(ctx: AppContext) {
   const rows = await listOperatorsWithCounts(ctx.db.admin);
-  return rows.map((r) => ({
-    _id: r.id,
-    email: r.email,
-    name: r.name,
-    plan: r.plan,
-    isVerified: r.is_verified,
-    isAdmin: isAdminEmail(ctx, r.email),
-    projectsCount: Number(r.projects_count),
-    createdAt: new Date(r.created_at as unknown as Date).toISOString(),
-  }));
+  return rows.map((r) => ({ ...toPublic(ctx, r), projectsCount: Number(r.projects_count) }));
 }
 
 export async function changePlan(ctx: AppContext, operatorId: string, plan: string) {

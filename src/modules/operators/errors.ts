@@ -15,6 +15,3 @@ export const OperatorErrors = defineErrors({
   email_not_verified: { status: 403, message: 'Email not verified' },
   admin_only: { status: 403, message: 'Access denied. Admin only.' },
 });
-
-/** The 429 text for operator login and register (DESIGN: 10 per 15 minutes per IP). */
-export const AUTH_LIMIT_MESSAGE = 'Too many attempts. Please try again in 15 minutes.';

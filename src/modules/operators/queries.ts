@@ -5,12 +5,6 @@ import type { OtpPurpose } from './tables.js';
 
 type Db = Kysely<Database>;
 
-/**
- * The foundation types wrap timestamps as Generated<ColumnType<…>>, which Kysely does not
- * accept a Date for; the driver does. One cast, here, instead of one per statement.
- */
-const at = (d: Date) => d as never;
-
 export const OPERATOR_COLUMNS = ['id', 'email', 'name', 'plan', 'is_verified', 'created_at', 'updated_at'] as const;
 
 export function findOperatorByEmail(db: Db, email: string) {
@@ -27,14 +21,14 @@ export type OperatorRow = NonNullable<Awaited<ReturnType<typeof findOperatorById
 export function insertOperator(db: Db, row: { email: string; passwordHash: string; name: string | null; verified: boolean; now: Date }) {
   return db
     .insertInto('operators')
-    .values({ email: row.email, password_hash: row.passwordHash, name: row.name, is_verified: row.verified, ai_key: null, created_at: at(row.now), updated_at: at(row.now) })
+    .values({ email: row.email, password_hash: row.passwordHash, name: row.name, is_verified: row.verified, ai_key: null, created_at: row.now, updated_at: row.now })
     .onConflict((oc) => oc.column('email').doNothing())
     .returning([...OPERATOR_COLUMNS, 'password_hash'])
     .executeTakeFirst();
 }
 
 export function updateOperator(db: Db, id: string, patch: { password_hash?: string; is_verified?: boolean; plan?: 'free' | 'pro' }, now: Date) {
-  return db.updateTable('operators').set({ ...patch, updated_at: at(now) }).where('id', '=', id).returning(OPERATOR_COLUMNS).executeTakeFirst();
+  return db.updateTable('operators').set({ ...patch, updated_at: now }).where('id', '=', id).returning(OPERATOR_COLUMNS).executeTakeFirst();
 }
 
 // Sessions
@@ -42,7 +36,7 @@ export function updateOperator(db: Db, id: string, patch: { password_hash?: stri
 export function insertSession(db: Db, s: { operatorId: string; familyId: string; tokenHash: string; expiresAt: Date; now: Date }) {
   return db
     .insertInto('operator_sessions')
-    .values({ operator_id: s.operatorId, family_id: s.familyId, token_hash: s.tokenHash, expires_at: s.expiresAt, created_at: at(s.now) })
+    .values({ operator_id: s.operatorId, family_id: s.familyId, token_hash: s.tokenHash, expires_at: s.expiresAt, created_at: s.now })
     .returning(['id'])
     .executeTakeFirstOrThrow();
 }

@@ -6,7 +6,7 @@ import type { AppContext } from '../../context.js';
 import { Errors } from '../../lib/errors.js';
 import { isObjectId } from '../../lib/ids.js';
 import type { OperatorIdentity } from '../../plugins/operator-auth.js';
-import { ProjectErrors } from './service.js';
+import { ProjectErrors } from './errors.js';
 
 export async function loadOwnedProject(ctx: AppContext, operator: OperatorIdentity, projectId: string) {
   if (!isObjectId(projectId)) throw Errors.invalid_id('Invalid project id.');

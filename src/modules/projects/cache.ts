@@ -44,10 +44,11 @@ export class ProjectCache {
   }
 
   async resolveKey(rawKey: string): Promise<{ project: ProjectRecord; kind: ApiKeyKind } | null> {
+    const kind = keyKindOf(rawKey);
+    if (!kind) return null; // every issued key has a prefix: spare the database the lookup
     const hash = sha256Hex(rawKey);
     const hit = this.byHash.get(hash);
     if (hit && hit.expiresAt > Date.now()) return hit;
-    const kind = keyKindOf(rawKey);
     const project = await this.load(kind === 'secret' ? 'secret_key_hash' : 'publishable_key_hash', hash);
     if (!project) return null;
     if (this.byHash.size >= MAX_ENTRIES) this.byHash.clear();

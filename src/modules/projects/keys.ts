@@ -10,8 +10,10 @@ export function newApiKey(kind: ApiKeyKind): { raw: string; hash: string } {
   return { raw, hash: sha256Hex(raw) };
 }
 
-export function keyKindOf(raw: string): ApiKeyKind {
-  return raw.startsWith(KEY_PREFIX.secret) ? 'secret' : 'publishable';
+/** The kind a key's prefix names; null when it has neither prefix (no stored key can match). */
+export function keyKindOf(raw: string): ApiKeyKind | null {
+  if (raw.startsWith(KEY_PREFIX.secret)) return 'secret';
+  return raw.startsWith(KEY_PREFIX.publishable) ? 'publishable' : null;
 }
 
 /** A per-project JWT signing secret for end-user access tokens (stored encrypted). */

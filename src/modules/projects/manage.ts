@@ -7,7 +7,7 @@ import type { AppContext } from '../../context.js';
 import type { OperatorIdentity } from '../../plugins/operator-auth.js';
 import { loadOwnedProject } from './access.js';
 import { ProjectErrors } from './errors.js';
-import { newApiKey, type ApiKeyKind } from './keys.js';
+import { newApiKey } from './keys.js';
 import { collectionCounts, collectionsOf, deleteProjectRow, listOwnedProjects, updateProjectRow, usageOf, type ProjectRow } from './queries.js';
 import { settingsPatch, type SettingsInput } from './settings.js';
 import { metricsOf, projectSummary, projectView, USAGE_METRICS } from './view.js';
@@ -66,7 +66,7 @@ export async function deleteProject(ctx: AppContext, operator: OperatorIdentity,
 export async function rotateKey(ctx: AppContext, operator: OperatorIdentity, projectId: string, keyType: string) {
   if (keyType !== 'publishable' && keyType !== 'secret') throw ProjectErrors.invalid_key_type();
   await loadOwnedProject(ctx, operator, projectId);
-  const key = newApiKey(keyType as ApiKeyKind);
+  const key = newApiKey(keyType);
   const column = keyType === 'secret' ? 'secret_key_hash' : 'publishable_key_hash';
   const row = await updateProjectRow(ctx.db.admin, projectId, { [column]: key.hash }, ctx.clock.now());
   await ctx.bus.publish({ type: 'project_changed', id: projectId });

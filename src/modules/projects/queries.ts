@@ -40,9 +40,6 @@ export async function countProjects(db: Kysely<Database>, ownerId: string): Prom
   return Number(r.n);
 }
 
-/** The foundation types wrap timestamps as Generated<ColumnType<…>>; Kysely then refuses a Date the driver accepts. */
-const at = (d: Date) => d as never;
-
 export function listOwnedProjects(db: Kysely<Database>, ownerId: string) {
   return db.selectFrom('projects').selectAll().where('owner_id', '=', ownerId).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
 }
@@ -104,7 +101,7 @@ export function updateProjectRow(db: Kysely<Database>, id: string, patch: Projec
       ...plain,
       ...(settings ? { settings: JSON.stringify(settings) as never } : {}),
       ...(secrets ? { secrets: JSON.stringify(secrets) as never } : {}),
-      updated_at: at(now),
+      updated_at: now,
     })
     .where('id', '=', id)
     .returningAll()

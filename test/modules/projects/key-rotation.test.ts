@@ -67,6 +67,13 @@ describe('POST /api/projects/:projectId/api-key', () => {
     expect((await probe(apiKey)).statusCode).toBe(200);
   });
 
+  it('answers 401 api_key_invalid (with the action hint) for a key with neither prefix', async () => {
+    expect(await env.ctx.projects.resolveKey(project.publishableKey.slice('pk_live_'.length))).toBeNull();
+    const res = await probe('not-a-plinth-key');
+    expect(res.statusCode).toBe(401);
+    expect(res.json()).toMatchObject({ code: 'api_key_invalid', message: 'API key is expired or invalid.', action: expect.any(String) });
+  });
+
   it('rejects an unknown keyType with 400 and the contract text, and a missing body with 400', async () => {
     const res = await rotate('master');
     expect(res.statusCode).toBe(400);

@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import type { App } from '../../../server.js';
-import { AUTH_LIMIT_MESSAGE } from '../errors.js';
+import { limitAuthAttempts } from '../limits.js';
 import { AnyPassword, Email, SessionEnvelope } from '../schemas.js';
 import { login } from '../service.js';
 import { sessionReply } from './reply.js';
@@ -14,7 +14,7 @@ export default async function loginRoute(app: App, ctx: AppContext): Promise<voi
     '/api/auth/login',
     { schema: { tags: ['dashboard: auth'], summary: 'Sign in as an operator', body: Body, response: { 200: SessionEnvelope } } },
     async (req, reply) => {
-      await ctx.limits.enforce(`operator:auth:${req.ip}`, 10, 15 * 60, AUTH_LIMIT_MESSAGE);
+      await limitAuthAttempts(ctx, req.ip);
       return sessionReply(ctx, req, reply, await login(ctx, req.body), 'Login successful');
     },
   );

@@ -1,22 +1,21 @@
 /** Email verification by OTP (only asked for when a real mail provider is configured). */
 import { Type } from '@sinclair/typebox';
-import { normalizeEmail } from '../../../lib/email.js';
 import type { AppContext } from '../../../context.js';
 import { done } from '../../../lib/envelope.js';
 import type { App } from '../../../server.js';
+import { limitOtpChecks, limitOtpSends } from '../limits.js';
 import { Email, MessageEnvelope, OtpCode, SessionEnvelope } from '../schemas.js';
 import { sendVerificationOtp, verifyEmail } from '../service.js';
 import { sessionReply } from './reply.js';
 
 const TAGS = ['dashboard: auth'];
-const OTP_WINDOW = 10 * 60;
 
 export default async function otpRoutes(app: App, ctx: AppContext): Promise<void> {
   app.post(
     '/api/auth/send-otp',
     { schema: { tags: TAGS, summary: 'Mail an email-verification code', body: Type.Object({ email: Email }), response: { 200: MessageEnvelope } } },
     async (req) => {
-      await ctx.limits.enforce(`operator:otp-send:${normalizeEmail(req.body.email)}`, 5, OTP_WINDOW);
+      await limitOtpSends(ctx, req.body.email);
       await sendVerificationOtp(ctx, req.body.email);
       // The same answer for unknown and already verified accounts: no account discovery here.
       return done('If this account needs verification, an OTP has been sent.');
@@ -29,7 +28,7 @@ export default async function otpRoutes(app: App, ctx: AppContext): Promise<void
       schema: { tags: TAGS, summary: 'Verify the email with the code; signs in', body: Type.Object({ email: Email, otp: OtpCode }), response: { 200: SessionEnvelope } },
     },
     async (req, reply) => {
-      await ctx.limits.enforce(`operator:otp-verify:${normalizeEmail(req.body.email)}`, 5, OTP_WINDOW);
+      await limitOtpChecks(ctx, req.body.email);
       const result = await verifyEmail(ctx, req.body.email, req.body.otp);
       return sessionReply(ctx, req, reply, result, 'Email verified successfully');
     },

@@ -1,17 +1,16 @@
 /** Password routes: change (signed in), forgot and reset (by mailed OTP). */
 import { Type } from '@sinclair/typebox';
-import { normalizeEmail } from '../../../lib/email.js';
 import type { AppContext } from '../../../context.js';
 import { done } from '../../../lib/envelope.js';
 import { operatorAuth, operatorOf } from '../../../plugins/operator-auth.js';
 import type { App } from '../../../server.js';
 import { clearSessionCookies } from '../cookies.js';
+import { limitOtpChecks, limitOtpSends } from '../limits.js';
 import { AnyPassword, Email, MessageEnvelope, NewPassword, OtpCode, SessionEnvelope } from '../schemas.js';
 import { changePassword, forgotPassword, resetPassword } from '../service.js';
 import { sessionReply } from './reply.js';
 
 const TAGS = ['dashboard: auth'];
-const OTP_WINDOW = 10 * 60;
 
 export default async function passwordRoutes(app: App, ctx: AppContext): Promise<void> {
   app.put(
@@ -36,7 +35,7 @@ export default async function passwordRoutes(app: App, ctx: AppContext): Promise
     '/api/auth/forgot-password',
     { schema: { tags: TAGS, summary: 'Mail a password reset code (same answer for every email)', body: Type.Object({ email: Email }), response: { 200: MessageEnvelope } } },
     async (req) => {
-      await ctx.limits.enforce(`operator:otp-send:${normalizeEmail(req.body.email)}`, 5, OTP_WINDOW);
+      await limitOtpSends(ctx, req.body.email);
       await forgotPassword(ctx, req.body.email);
       return done('If this email is registered, an OTP has been sent.');
     },
@@ -53,7 +52,7 @@ export default async function passwordRoutes(app: App, ctx: AppContext): Promise
       },
     },
     async (req, reply) => {
-      await ctx.limits.enforce(`operator:otp-verify:${normalizeEmail(req.body.email)}`, 5, OTP_WINDOW);
+      await limitOtpChecks(ctx, req.body.email);
       await resetPassword(ctx, req.body.email, req.body.otp, req.body.newPassword);
       clearSessionCookies(ctx, reply);
       return done('Password reset successfully. Please log in with your new password.');

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
 import type { App } from '../../../server.js';
-import { AUTH_LIMIT_MESSAGE } from '../errors.js';
+import { limitAuthAttempts } from '../limits.js';
 import { Email, envelopeOf, NewPassword, OperatorUser } from '../schemas.js';
 import { register, verificationRequired } from '../service.js';
 
@@ -21,7 +21,7 @@ export default async function registerRoute(app: App, ctx: AppContext): Promise<
       },
     },
     async (req, reply) => {
-      await ctx.limits.enforce(`operator:auth:${req.ip}`, 10, 15 * 60, AUTH_LIMIT_MESSAGE);
+      await limitAuthAttempts(ctx, req.ip);
       const user = await register(ctx, req.body);
       const needsOtp = verificationRequired(ctx);
       const message = needsOtp
