@@ -1,6 +1,10 @@
-/** SQL of refresh sessions (app_user_sessions), run through `ctx.db.tenant` or `ctx.db.read`. */
-import { sql } from 'kysely';
+/**
+ * SQL of refresh sessions (app_user_sessions), run through `ctx.db.tenant` or `ctx.db.read`
+ * (except `sessionExistsAnywhere`, which takes the owner connection).
+ */
+import { sql, type Kysely } from 'kysely';
 import type { Tx } from '../../db/pool.js';
+import type { Database } from '../../db/types.js';
 
 export interface NewSession {
   id: string;
@@ -84,6 +88,16 @@ export async function revokeFamily(tx: Tx, familyId: string, now: Date): Promise
     .where('family_id', '=', familyId)
     .where('revoked_at', 'is', null)
     .execute();
+}
+
+export async function revokeSession(tx: Tx, id: string, now: Date): Promise<void> {
+  await tx.updateTable('app_user_sessions').set({ revoked_at: now }).where('id', '=', id).execute();
+}
+
+/** Whether a session id exists in any project (owner connection: RLS would hide other projects'). */
+export async function sessionExistsAnywhere(admin: Kysely<Database>, id: string): Promise<boolean> {
+  const row = await admin.selectFrom('app_user_sessions').select('id').where('id', '=', id).executeTakeFirst();
+  return !!row;
 }
 
 export async function revokeUserSessions(tx: Tx, userId: string, now: Date): Promise<number> {

@@ -9,7 +9,7 @@ import { randomToken, safeEqual, sha256Hex } from '../../lib/crypto.js';
 import { objectId } from '../../lib/ids.js';
 import type { ProjectRecord } from '../projects/cache.js';
 import { AuthErrors } from './errors.js';
-import { findSession, insertSession, revokeFamily, rotateSession } from './session-queries.js';
+import { findSession, insertSession, revokeFamily, revokeSession, rotateSession, sessionExistsAnywhere } from './session-queries.js';
 import { signAccessToken } from './tokens.js';
 
 export interface ClientMeta {
@@ -61,10 +61,7 @@ async function classifyRejection(ctx: AppContext, tx: Tx, id: string, secret: st
 }
 
 /** Sessions of other projects are invisible to the tenant transaction; tell them apart for the 403. */
-async function belongsElsewhere(ctx: AppContext, id: string): Promise<boolean> {
-  const row = await ctx.db.admin.selectFrom('app_user_sessions').select('project_id').where('id', '=', id).executeTakeFirst();
-  return !!row;
-}
+const belongsElsewhere = (ctx: AppContext, id: string) => sessionExistsAnywhere(ctx.db.admin, id);
 
 /** Rotates a refresh token: returns fresh tokens, or throws the §2.15 error for the case. */
 export async function rotate(ctx: AppContext, project: ProjectRecord, raw: string, meta: ClientMeta): Promise<Tokens> {
@@ -97,7 +94,7 @@ export async function revokePresented(ctx: AppContext, project: ProjectRecord, r
   const found = await ctx.db.tenant({ projectId: project.id, keyKind: 'publishable' }, async (tx) => {
     const row = await findSession(tx, parsed.id);
     if (!row || !safeEqual(row.token_hash, sha256Hex(parsed.secret))) return !!row;
-    await tx.updateTable('app_user_sessions').set({ revoked_at: ctx.clock.now() }).where('id', '=', row.id).execute();
+    await revokeSession(tx, row.id, ctx.clock.now());
     return true;
   });
   if (!found && (await belongsElsewhere(ctx, parsed.id))) throw AuthErrors.refresh_wrong_project();

@@ -15,8 +15,6 @@ const PROTECTED = new Set([
   'authProviders', 'createdAt', 'updatedAt', '__proto__', 'constructor', 'prototype',
 ]);
 
-
-
 /** The body's custom fields: protected keys and `$`-keys dropped. */
 function customFields(body: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -50,8 +48,7 @@ export function newUserData(schema: UsersSchema, email: string, body: Record<str
   fillRequiredNames(schema.fields, email, data);
   const result = validateDocument(schema.fields, { ...data, email, password: 'x'.repeat(8) }, 'insert');
   if (!result.ok) throw AuthErrors.invalid_input(result.message);
-  const value = customFields(result.value as Record<string, unknown>);
-  return value;
+  return customFields(result.value as Record<string, unknown>);
 }
 
 /** Validates a profile update; returns the fields to merge into `data`. */

@@ -1,7 +1,7 @@
 /** GitHub: code exchange (PKCE) with oauth4webapi, then /user and /user/emails. */
 import * as oauth from 'oauth4webapi';
 import type { AppContext } from '../../context.js';
-import { authorizationServer, httpOptions, redirectUri, type Credentials, type SocialProfile } from './providers.js';
+import { codeGrant, httpOptions, type Credentials, type SocialProfile } from './providers.js';
 
 interface GithubUser {
   id: number | string;
@@ -33,12 +33,8 @@ function pickEmail(user: GithubUser, emails: GithubEmail[]): { email: string | n
 }
 
 export async function githubProfile(ctx: AppContext, creds: Credentials, params: URLSearchParams, verifier: string): Promise<SocialProfile> {
-  const as = authorizationServer(ctx, 'github');
   const client: oauth.Client = { client_id: creds.clientId };
-  const callback = oauth.validateAuthResponse(as, client, params, params.get('state') ?? oauth.expectNoState);
-  const res = await oauth.authorizationCodeGrantRequest(
-    as, client, oauth.ClientSecretPost(creds.clientSecret), callback, redirectUri(ctx, 'github'), verifier, httpOptions(ctx),
-  );
+  const { as, res } = await codeGrant(ctx, 'github', client, creds, params, verifier);
   const tokens = await oauth.processAuthorizationCodeResponse(as, client, res);
   const user = await getJson<GithubUser>(ctx, tokens.access_token, '/user');
   const emails = await getJson<GithubEmail[]>(ctx, tokens.access_token, '/user/emails').catch(() => []);

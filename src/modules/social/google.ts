@@ -5,15 +5,11 @@
  */
 import * as oauth from 'oauth4webapi';
 import type { AppContext } from '../../context.js';
-import { authorizationServer, httpOptions, redirectUri, type Credentials, type SocialProfile } from './providers.js';
+import { codeGrant, httpOptions, type Credentials, type SocialProfile } from './providers.js';
 
 export async function googleProfile(ctx: AppContext, creds: Credentials, params: URLSearchParams, verifier: string, nonce: string): Promise<SocialProfile> {
-  const as = authorizationServer(ctx, 'google');
   const client: oauth.Client = { client_id: creds.clientId, id_token_signed_response_alg: 'RS256' };
-  const callback = oauth.validateAuthResponse(as, client, params, params.get('state') ?? oauth.expectNoState);
-  const res = await oauth.authorizationCodeGrantRequest(
-    as, client, oauth.ClientSecretPost(creds.clientSecret), callback, redirectUri(ctx, 'google'), verifier, httpOptions(ctx),
-  );
+  const { as, res } = await codeGrant(ctx, 'google', client, creds, params, verifier);
   const tokens = await oauth.processAuthorizationCodeResponse(as, client, res, { expectedNonce: nonce, requireIdToken: true });
   await oauth.validateApplicationLevelSignature(as, res, httpOptions(ctx));
   const claims = oauth.getValidatedIdTokenClaims(tokens)!;

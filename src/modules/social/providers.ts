@@ -87,6 +87,18 @@ export function httpOptions(ctx: AppContext): { [oauth.allowInsecureRequests]?: 
 
 export const redirectUri = (ctx: AppContext, p: ProviderName) => `${ctx.config.publicUrl}/api/userAuth/social/${p}/callback`;
 
+/** Checks the callback parameters and redeems the code (PKCE, client_secret_post); the caller processes `res`. */
+export async function codeGrant(
+  ctx: AppContext, p: ProviderName, client: oauth.Client, creds: Credentials, params: URLSearchParams, verifier: string,
+): Promise<{ as: oauth.AuthorizationServer; res: Response }> {
+  const as = authorizationServer(ctx, p);
+  const callback = oauth.validateAuthResponse(as, client, params, params.get('state') ?? oauth.expectNoState);
+  const res = await oauth.authorizationCodeGrantRequest(
+    as, client, oauth.ClientSecretPost(creds.clientSecret), callback, redirectUri(ctx, p), verifier, httpOptions(ctx),
+  );
+  return { as, res };
+}
+
 export interface AuthorizeParams {
   clientId: string;
   state: string;

@@ -1,5 +1,5 @@
-/** SQL of the social sign-in records: OAuth states and rtCode exchange codes. */
-import type { Kysely } from 'kysely';
+/** SQL of social sign-in: OAuth states, rtCode exchange codes and the projects' provider settings. */
+import { sql, type Kysely } from 'kysely';
 import type { Tx } from '../../db/pool.js';
 import type { Database } from '../../db/types.js';
 import type { Encrypted } from '../../lib/crypto.js';
@@ -71,4 +71,23 @@ export async function takeExchangeCode(tx: Tx, codeHash: string) {
     .where('code_hash', '=', codeHash)
     .returning(['access_token_hash', 'refresh_token', 'expires_at'])
     .executeTakeFirst();
+}
+
+/** Replaces `settings.authProviders` and merges the given encrypted secrets (owner connection). */
+export async function saveProviderSettings(
+  admin: Kysely<Database>,
+  projectId: string,
+  providers: Record<string, unknown>,
+  secrets: Record<string, Encrypted>,
+  now: Date,
+): Promise<void> {
+  await admin
+    .updateTable('projects')
+    .set({
+      settings: sql`jsonb_set(settings, '{authProviders}', ${JSON.stringify(providers)}::jsonb)` as never,
+      secrets: sql`secrets || ${JSON.stringify(secrets)}::jsonb` as never,
+      updated_at: now as never,
+    })
+    .where('id', '=', projectId)
+    .execute();
 }

@@ -13,18 +13,22 @@ import { signInWithProvider } from './accounts.js';
 import { SocialErrors } from './errors.js';
 import { githubProfile } from './github.js';
 import { googleProfile } from './google.js';
-import { authorizeUrl, credentialsOf, type ProviderName } from './providers.js';
+import { authorizeUrl, credentialsOf, type Credentials, type ProviderName } from './providers.js';
 import { deleteExpiredStates, insertExchangeCode, insertState, takeExchangeCode, takeState } from './queries.js';
 
 export const STATE_TTL_SECONDS = 600;
 export const RT_CODE_TTL_SECONDS = 60;
 
+/** The provider's credentials, or 422 when it is disabled or incomplete for the project. */
+function requireCredentials(ctx: AppContext, project: ProjectRecord, p: ProviderName): Credentials {
+  const creds = credentialsOf(ctx, project, p);
+  if (!creds) throw SocialErrors.provider_not_configured(`${p} social auth is disabled or incomplete for this project.`);
+  return creds;
+}
+
 /** Creates the single-use state and returns the provider's authorization URL. */
 export async function begin(ctx: AppContext, project: ProjectRecord, p: ProviderName): Promise<string> {
-  const creds = credentialsOf(ctx, project, p);
-  if (!creds) {
-    throw SocialErrors.provider_not_configured(`${p} social auth is disabled or incomplete for this project.`, { error: 'Provider not configured' });
-  }
+  const creds = requireCredentials(ctx, project, p);
   const state = oauth.generateRandomState();
   const verifier = oauth.generateRandomCodeVerifier();
   const nonce = p === 'google' ? oauth.generateRandomNonce() : null;
@@ -78,8 +82,7 @@ export interface Finished {
 export async function finish(ctx: AppContext, flow: PendingFlow, params: URLSearchParams, meta: ClientMeta): Promise<Finished> {
   const { project, provider } = flow;
   const schema = await usersSchemaOf(ctx, project);
-  const creds = credentialsOf(ctx, project, provider);
-  if (!creds) throw SocialErrors.provider_not_configured(`${provider} social auth is disabled or incomplete for this project.`);
+  const creds = requireCredentials(ctx, project, provider);
   const profile = provider === 'github'
     ? await githubProfile(ctx, creds, params, flow.verifier)
     : await googleProfile(ctx, creds, params, flow.verifier, flow.nonce ?? '');
@@ -100,14 +103,11 @@ export async function finish(ctx: AppContext, flow: PendingFlow, params: URLSear
 
 /** rtCode → refresh token, once, within 60 s, for the project that issued it, with its access token. */
 export async function exchange(ctx: AppContext, project: ProjectRecord, token: string, rtCode: string): Promise<string> {
-  // One DELETE … RETURNING: autocommit, no transaction needed.
-  const outcome = await ctx.db.read({ projectId: project.id, keyKind: 'publishable' }, async (tx) => {
-    const row = await takeExchangeCode(tx, sha256Hex(rtCode));
-    if (!row || row.expires_at <= ctx.clock.now()) return { error: 'invalid' as const };
-    if (!safeEqual(row.access_token_hash, sha256Hex(token))) return { error: 'mismatch' as const };
-    return { refreshToken: decrypt(ctx.config.encryptionKey, row.refresh_token) };
-  });
-  if ('error' in outcome) throw outcome.error === 'mismatch' ? SocialErrors.exchange_mismatch() : SocialErrors.exchange_invalid();
-  if (!outcome.refreshToken) throw SocialErrors.exchange_invalid();
-  return outcome.refreshToken;
+  // One DELETE … RETURNING: autocommit, no transaction needed. The code is gone whatever follows.
+  const row = await ctx.db.read({ projectId: project.id, keyKind: 'publishable' }, (tx) => takeExchangeCode(tx, sha256Hex(rtCode)));
+  if (!row || row.expires_at <= ctx.clock.now()) throw SocialErrors.exchange_invalid();
+  if (!safeEqual(row.access_token_hash, sha256Hex(token))) throw SocialErrors.exchange_mismatch();
+  const refreshToken = decrypt(ctx.config.encryptionKey, row.refresh_token);
+  if (!refreshToken) throw SocialErrors.exchange_invalid();
+  return refreshToken;
 }

@@ -5,7 +5,6 @@
  * copy of the project at once (bus `project_changed`).
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { sql } from 'kysely';
 import type { AppContext } from '../../context.js';
 import type { App } from '../../server.js';
 import { encrypt, type Encrypted } from '../../lib/crypto.js';
@@ -13,6 +12,7 @@ import { ok } from '../../lib/envelope.js';
 import { operatorAuth, operatorOf } from '../../plugins/operator-auth.js';
 import { loadOwnedProject } from '../projects/access.js';
 import { SocialErrors } from './errors.js';
+import { saveProviderSettings } from './queries.js';
 import { PROVIDERS, providerLabel, providerSettings, secretName, type ProviderName, type ProviderSetting } from './providers.js';
 
 const ProviderPatch = Type.Object(
@@ -36,13 +36,10 @@ function merge(current: ProviderSetting, patch: Patch): ProviderSetting {
 function checkEnable(p: ProviderName, next: ProviderSetting, hasSecret: boolean, siteUrl: string | null): void {
   if (!next.enabled) return;
   if (!next.clientId || !hasSecret) {
-    throw SocialErrors.provider_incomplete(`${p} requires clientId and clientSecret before it can be enabled.`, { error: 'Incomplete provider config' });
+    throw SocialErrors.provider_incomplete(`${p} requires clientId and clientSecret before it can be enabled.`);
   }
   if (!siteUrl) {
-    throw SocialErrors.provider_site_url(
-      `You must configure a Site URL in Project Settings before enabling ${providerLabel(p)} OAuth.`,
-      { error: 'siteUrl required' },
-    );
+    throw SocialErrors.provider_site_url(`You must configure a Site URL in Project Settings before enabling ${providerLabel(p)} OAuth.`);
   }
 }
 
@@ -71,15 +68,7 @@ export default async function socialSettingsRoutes(app: App, ctx: AppContext): P
         }
         if (patch) checkEnable(p, all[p]!, hasSecret(p), row.site_url);
       }
-      await ctx.db.admin
-        .updateTable('projects')
-        .set({
-          settings: sql`jsonb_set(settings, '{authProviders}', ${JSON.stringify(all)}::jsonb)` as never,
-          secrets: sql`secrets || ${JSON.stringify(secrets)}::jsonb` as never,
-          updated_at: ctx.clock.now() as never,
-        })
-        .where('id', '=', row.id)
-        .execute();
+      await saveProviderSettings(ctx.db.admin, row.id, all, secrets, ctx.clock.now());
       await ctx.bus.publish({ type: 'project_changed', id: row.id });
       const view = Object.fromEntries(PROVIDERS.map((p) => [p, { ...all[p], hasClientSecret: hasSecret(p) }]));
       return ok({ authProviders: view }, 'Auth providers updated');

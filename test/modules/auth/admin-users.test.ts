@@ -1,16 +1,14 @@
 /** Operators manage a project's end users and sessions (contract §10.10, DESIGN dashboard routes). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestEnv, type TestEnv } from '../../helpers/context.js';
+import type { TestEnv } from '../../helpers/context.js';
 import { makeOperator, type TestProject } from '../../helpers/fixtures.js';
-import { authProject, captureMail, refresh, signup } from './helpers.js';
+import { authTestEnv, PASSWORD, refresh, signup } from './helpers.js';
 
 let env: TestEnv;
 let p: TestProject;
 
 beforeAll(async () => {
-  env = await createTestEnv({ RATE_LIMIT_SCALE: '100' });
-  captureMail(env);
-  p = await authProject(env);
+  ({ env, p } = await authTestEnv());
 });
 afterAll(() => env.close());
 
@@ -40,7 +38,7 @@ describe('dashboard: project users', () => {
     const { body } = await signup(env, p);
     const userId = body.data.user._id;
     const rotated = (await refresh(env, p, body.data.refreshToken)).json().data.refreshToken;
-    const login2 = await env.app.inject({ method: 'POST', url: '/api/userAuth/login', headers: { ...p.pk, 'x-refresh-token-mode': 'header' }, payload: { email: body.data.user.email, password: 'correct horse 1' } });
+    const login2 = await env.app.inject({ method: 'POST', url: '/api/userAuth/login', headers: { ...p.pk, 'x-refresh-token-mode': 'header' }, payload: { email: body.data.user.email, password: PASSWORD } });
     const second = login2.json().data.refreshToken;
     const list = await call('GET', `/api/projects/${p.id}/users/${userId}/sessions`);
     expect(list.statusCode).toBe(200);

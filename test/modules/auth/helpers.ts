@@ -1,7 +1,7 @@
 /** Shared set-up of the end-user auth tests: a project with a `users` collection, captured mail. */
 import type { SystemMail } from '../../../src/context.js';
 import type { FieldDef } from '../../../src/db/types.js';
-import type { TestEnv } from '../../helpers/context.js';
+import { createTestEnv, type TestEnv } from '../../helpers/context.js';
 import { makeCollection, makeProject, USERS_FIELDS, type TestProject } from '../../helpers/fixtures.js';
 
 export const PASSWORD = 'correct horse 1';
@@ -24,6 +24,13 @@ export async function authProject(env: TestEnv, fields: FieldDef[] = USERS_FIELD
   const p = await makeProject(env.ctx);
   await makeCollection(env.ctx, p.id, 'users', fields);
   return p;
+}
+
+/** The usual environment of an auth test file: generous rate limits, captured mail, one project. */
+export async function authTestEnv(fields?: FieldDef[]): Promise<{ env: TestEnv; mail: SystemMail[]; p: TestProject }> {
+  const env = await createTestEnv({ RATE_LIMIT_SCALE: '100' });
+  const mail = captureMail(env);
+  return { env, mail, p: await authProject(env, fields) };
 }
 
 let seq = 0;

@@ -6,18 +6,16 @@
 import argon2 from 'argon2';
 import type { SystemMail } from '../../../src/context.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createTestEnv, type TestEnv } from '../../helpers/context.js';
+import type { TestEnv } from '../../helpers/context.js';
 import type { TestProject } from '../../helpers/fixtures.js';
-import { authProject, captureMail, signup, uniqueEmail } from './helpers.js';
+import { authTestEnv, signup, uniqueEmail } from './helpers.js';
 
 let env: TestEnv;
 let p: TestProject;
 let mail: SystemMail[];
 
 beforeAll(async () => {
-  env = await createTestEnv({ RATE_LIMIT_SCALE: '100' });
-  mail = captureMail(env);
-  p = await authProject(env);
+  ({ env, mail, p } = await authTestEnv());
 });
 afterAll(() => env.close());
 

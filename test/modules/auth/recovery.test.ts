@@ -4,18 +4,16 @@
  */
 import type { SystemMail } from '../../../src/context.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestEnv, type TestEnv } from '../../helpers/context.js';
+import type { TestEnv } from '../../helpers/context.js';
 import { USERS_FIELDS, type TestProject } from '../../helpers/fixtures.js';
-import { authProject, captureMail, lastCode, PASSWORD, refresh, signup, uniqueEmail } from './helpers.js';
+import { authProject, authTestEnv, lastCode, PASSWORD, refresh, signup, uniqueEmail } from './helpers.js';
 
 let env: TestEnv;
 let p: TestProject;
 let mail: SystemMail[];
 
 beforeAll(async () => {
-  env = await createTestEnv({ RATE_LIMIT_SCALE: '100' });
-  mail = captureMail(env);
-  p = await authProject(env, [...USERS_FIELDS, { key: 'age', type: 'Number' }, { key: 'apiSecret', type: 'String' }]);
+  ({ env, mail, p } = await authTestEnv([...USERS_FIELDS, { key: 'age', type: 'Number' }, { key: 'apiSecret', type: 'String' }]));
 });
 afterAll(() => env.close());
 
@@ -57,6 +55,12 @@ describe('me / update-profile / public profile', () => {
     expect(profile).toMatchObject({ username, name: 'Pub' });
     expect(Object.keys(profile).sort()).toEqual(['_id', 'createdAt', 'name', 'updatedAt', 'username']);
     expect((await env.app.inject({ method: 'GET', url: '/api/userAuth/public/nobody-here', headers: p.pk })).statusCode).toBe(404);
+  });
+
+  it("public/:username is 400 when the users schema has no 'username' field", async () => {
+    const q = await authProject(env, USERS_FIELDS.filter((f) => f.key !== 'username'));
+    const res = await env.app.inject({ method: 'GET', url: '/api/userAuth/public/anyone', headers: q.pk });
+    expect([res.statusCode, res.json().message]).toEqual([400, "Public profile requires a 'username' field in users schema"]);
   });
 });
 

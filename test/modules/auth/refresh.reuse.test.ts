@@ -4,17 +4,15 @@
  * statuses of contract §2.15, cookie mode, logout, and expiry via the fake clock.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestEnv, type TestEnv } from '../../helpers/context.js';
+import type { TestEnv } from '../../helpers/context.js';
 import type { TestProject } from '../../helpers/fixtures.js';
-import { authProject, captureMail, cookieOf, refresh, signup } from './helpers.js';
+import { authProject, authTestEnv, cookieOf, refresh, signup } from './helpers.js';
 
 let env: TestEnv;
 let p: TestProject;
 
 beforeAll(async () => {
-  env = await createTestEnv({ RATE_LIMIT_SCALE: '100' });
-  captureMail(env);
-  p = await authProject(env);
+  ({ env, p } = await authTestEnv());
 });
 afterAll(() => env.close());
 
@@ -117,6 +115,19 @@ describe('logout', () => {
     expect(res.json()).toMatchObject({ success: true, message: 'Logged out successfully' });
     expect(cookieOf(res)?.value).toBe('');
     expect((await refresh(env, p, body.data.refreshToken)).statusCode).toBe(403);
+  });
+
+  it("another project's token is 403 and stays live there; a wrong secret is ignored (nothing revoked)", async () => {
+    const other = await authProject(env);
+    const { body: theirs } = await signup(env, other);
+    const foreign = await env.app.inject({ method: 'POST', url: '/api/userAuth/logout', headers: { ...p.pk, 'x-refresh-token': theirs.data.refreshToken } });
+    expect([foreign.statusCode, foreign.json().message]).toEqual([403, 'Refresh token does not belong to this project']);
+    expect((await refresh(env, other, theirs.data.refreshToken)).statusCode).toBe(200);
+    const { body } = await signup(env, p);
+    const [id] = body.data.refreshToken.split('.');
+    const forged = await env.app.inject({ method: 'POST', url: '/api/userAuth/logout', headers: { ...p.pk, 'x-refresh-token': `${id}.${'A'.repeat(43)}` } });
+    expect(forged.statusCode).toBe(200);
+    expect((await refresh(env, p, body.data.refreshToken)).statusCode).toBe(200);
   });
 
   it('200 without any token', async () => {

@@ -5,18 +5,16 @@
 import type { AddressInfo } from 'node:net';
 import urBackend from '@urbackend/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestEnv, type TestEnv } from '../../helpers/context.js';
+import type { TestEnv } from '../../helpers/context.js';
 import type { TestProject } from '../../helpers/fixtures.js';
-import { authProject, captureMail, uniqueEmail } from './helpers.js';
+import { authTestEnv, uniqueEmail } from './helpers.js';
 
 let env: TestEnv;
 let p: TestProject;
 let baseUrl: string;
 
 beforeAll(async () => {
-  env = await createTestEnv({ RATE_LIMIT_SCALE: '100' });
-  captureMail(env);
-  p = await authProject(env);
+  ({ env, p } = await authTestEnv());
   await env.app.listen({ port: 0, host: '127.0.0.1' });
   baseUrl = `http://127.0.0.1:${(env.app.server.address() as AddressInfo).port}`;
 });

@@ -1,16 +1,14 @@
 /** Sign-up and login (contract §2.1, §2.4, §2.5): shapes, cookies, validation, conflicts, preconditions. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestEnv, type TestEnv } from '../../helpers/context.js';
+import type { TestEnv } from '../../helpers/context.js';
 import { makeCollection, makeProject, USERS_FIELDS, type TestProject } from '../../helpers/fixtures.js';
-import { authProject, captureMail, cookieOf, PASSWORD, signup, uniqueEmail } from './helpers.js';
+import { authProject, authTestEnv, cookieOf, PASSWORD, signup, uniqueEmail } from './helpers.js';
 
 let env: TestEnv;
 let p: TestProject;
 
 beforeAll(async () => {
-  env = await createTestEnv({ RATE_LIMIT_SCALE: '100' });
-  captureMail(env);
-  p = await authProject(env, [...USERS_FIELDS, { key: 'age', type: 'Number' }, { key: 'nickname', type: 'String', required: false }]);
+  ({ env, p } = await authTestEnv([...USERS_FIELDS, { key: 'age', type: 'Number' }, { key: 'nickname', type: 'String', required: false }]));
 });
 afterAll(() => env.close());
 
