@@ -4,15 +4,10 @@
  * equality filter + sort page through the real API (in-process inject), timed server-side.
  * Target: < 20 ms. Also prints the plan of the generated list query.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { sql } from 'kysely';
-import { boot } from '../src/boot.js';
-import { loadConfig } from '../src/config.js';
 import { createCollection, updateSchema } from '../src/modules/collections/service.js';
-import { buildApp } from '../src/server.js';
 import { makeProject } from '../test/helpers/fixtures.js';
+import { runBench } from './lib/bench-app.js';
 
 const N = Number(process.env.BENCH_DOCS ?? 1_000_000);
 const FIELDS = [{ key: 'name', type: 'String' }, { key: 'category', type: 'String' }, { key: 'price', type: 'Number' }];
@@ -26,56 +21,40 @@ function seed(projectId: string, collectionId: string, from: number, to: number)
          LATERAL (SELECT jsonb_build_object('name', 'item ' || g, 'category', 'c' || (g % 1000), 'price', (g * 37) % 100000) AS d) x`;
 }
 
-async function main(): Promise<void> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'plinth-bench-1m-'));
-  const config = loadConfig({ ...process.env, PLINTH_DATA_DIR: dir, RATE_LIMIT_SCALE: '0', LOG_LEVEL: 'warn' });
-  const booted = await boot(config);
-  const ctx = booted.ctx;
-  const app = await buildApp(ctx);
-  try {
-    const t0 = Date.now();
-    for (let i = 0; i < 100; i++) {
-      const other = await makeProject(ctx);
-      const c = await createCollection(ctx, other.id, 'pro', { name: 'items', fields: FIELDS });
-      await seed(other.id, c._id, 1, 2000).execute(ctx.db.admin);
-    }
-    const p = await makeProject(ctx);
-    // Load first, declare the schema after: one index build instead of 1M index insertions.
-    const col = await createCollection(ctx, p.id, 'pro', { name: 'items', fields: [] });
-    for (let from = 1; from <= N; from += 200_000) await seed(p.id, col._id, from, Math.min(N, from + 199_999)).execute(ctx.db.admin);
-    await updateSchema(ctx, p.id, 'items', FIELDS);
-    await sql`VACUUM ANALYZE documents`.execute(ctx.db.admin);
-    console.log(`loaded ${N} + 200000 documents in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
-
-    const url = '/api/data/items?category=c42&sort=-createdAt&limit=20';
-    const times: number[] = [];
-    let total = 0;
-    for (let i = 0; i < 60; i++) {
-      const start = process.hrtime.bigint();
-      const res = await app.inject({ method: 'GET', url: url.replace('c42', `c${(i * 7) % 1000}`), headers: p.sk });
-      times.push(Number(process.hrtime.bigint() - start) / 1e6);
-      if (res.statusCode !== 200) throw new Error(res.body);
-      total = res.json().data.total;
-    }
-    const warm = times.slice(10).sort((a, b) => a - b);
-    const at = (q: number) => warm[Math.floor(q * (warm.length - 1))]!.toFixed(2);
-    console.log(`\n| query | matches | p50 ms | p95 ms | max ms |\n|---|---|---|---|---|`);
-    console.log(`| category=cX&sort=-createdAt (page + total) | ${total} | ${at(0.5)} | ${at(0.95)} | ${warm[warm.length - 1]!.toFixed(2)} |`);
-
-    const plan = await ctx.db.tenant({ projectId: p.id, keyKind: 'secret' }, (tx) =>
-      sql<{ 'QUERY PLAN': string }>`EXPLAIN (ANALYZE, COSTS OFF)
-        SELECT id, data FROM documents WHERE project_id = ${p.id} AND collection_id = ${col._id} AND deleted_at IS NULL
-          AND plinth_txt(data, ${'category'}::text) = ${'c42'}::text ORDER BY created_at DESC, id DESC LIMIT 20`.execute(tx),
-    );
-    console.log('\n' + plan.rows.map((r) => r['QUERY PLAN']).filter((l) => !/SubPlan|collections|Index Cond: \(\(project_id\)|Rows Removed/.test(l)).join('\n'));
-  } finally {
-    await app.close();
-    await booted.close();
-    rmSync(dir, { recursive: true, force: true });
+runBench('1m', {}, async ({ app, ctx }) => {
+  const t0 = Date.now();
+  for (let i = 0; i < 100; i++) {
+    const other = await makeProject(ctx);
+    const c = await createCollection(ctx, other.id, 'pro', { name: 'items', fields: FIELDS });
+    await seed(other.id, c.id, 1, 2000).execute(ctx.db.admin);
   }
-}
+  const p = await makeProject(ctx);
+  // Load first, declare the schema after: one index build instead of 1M index insertions.
+  const col = await createCollection(ctx, p.id, 'pro', { name: 'items', fields: [] });
+  for (let from = 1; from <= N; from += 200_000) await seed(p.id, col.id, from, Math.min(N, from + 199_999)).execute(ctx.db.admin);
+  await updateSchema(ctx, p.id, 'items', FIELDS);
+  await sql`VACUUM ANALYZE documents`.execute(ctx.db.admin);
+  console.log(`loaded ${N} + 200000 documents in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
+  const url = '/api/data/items?category=c42&sort=-createdAt&limit=20';
+  const times: number[] = [];
+  let total = 0;
+  for (let i = 0; i < 60; i++) {
+    const start = process.hrtime.bigint();
+    const res = await app.inject({ method: 'GET', url: url.replace('c42', `c${(i * 7) % 1000}`), headers: p.sk });
+    times.push(Number(process.hrtime.bigint() - start) / 1e6);
+    if (res.statusCode !== 200) throw new Error(res.body);
+    total = res.json().data.total;
+  }
+  const warm = times.slice(10).sort((a, b) => a - b);
+  const at = (q: number) => warm[Math.floor(q * (warm.length - 1))]!.toFixed(2);
+  console.log(`\n| query | matches | p50 ms | p95 ms | max ms |\n|---|---|---|---|---|`);
+  console.log(`| category=cX&sort=-createdAt (page + total) | ${total} | ${at(0.5)} | ${at(0.95)} | ${warm[warm.length - 1]!.toFixed(2)} |`);
+
+  const plan = await ctx.db.tenant({ projectId: p.id, keyKind: 'secret' }, (tx) =>
+    sql<{ 'QUERY PLAN': string }>`EXPLAIN (ANALYZE, COSTS OFF)
+      SELECT id, data FROM documents WHERE project_id = ${p.id} AND collection_id = ${col.id} AND deleted_at IS NULL
+        AND plinth_txt(data, ${'category'}::text) = ${'c42'}::text ORDER BY created_at DESC, id DESC LIMIT 20`.execute(tx),
+  );
+  console.log('\n' + plan.rows.map((r) => r['QUERY PLAN']).filter((l) => !/SubPlan|collections|Index Cond: \(\(project_id\)|Rows Removed/.test(l)).join('\n'));
 });

@@ -4,17 +4,12 @@
  * create and update with autocannon (50 connections) against Plinth and against
  * bench/baseline.ts (bare Fastify + pg, same table, hand-written SQL). Prints a markdown table.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
-import { boot } from '../src/boot.js';
-import { loadConfig } from '../src/config.js';
 import { createCollection } from '../src/modules/collections/service.js';
-import { buildApp } from '../src/server.js';
 import { makeProject } from '../test/helpers/fixtures.js';
 import { startBaseline } from './baseline.js';
+import { runBench } from './lib/bench-app.js';
 import { load, type LoadRequest } from './lib/load.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
@@ -25,65 +20,49 @@ const VARIANTS = 500;
 const variants = (make: () => LoadRequest) => Array.from({ length: VARIANTS }, make);
 const pick = <T>(xs: T[]) => xs[Math.floor(Math.random() * xs.length)]!;
 
-async function main(): Promise<void> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'plinth-bench-data-'));
-  const config = loadConfig({ ...process.env, PLINTH_DATA_DIR: dir, RATE_LIMIT_SCALE: '0', LOG_LEVEL: 'warn', PLINTH_RUN_WORKER: 'false' });
-  const booted = await boot(config);
-  const app = await buildApp(booted.ctx);
+runBench('data', { PLINTH_RUN_WORKER: 'false' }, async ({ app, ctx, databaseUrl }) => {
   await app.listen({ host: '127.0.0.1', port: 0 });
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  const ctx = booted.ctx;
-  try {
-    const p = await makeProject(ctx);
-    const col = await createCollection(ctx, p.id, 'pro', {
-      name: 'products',
-      fields: [
-        { key: 'name', type: 'String', required: true },
-        { key: 'price', type: 'Number' },
-        { key: 'category', type: 'String' },
-        { key: 'stock', type: 'Number' },
-      ],
-    });
-    await sql`
-      INSERT INTO documents (project_id, collection_id, id, owner_id, data, size_bytes, created_at, updated_at)
-      SELECT ${p.id}, ${col._id}, lpad(to_hex(g), 24, '0'), NULL, d, octet_length(d::text), now() - g * interval '1 second', now()
-      FROM generate_series(1, ${DOCS}) g,
-           LATERAL (SELECT jsonb_build_object('name', 'item ' || g, 'price', (g * 37) % 10000, 'category', 'c' || (g % 10), 'stock', 7) AS d) x`
-      .execute(ctx.db.admin);
-    await sql`ANALYZE documents`.execute(ctx.db.admin);
-    const ids = Array.from({ length: DOCS }, (_, i) => (i + 1).toString(16).padStart(24, '0'));
-    const base = await startBaseline(booted.embedded?.url ?? config.databaseUrl!, p.id, col._id);
-    const listQs = () => `category=c${Math.floor(Math.random() * 10)}&price_gte=1000&price_lt=9000`;
-    const scenarios: Array<[string, () => LoadRequest, () => LoadRequest]> = [
-      ['list (filter + range + sort)', () => ({ path: `/api/data/products?${listQs()}&sort=-price` }), () => ({ path: `/list?${listQs()}` })],
-      ['get by id', () => ({ path: `/api/data/products/${pick(ids)}` }), () => ({ path: `/doc/${pick(ids)}` })],
-      ['create', () => ({ method: 'POST', path: '/api/data/products', body: JSON.stringify({ name: 'new', price: 5, category: 'c1' }) }),
-        () => ({ method: 'POST', path: '/doc', body: JSON.stringify({ name: 'new', price: 5, category: 'c1' }) })],
-      ['update', () => ({ method: 'PATCH', path: `/api/data/products/${pick(ids)}`, body: JSON.stringify({ stock: 7 }) }),
-        () => ({ method: 'PATCH', path: `/doc/${pick(ids)}`, body: JSON.stringify({ stock: 7 }) })],
-    ];
-    const only = process.env.BENCH_ONLY;
-    const rows: string[] = [];
-    for (const [name, plinthReq, baseReq] of scenarios) {
-      if (only && !name.startsWith(only)) continue;
-      const a = await load({ url, headers: p.sk, seconds: SECONDS, variants: variants(plinthReq) });
-      const b = await load({ url: base.url, seconds: SECONDS, variants: variants(baseReq) });
-      const bad = a.non2xx + a.errors + b.non2xx + b.errors;
-      rows.push(`| ${name} | ${a.rps.toFixed(0)} | ${a.p99} | ${b.rps.toFixed(0)} | ${b.p99} | ${(a.rps / b.rps).toFixed(2)}× | ${bad} |`);
-    }
-    console.log(`\n${DOCS} documents, 50 connections, ${SECONDS} s per run, load generated from a separate process\n`);
-    console.log('| scenario | Plinth req/s | p99 ms | baseline req/s | p99 ms | ratio | non-2xx |');
-    console.log('|---|---|---|---|---|---|---|');
-    for (const r of rows) console.log(r);
-    await base.close();
-  } finally {
-    await app.close();
-    await booted.close();
-    rmSync(dir, { recursive: true, force: true });
+  const p = await makeProject(ctx);
+  const col = await createCollection(ctx, p.id, 'pro', {
+    name: 'products',
+    fields: [
+      { key: 'name', type: 'String', required: true },
+      { key: 'price', type: 'Number' },
+      { key: 'category', type: 'String' },
+      { key: 'stock', type: 'Number' },
+    ],
+  });
+  await sql`
+    INSERT INTO documents (project_id, collection_id, id, owner_id, data, size_bytes, created_at, updated_at)
+    SELECT ${p.id}, ${col.id}, lpad(to_hex(g), 24, '0'), NULL, d, octet_length(d::text), now() - g * interval '1 second', now()
+    FROM generate_series(1, ${DOCS}) g,
+         LATERAL (SELECT jsonb_build_object('name', 'item ' || g, 'price', (g * 37) % 10000, 'category', 'c' || (g % 10), 'stock', 7) AS d) x`
+    .execute(ctx.db.admin);
+  await sql`ANALYZE documents`.execute(ctx.db.admin);
+  const ids = Array.from({ length: DOCS }, (_, i) => (i + 1).toString(16).padStart(24, '0'));
+  const base = await startBaseline(databaseUrl, p.id, col.id);
+  const listQs = () => `category=c${Math.floor(Math.random() * 10)}&price_gte=1000&price_lt=9000`;
+  const scenarios: Array<[string, () => LoadRequest, () => LoadRequest]> = [
+    ['list (filter + range + sort)', () => ({ path: `/api/data/products?${listQs()}&sort=-price` }), () => ({ path: `/list?${listQs()}` })],
+    ['get by id', () => ({ path: `/api/data/products/${pick(ids)}` }), () => ({ path: `/doc/${pick(ids)}` })],
+    ['create', () => ({ method: 'POST', path: '/api/data/products', body: JSON.stringify({ name: 'new', price: 5, category: 'c1' }) }),
+      () => ({ method: 'POST', path: '/doc', body: JSON.stringify({ name: 'new', price: 5, category: 'c1' }) })],
+    ['update', () => ({ method: 'PATCH', path: `/api/data/products/${pick(ids)}`, body: JSON.stringify({ stock: 7 }) }),
+      () => ({ method: 'PATCH', path: `/doc/${pick(ids)}`, body: JSON.stringify({ stock: 7 }) })],
+  ];
+  const only = process.env.BENCH_ONLY;
+  const rows: string[] = [];
+  for (const [name, plinthReq, baseReq] of scenarios) {
+    if (only && !name.startsWith(only)) continue;
+    const a = await load({ url, headers: p.sk, seconds: SECONDS, variants: variants(plinthReq) });
+    const b = await load({ url: base.url, seconds: SECONDS, variants: variants(baseReq) });
+    const bad = a.non2xx + a.errors + b.non2xx + b.errors;
+    rows.push(`| ${name} | ${a.rps.toFixed(0)} | ${a.p99} | ${b.rps.toFixed(0)} | ${b.p99} | ${(a.rps / b.rps).toFixed(2)}× | ${bad} |`);
   }
-}
-
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
+  console.log(`\n${DOCS} documents, 50 connections, ${SECONDS} s per run, load generated from a separate process\n`);
+  console.log('| scenario | Plinth req/s | p99 ms | baseline req/s | p99 ms | ratio | non-2xx |');
+  console.log('|---|---|---|---|---|---|---|');
+  for (const r of rows) console.log(r);
+  await base.close();
 });

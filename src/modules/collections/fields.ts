@@ -17,11 +17,14 @@ const MAX_FIELDS = 200;
 const NESTING_MESSAGE =
   'Invalid field configuration, nesting depth exceeded (max 3 levels), or unique is only supported for top-level primitive fields.';
 const DEFAULT_MESSAGE = 'Default value type must match field type, and required fields cannot have defaults';
+const UNSTORABLE_MESSAGE = 'Field definitions may not contain NUL or unpaired surrogate characters.';
 
+/** A C0 control character (NUL, tab, newline...): never part of a field key or query path. */
+export const hasControlChar = (s: string) => [...s].some((ch) => ch.charCodeAt(0) < 0x20);
 
 function keyProblem(key: unknown): string | null {
   if (typeof key !== 'string' || key.length < 1 || key.length > 128) return 'Field keys must be 1-128 characters.';
-  if (key.startsWith('$') || key.includes('.') || /\s/.test(key) || [...key].some((ch) => ch.charCodeAt(0) < 0x20)) {
+  if (key.startsWith('$') || key.includes('.') || /\s/.test(key) || hasControlChar(key)) {
     return `Invalid field key '${key}': it may not start with '$' or contain '.', whitespace or control characters.`;
   }
   if (FORBIDDEN_KEYS.has(key) || SYSTEM_FIELDS.has(key)) return `Field key '${key}' is reserved.`;
@@ -84,9 +87,18 @@ function checkNested(f: FieldDef, depth: number): string | null {
   return null;
 }
 
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** jsonb cannot store U+0000 or a lone surrogate (in a key, a default, an unused `ref`...). */
+function unstorable(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000') || LONE_SURROGATE.test(value);
+  if (Array.isArray(value)) return value.some(unstorable);
+  return isPlainObject(value) && Object.values(value).some(unstorable);
+}
+
 /** The reason a schema is invalid, or null when it follows every rule of contract §4.2. */
 export function validateFieldDefs(fields: unknown): string | null {
-  return checkLevel(fields, 1);
+  return checkLevel(fields, 1) ?? (unstorable(fields) ? UNSTORABLE_MESSAGE : null);
 }
 
 function capitalise(type: unknown): unknown {

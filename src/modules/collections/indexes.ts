@@ -18,6 +18,7 @@ import { createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
 import type { Database, FieldDef } from '../../db/types.js';
+import { isObjectId } from '../../lib/ids.js';
 
 const INDEXED_FIELDS_MAX = 8;
 const INDEXABLE = new Set(['String', 'Number', 'Boolean', 'Date', 'Ref']);
@@ -38,7 +39,7 @@ function shortHash(text: string): string {
 
 /** The indexes a collection should have, by name. Collection ids are validated 24-hex. */
 function desiredIndexes(collectionId: string, fields: FieldDef[]): IndexSpec[] {
-  if (!/^[0-9a-f]{24}$/.test(collectionId)) throw new Error('bad collection id');
+  if (!isObjectId(collectionId)) throw new Error('bad collection id');
   const where = `WHERE collection_id = '${collectionId}' AND deleted_at IS NULL`;
   const out: IndexSpec[] = [];
   let plain = 0;

@@ -37,8 +37,8 @@ function isUniqueViolation(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { code?: string }).code === '23505';
 }
 
-/** Creates a collection for a project owned by `plan`'s operator. */
-export async function createCollection(ctx: AppContext, projectId: string, planName: string, input: CreateCollectionInput) {
+/** Creates a collection for a project owned by `plan`'s operator; each API renders its own view. */
+export async function createCollection(ctx: AppContext, projectId: string, planName: string, input: CreateCollectionInput): Promise<CollectionRow> {
   if (typeof input.name !== 'string' || !COLLECTION_NAME.test(input.name)) throw CollectionErrors.invalid_collection_name();
   const fields = checkedFields(input.name, input.fields);
   let rls = defaultRls(input.name, fields);
@@ -55,11 +55,12 @@ export async function createCollection(ctx: AppContext, projectId: string, planN
     return created;
   });
   await announceChange(ctx, projectId);
-  return collectionView(row);
+  return row;
 }
 
 export async function getCollection(ctx: AppContext, projectId: string, name: string): Promise<CollectionRow> {
-  const row = await q.findCollection(ctx.db.admin, projectId, name);
+  // A name no collection can have (NUL, spaces...) is simply unknown, never a database error.
+  const row = COLLECTION_NAME.test(name) ? await q.findCollection(ctx.db.admin, projectId, name) : undefined;
   if (!row) throw CollectionErrors.collection_not_found();
   return row;
 }

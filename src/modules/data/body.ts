@@ -46,7 +46,7 @@ export function withoutSystemFields(doc: Record<string, unknown>): Record<string
 }
 
 /** Splits and checks a dotted key: every segment non-empty and safe. */
-export function pathOf(key: string): string[] {
+function pathOf(key: string): string[] {
   const parts = key.split('.');
   for (const p of parts) {
     if (p === '' || badKey(p)) throw DataErrors.invalid_body(`Invalid field path '${key}'.`);

@@ -10,7 +10,7 @@
  */
 import { sql, type RawBuilder } from 'kysely';
 import type { FieldDef } from '../../db/types.js';
-import { FORBIDDEN_KEYS } from '../collections/fields.js';
+import { FORBIDDEN_KEYS, hasControlChar } from '../collections/fields.js';
 import type { CollectionDef } from '../collections/cache.js';
 import { DataErrors } from './errors.js';
 
@@ -37,13 +37,11 @@ const SYSTEM: Record<string, { kind: Kind; column: string }> = {
   deletedAt: { kind: 'ts', column: 'deleted_at' },
 };
 
-const hasControl = (s: string) => [...s].some((ch) => ch.charCodeAt(0) < 0x20);
-
 function fieldPath(name: string): string[] {
   const parts = name.split('.');
   if (name.length > 256 || parts.length > 8) throw DataErrors.invalid_query(`Invalid field '${name}'.`);
   for (const p of parts) {
-    if (p === '' || p.startsWith('$') || FORBIDDEN_KEYS.has(p) || /\s/.test(p) || hasControl(p)) {
+    if (p === '' || p.startsWith('$') || FORBIDDEN_KEYS.has(p) || /\s/.test(p) || hasControlChar(p)) {
       throw DataErrors.invalid_query(`Invalid field '${name}'.`);
     }
   }

@@ -2,6 +2,7 @@
  * The list query grammar (contract §5.1): paging, sort, cursor, filters with suffix
  * operators, and the list options. Parses the raw query object; knows nothing of SQL.
  */
+import { isObjectId } from '../../lib/ids.js';
 import { DataErrors } from './errors.js';
 
 export type Op = 'eq' | 'gt' | 'gte' | 'lt' | 'lte' | 'ne' | 'in' | 'exists' | 'regex';
@@ -107,6 +108,11 @@ function checkRegex(key: string, pattern: string): void {
   } catch {
     throw DataErrors.invalid_query(`Invalid regex pattern for "${key}".`);
   }
+}
+
+/** A document id from the path: 400 unless it is an ObjectId. */
+export function checkId(id: string): void {
+  if (!isObjectId(id)) throw DataErrors.invalid_query('Invalid ID format.');
 }
 
 export function parseListQuery(q: Raw): ListQuery {

@@ -2,7 +2,6 @@
 import { sql } from 'kysely';
 import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/pool.js';
-import { isObjectId } from '../../lib/ids.js';
 import type { CollectionDef } from '../collections/cache.js';
 import { docScope, type Access } from './access.js';
 import { encodeCursor, keysetCondition } from './cursor.js';
@@ -10,7 +9,7 @@ import { DataErrors } from './errors.js';
 import { guardDb } from './pg-errors.js';
 import { populate } from './populate.js';
 import { countRows, getRow, listRows, setStatementTimeout } from './queries.js';
-import type { ListQuery } from './query.js';
+import { checkId, type ListQuery } from './query.js';
 import { documentView, shape } from './view.js';
 import { and, filterConditions, hasRegex, orderBy } from './where.js';
 
@@ -77,7 +76,7 @@ export async function listDocuments(ctx: AppContext, col: CollectionDef, access:
 }
 
 export async function getDocument(ctx: AppContext, col: CollectionDef, access: Access, id: string, q: ListQuery) {
-  if (!isObjectId(id)) throw DataErrors.invalid_query('Invalid ID format.');
+  checkId(id);
   return guardDb(() =>
     ctx.db.read(access.scope, async (tx) => {
       const row = await getRow(tx, docScope(col, access, q.includeDeleted), id);

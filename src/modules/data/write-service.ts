@@ -6,17 +6,18 @@
  */
 import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/pool.js';
-import { objectId, isObjectId } from '../../lib/ids.js';
+import { objectId } from '../../lib/ids.js';
+import { isPlainObject } from '../../lib/objects.js';
 import { refund } from '../../lib/quota.js';
 import type { CollectionDef } from '../collections/cache.js';
 import { validateDocument } from '../collections/validate.js';
 import { applyOwnerOnCreate, assertHardDeleteAllowed, assertOwner, assertOwnerUnchanged, docScope, ownerOf, type Access } from './access.js';
-import { isPlainObject } from '../../lib/objects.js';
 import { assertSafe, mergeUpdate, withoutSystemFields } from './body.js';
 import { DataErrors } from './errors.js';
 import { guardDb } from './pg-errors.js';
 import { dbBytes, paidFor, sizeBound } from './quota.js';
 import * as q from './queries.js';
+import { checkId } from './query.js';
 import { documentView } from './view.js';
 
 const BULK_MAX = 100;
@@ -82,10 +83,6 @@ export async function createMany(ctx: AppContext, col: CollectionDef, access: Ac
       return { insertedCount: stored.length, insertedIds: stored.map((s) => s.id) };
     }),
   );
-}
-
-function checkId(id: string): void {
-  if (!isObjectId(id)) throw DataErrors.invalid_query('Invalid ID format.');
 }
 
 const UPDATE_ATTEMPTS = 5;

@@ -58,6 +58,10 @@ describe('create', () => {
       [[{ key: 'n', type: 'String', required: true, default: 'x' }], /Default value type/],
       [[{ key: 'a', type: 'Object', fields: [{ key: 'b', type: 'Object', fields: [{ key: 'c', type: 'Object', fields: [{ key: 'd', type: 'String' }] }] }] }], /nesting depth/],
       [[{ key: 'x', type: 'Whatever' }], /invalid type/],
+      // Strings jsonb cannot store, wherever they are in a definition.
+      [[{ key: 's', type: 'String', ref: 'a\u0000' }], /NUL or unpaired surrogate/],
+      [[{ key: 's', type: 'String', default: 'x\ud800' }], /NUL or unpaired surrogate/],
+      [[{ key: '\udc00', type: 'String' }], /NUL or unpaired surrogate/],
     ];
     for (const [schema, msg] of cases) {
       const r = await A.post(base(), p.owner.auth, { name: 'bad', schema });
@@ -92,6 +96,14 @@ describe('create', () => {
     expect((await A.get(base(), other.auth)).status).toBe(404);
     expect((await A.get('/api/projects/xyz/collections', p.owner.auth)).status).toBe(400);
     expect((await A.get(base(), {})).status).toBe(401);
+  });
+
+  it('a name no collection can have (NUL) is 404 on every route, not a database error', async () => {
+    const url = `${base()}/a%00b`;
+    expect((await A.get(url, p.owner.auth)).status).toBe(404);
+    expect((await A.patch(url, p.owner.auth, { schema: [] })).status).toBe(404);
+    expect((await A.patch(`${url}/rls`, p.owner.auth, { enabled: true })).status).toBe(404);
+    expect((await A.del(url, p.owner.auth)).status).toBe(404);
   });
 });
 

@@ -8,6 +8,7 @@ import { loadOwnedProject } from '../../projects/access.js';
 import { CollectionErrors } from '../errors.js';
 import { CollectionView, envelopeOf, FieldList, ProjectParams, RlsBody } from '../schemas.js';
 import { createCollection } from '../service.js';
+import { collectionView } from '../view.js';
 
 const Body = Type.Object({
   name: Type.Optional(Type.String({ maxLength: 200 })),
@@ -35,12 +36,12 @@ export default async function createRoute(app: App, ctx: AppContext): Promise<vo
       const project = await loadOwnedProject(ctx, operator, req.params.projectId);
       const name = req.body.name ?? req.body.collectionName;
       if (name === undefined) throw CollectionErrors.invalid_collection_name("Field 'name' is required.");
-      const view = await createCollection(ctx, project.id, operator.plan, {
+      const row = await createCollection(ctx, project.id, operator.plan, {
         name,
         fields: req.body.schema ?? req.body.fields ?? [],
         rls: req.body.rls,
       });
-      return reply.status(201).send(ok(view, 'Collection created'));
+      return reply.status(201).send(ok(collectionView(row), 'Collection created'));
     },
   );
 }

@@ -9,6 +9,7 @@ import { ok } from '../../../lib/envelope.js';
 import { apiKeyAuth, projectOf, requireSecretKey } from '../../../plugins/api-key.js';
 import type { App } from '../../../server.js';
 import { createCollection } from '../../collections/service.js';
+import { schemaView } from '../view.js';
 
 const Body = Type.Object({
   name: Type.String({ maxLength: 200 }),
@@ -24,9 +25,8 @@ export default async function createSchemaRoute(app: App, ctx: AppContext): Prom
     },
     async (req, reply) => {
       const project = projectOf(req);
-      const view = await createCollection(ctx, project.id, project.planName, { name: req.body.name, fields: req.body.fields ?? [] });
-      const collection = { _id: view._id, name: view.name, model: view.model, rls: view.rls, schemaVersion: view.schemaVersion };
-      return reply.status(201).send(ok({ collection }, 'Schema created successfully'));
+      const row = await createCollection(ctx, project.id, project.planName, { name: req.body.name, fields: req.body.fields ?? [] });
+      return reply.status(201).send(ok({ collection: schemaView(row) }, 'Schema created successfully'));
     },
   );
 }
