@@ -65,11 +65,14 @@ export function bucketSettingsOf(project: Pick<ProjectRecord, 'settings'>): Buck
 function externalDriver(ctx: AppContext, project: Pick<ProjectRecord, 'id' | 'settings' | 'secrets'>): StorageDriver | null {
   const settings = bucketSettingsOf(project);
   if (!settings) return null;
-  const secret = decrypt(ctx.config.encryptionKey, project.secrets[BUCKET_SECRET] as Encrypted | undefined);
-  if (!secret) throw StorageErrors.storage_unavailable('The project bucket credentials cannot be read. Save them again.');
-  const cacheKey = JSON.stringify([project.id, settings, project.secrets[BUCKET_SECRET]?.tag]);
+  const sealed = project.secrets[BUCKET_SECRET] as Encrypted | undefined;
+  // Keyed by the sealed secret: a cached driver was built from this very ciphertext, so the
+  // secret is decrypted only on a miss (not on every upload-request and confirm).
+  const cacheKey = JSON.stringify([project.id, settings, sealed ?? null]);
   let d = external.get(cacheKey);
   if (!d) {
+    const secret = decrypt(ctx.config.encryptionKey, sealed);
+    if (!secret) throw StorageErrors.storage_unavailable('The project bucket credentials cannot be read. Save them again.');
     if (external.size > 500) external.clear();
     const s3: S3Settings = { ...settings, secretAccessKey: secret };
     d = new S3Driver(s3);

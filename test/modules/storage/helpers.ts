@@ -1,4 +1,6 @@
 /** Shared steps of the storage tests: the three-step upload through the app (inject). */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import type { TestEnv } from '../../helpers/context.js';
 
 export type Headers = Record<string, string>;
@@ -53,3 +55,6 @@ export async function storageUsed(env: TestEnv, projectId: string): Promise<numb
 }
 
 export const MB = 1024 * 1024;
+
+/** Whether an object path exists in the local backend's directory. */
+export const onDisk = (env: TestEnv, objectPath: string) => existsSync(path.join(env.config.storage.localDir, objectPath));

@@ -1,10 +1,8 @@
 /** The upload flow on the local backend: request → PUT → confirm, delete, keys and quota. */
-import { existsSync } from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv } from '../../helpers/context.js';
 import { makeProject, makeUserToken, type TestProject } from '../../helpers/fixtures.js';
-import { confirm, deleteFile, MB, putSigned, requestUpload, storageUsed, upload } from './helpers.js';
+import { confirm, deleteFile, MB, onDisk, putSigned, requestUpload, storageUsed, upload } from './helpers.js';
 
 let env: TestEnv;
 let p: TestProject;
@@ -113,7 +111,7 @@ describe('delete', () => {
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ success: true, data: {}, message: 'File deleted successfully' });
     expect(await storageUsed(env, q.id)).toBe(0);
-    expect(existsSync(path.join(env.config.storage.localDir, filePath))).toBe(false);
+    expect(onDisk(env, filePath)).toBe(false);
     expect((await deleteFile(env, q.sk, filePath)).statusCode).toBe(404);
     expect((await deleteFile(env, q.sk, `${q.id}/${'b'.repeat(24)}_never.bin`)).statusCode).toBe(404);
   });

@@ -1,12 +1,10 @@
 /** Housekeeping: unconfirmed uploads swept after 24 h, project deletion removes files, dashboard. */
-import { existsSync } from 'node:fs';
-import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv } from '../../helpers/context.js';
 import { makeProject, type TestProject } from '../../helpers/fixtures.js';
 import { drainJobs } from '../../helpers/jobs.js';
-import { grantUpload, putSigned, upload } from './helpers.js';
+import { grantUpload, onDisk, putSigned, upload } from './helpers.js';
 
 let env: TestEnv;
 let p: TestProject;
@@ -15,8 +13,6 @@ beforeAll(async () => {
   p = await makeProject(env.ctx);
 });
 afterAll(() => env.close());
-
-const onDisk = (fp: string) => existsSync(path.join(env.config.storage.localDir, fp));
 
 describe('sweeping unconfirmed uploads', () => {
   it('the hourly sweep job removes stale uploads after 24 h, re-arms itself, and keeps confirmed files', async () => {
@@ -32,14 +28,14 @@ describe('sweeping unconfirmed uploads', () => {
     // Run early (not yet 24 h old): nothing removed, and a sweep is still scheduled.
     await sql`UPDATE graphile_worker._private_jobs SET run_at = now()`.execute(env.ctx.db.admin);
     await drainJobs(env);
-    expect(onDisk(filePath)).toBe(true);
+    expect(onDisk(env, filePath)).toBe(true);
     expect((await jobs()).rows.length).toBe(1);
     env.clock.advance(24 * 3600_000 + 61_000);
     await sql`UPDATE graphile_worker._private_jobs SET run_at = now()`.execute(env.ctx.db.admin);
     await drainJobs(env);
-    expect(onDisk(filePath)).toBe(false);
+    expect(onDisk(env, filePath)).toBe(false);
     expect(await env.ctx.db.admin.selectFrom('files').select('id').where('path', '=', filePath).executeTakeFirst()).toBeUndefined();
-    expect(onDisk(kept.filePath)).toBe(true);
+    expect(onDisk(env, kept.filePath)).toBe(true);
     expect((await jobs()).rows.length).toBe(0);
   });
 
@@ -64,7 +60,7 @@ describe('sweeping unconfirmed uploads', () => {
     env.clock.advance(25 * 3600_000);
     await env.ctx.queue.add('storage.sweep', {});
     await drainJobs(env);
-    expect(onDisk(filePath)).toBe(false);
+    expect(onDisk(env, filePath)).toBe(false);
   });
 });
 
@@ -94,10 +90,10 @@ describe('dashboard', () => {
   it('deleting the project removes its files from disk', async () => {
     const q = await makeProject(env.ctx);
     const { filePath } = await upload(env, q.sk, 'bye.txt', Buffer.from('bye'), 'text/plain');
-    expect(onDisk(filePath)).toBe(true);
+    expect(onDisk(env, filePath)).toBe(true);
     const res = await env.app.inject({ method: 'DELETE', url: `/api/projects/${q.id}`, headers: q.owner.auth });
     expect(res.statusCode).toBe(200);
-    expect(onDisk(filePath)).toBe(false);
-    expect(existsSync(path.join(env.config.storage.localDir, q.id))).toBe(false);
+    expect(onDisk(env, filePath)).toBe(false);
+    expect(onDisk(env, q.id)).toBe(false);
   });
 });

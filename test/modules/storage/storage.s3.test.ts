@@ -3,6 +3,7 @@
  * 127.0.0.1 that checks presigned signatures: platform bucket and a project's own bucket.
  */
 import { HeadObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv } from '../../helpers/context.js';
 import { makeProject, type TestProject } from '../../helpers/fixtures.js';
@@ -127,5 +128,18 @@ describe("a project's own bucket", () => {
     expect(off.json().data.bucket).toBeNull();
     const g2 = await grant(q.sk, 2);
     expect(g2.signedUrl).toContain('/platform-bucket/');
+  });
+
+  it('unreadable bucket credentials are a 502 on upload-request, even after the bucket was used', async () => {
+    const q = await makeProject(env.ctx);
+    const bucket = { bucket: 'byo-bucket', region: s3.region, endpoint: s3.endpoint, accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER', forcePathStyle: true };
+    await env.app.inject({ method: 'PATCH', url: `/api/projects/${q.id}/storage`, headers: q.owner.auth, payload: bucket });
+    expect((await grant(q.sk, 2)).signedUrl).toContain('/byo-bucket/');
+    await sql`UPDATE projects SET secrets = jsonb_set(secrets, '{storageSecretAccessKey,tag}', to_jsonb(repeat('0', 32)))
+      WHERE id = ${q.id}`.execute(env.ctx.db.admin);
+    await env.ctx.bus.publish({ type: 'project_changed', id: q.id });
+    const res = await env.app.inject({ method: 'POST', url: '/api/storage/upload-request', headers: q.sk, payload: { filename: 'f.txt', contentType: 'text/plain', size: 2 } });
+    expect(res.statusCode).toBe(502);
+    expect(res.json().message).toMatch(/credentials cannot be read/);
   });
 });

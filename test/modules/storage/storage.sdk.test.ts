@@ -2,14 +2,12 @@
  * The published @urbackend/sdk (0.4.8, unchanged, global fetch) against a listening app: its
  * storage.upload does request → PUT to our signed URL → confirm; deleteFile removes the file.
  */
-import { existsSync } from 'node:fs';
-import path from 'node:path';
 import urBackend from '@urbackend/sdk';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { freePort } from '../../../src/db/embedded.js';
 import { createTestEnv, type TestEnv } from '../../helpers/context.js';
 import { makeProject, makeUserToken, type TestProject } from '../../helpers/fixtures.js';
-import { storageUsed } from './helpers.js';
+import { onDisk, storageUsed } from './helpers.js';
 
 let env: TestEnv;
 let p: TestProject;
@@ -36,7 +34,7 @@ it('storage.upload (sk) returns {url, path, provider} and the file is served; de
   expect(await storageUsed(env, p.id)).toBe(bytes.length);
 
   await expect(client.storage.deleteFile(res.path)).resolves.toEqual({});
-  expect(existsSync(path.join(env.config.storage.localDir, res.path))).toBe(false);
+  expect(onDisk(env, res.path)).toBe(false);
   expect(await storageUsed(env, p.id)).toBe(0);
   await expect(client.storage.deleteFile(res.path)).rejects.toMatchObject({ statusCode: 404 });
 });

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv } from '../../helpers/context.js';
 import { makeProject, type TestProject } from '../../helpers/fixtures.js';
-import { confirm, grantUpload, putSigned } from './helpers.js';
+import { confirm, grantUpload, onDisk, putSigned } from './helpers.js';
 
 let env: TestEnv;
 let p: TestProject;
@@ -19,7 +19,7 @@ beforeAll(async () => {
 afterAll(() => env.close());
 
 const grant = (size = 5, contentType = 'text/plain') => grantUpload(env, p.sk, size, contentType, 'g.txt');
-const stored = (fp: string) => existsSync(path.join(env.config.storage.localDir, fp));
+const stored = (fp: string) => onDisk(env, fp);
 
 describe('signed PUT', () => {
   it('accepts exactly what was signed', async () => {
