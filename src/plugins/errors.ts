@@ -4,9 +4,9 @@
  * 500 whose details go to the log only.
  */
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
-import pg from 'pg';
 import { AppError, Errors } from '../lib/errors.js';
 import { errorBody } from '../lib/envelope.js';
+import { isUnstorableText } from '../db/errors.js';
 
 function validationMessage(err: FastifyError): string {
   const first = err.validation?.[0];
@@ -31,16 +31,6 @@ const FRAMEWORK_ERRORS: Record<string, () => AppError> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => Errors.validation_failed('Invalid Content-Length.'),
 };
 
-/**
- * PostgreSQL refusing text a client sent (NUL in a string, an unpaired \u escape in JSON):
- * bad input, whichever route let it through, so it is a 400 and not a 500.
- */
-const UNSTORABLE_TEXT = new Set(['22021', '22P05']);
-
-function isUnstorableText(err: unknown): boolean {
-  return err instanceof pg.DatabaseError && UNSTORABLE_TEXT.has(err.code ?? '');
-}
-
 function send(reply: FastifyReply, err: AppError) {
   return reply.status(err.status).headers(err.headers).send(errorBody(err.message, err.code, err.extra));
 }
@@ -55,6 +45,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     const known = err.code ? FRAMEWORK_ERRORS[err.code] : undefined;
     if (known) return send(reply, known());
     if (err instanceof SyntaxError) return send(reply, Errors.invalid_json());
+    // PostgreSQL refusing text a client sent: bad input, whichever route let it through.
     if (isUnstorableText(err)) return send(reply, Errors.validation_failed('Text fields may not contain NUL (\\u0000) characters.'));
     const status = err.statusCode ?? 500;
     if (status >= 400 && status < 500) return reply.status(status).send(errorBody(err.message, 'bad_request'));

@@ -5,7 +5,7 @@
  */
 import type { AppContext } from '../../context.js';
 import type { FieldDef, RlsConfig } from '../../db/types.js';
-import { METRICS, refund } from '../../lib/quota.js';
+import { refund } from '../../lib/quota.js';
 import { planOf } from '../plans/plans.js';
 import { announceChange } from './cache.js';
 import { CollectionErrors } from './errors.js';
@@ -13,6 +13,8 @@ import { COLLECTION_NAME, normaliseFields, validateFieldDefs } from './fields.js
 import { dropIndexes, syncIndexes } from './indexes.js';
 import * as q from './queries.js';
 import { applyRlsChange, defaultRls, type RlsInput } from './rls.js';
+import { isUniqueViolation } from '../../db/errors.js';
+import { dbBytes } from '../data/quota.js';
 import { collectionView, type CollectionRow } from './view.js';
 
 export interface CreateCollectionInput {
@@ -31,10 +33,6 @@ function checkedFields(name: string, raw: unknown): FieldDef[] {
     if (!has('email') || !has('password')) throw CollectionErrors.users_schema_invalid();
   }
   return list;
-}
-
-function isUniqueViolation(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && (err as { code?: string }).code === '23505';
 }
 
 /** Creates a collection for a project owned by `plan`'s operator; each API renders its own view. */
@@ -108,7 +106,7 @@ export async function deleteCollection(ctx: AppContext, projectId: string, name:
   await ctx.db.admin.transaction().execute(async (tx) => {
     await dropIndexes(tx, current.id);
     const bytes = await q.deleteCollection(tx, projectId, current.id);
-    if (bytes > 0) await refund(tx, { subjectId: projectId, metric: METRICS.dbBytes }, bytes);
+    if (bytes > 0) await refund(tx, dbBytes(projectId), bytes);
   });
   await announceChange(ctx, projectId);
   return current.name;

@@ -7,6 +7,7 @@ import type { AppContext } from '../../context.js';
 import { isObjectId } from '../../lib/ids.js';
 import type { Plan } from '../plans/plans.js';
 import { MailErrors } from './errors.js';
+import { isUniqueViolation } from '../../db/errors.js';
 import { listTemplates, templateById, type TemplateRow } from './queries.js';
 
 export interface TemplateInput {
@@ -30,10 +31,6 @@ export function summaryDto(t: TemplateRow) {
 export function templateDto(t: TemplateRow) {
   const scope = t.project_id ? ('project' as const) : ('global' as const);
   return { ...summaryDto(t), html: t.html, text: t.text, scope, isSystem: t.is_system };
-}
-
-function isUniqueViolation(err: unknown): boolean {
-  return (err as { code?: string })?.code === '23505';
 }
 
 /** The operator's tenant scope: one-statement calls autocommit through `read`. */

@@ -1,0 +1,9 @@
+/** Recognising PostgreSQL errors by SQLSTATE, for the few places that turn them into answers. */
+const sqlState = (err: unknown): string | undefined =>
+  typeof err === 'object' && err !== null ? (err as { code?: unknown }).code as string | undefined : undefined;
+
+/** 23505: a unique index refused the row. */
+export const isUniqueViolation = (err: unknown): boolean => sqlState(err) === '23505';
+
+/** 22021 / 22P05: text PostgreSQL cannot store (a NUL character, an unpaired \u escape). */
+export const isUnstorableText = (err: unknown): boolean => ['22021', '22P05'].includes(sqlState(err) ?? '');
