@@ -8,15 +8,11 @@
  *   2. a 10 MB upload through the local backend while sampling process RSS (must stay flat).
  * Prints a markdown table and exits.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
-import path from 'node:path';
-import { boot } from '../src/boot.js';
-import { loadConfig } from '../src/config.js';
+import type { AppContext } from '../src/context.js';
 import { freePort } from '../src/db/embedded.js';
-import { createProject } from '../src/modules/projects/service.js';
-import { buildApp } from '../src/server.js';
+import { makeOperator, makeProject } from '../test/helpers/fixtures.js';
+import { runBench } from './lib/bench-app.js';
 import { load } from './lib/load.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
@@ -25,22 +21,12 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '50,16').split(',').map(Number);
 const MB = 1024 * 1024;
 
-const tmp = mkdtempSync(path.join(os.tmpdir(), 'plinth-bench-storage-'));
+// Signed upload URLs point at PUBLIC_URL, so the port is chosen before the app boots.
 const port = await freePort();
 const base = `http://127.0.0.1:${port}`;
-const config = loadConfig({ ...process.env, PLINTH_DATA_DIR: tmp, RATE_LIMIT_SCALE: '0', LOG_LEVEL: 'warn', PUBLIC_URL: base, PORT: String(port) });
-const booted = await boot(config);
-const { ctx } = booted;
-const app = await buildApp(ctx);
-await app.listen({ port, host: '127.0.0.1' });
-
-const op = await ctx.db.admin
-  .insertInto('operators')
-  .values({ email: `bench${Date.now()}@example.com`, password_hash: 'x', name: 'bench', plan: 'pro', is_verified: true, ai_key: null })
-  .returning(['id', 'plan'])
-  .executeTakeFirstOrThrow();
-const { project, secretKey } = await createProject(ctx, op, { name: 'bench' });
-const sk = { 'x-api-key': secretKey, 'content-type': 'application/json' };
+let secretKey = '';
+let storageDir = '';
+let sk: Record<string, string> = {};
 
 async function post(url: string, body: unknown): Promise<{ status: number; json: { data?: Record<string, string> } }> {
   const r = await fetch(base + url, { method: 'POST', headers: sk, body: JSON.stringify(body) });
@@ -53,7 +39,7 @@ async function rate(flow: 'create' | 'pairs' | 'full', connections: number): Pro
   const r =
     flow === 'create'
       ? await load({ ...common, variants: [{ method: 'POST', path: '/api/data/bench', body: JSON.stringify({ title: 'x', n: 1 }) }] })
-      : await load({ ...common, variants: [], uploads: { scenario: flow, storageDir: config.storage.localDir } });
+      : await load({ ...common, variants: [], uploads: { scenario: flow, storageDir } });
   if (r.non2xx || r.errors) throw new Error(`${flow}: ${r.non2xx} non-2xx answers, ${r.errors} errors`);
   return r.rps / (flow === 'create' ? 1 : flow === 'pairs' ? 2 : 3);
 }
@@ -108,8 +94,10 @@ async function measure(connections: number) {
   return { connections, create: median(rounds.create), pairs: median(rounds.pairs), full: median(rounds.full) };
 }
 
-try {
-  await ctx.db.admin.insertInto('collections').values({ project_id: project.id, name: 'bench' }).execute();
+runBench('storage', { PUBLIC_URL: base, PORT: String(port) }, async ({ app, ctx, config }) => {
+  await app.listen({ port, host: '127.0.0.1' });
+  await setUp(ctx);
+  storageDir = config.storage.localDir;
   await rate('full', CONCURRENCY[0]!); // warm-up (JIT, pools)
   const results = [];
   for (const c of CONCURRENCY) results.push(await measure(c));
@@ -123,9 +111,12 @@ try {
   console.log('\n| 10 MB upload | RSS before / peak / after | JS heap + buffers peak | time |');
   console.log('|---|---|---|---|');
   big.forEach((b, i) => console.log(`| #${i + 1} | ${mb(b.before)} / ${mb(b.peak)} / ${mb(b.after)} MB (peak +${mb(b.peak - b.before)} MB) | +${mb(b.heapDelta)} MB | ${b.ms} ms |`));
-} finally {
-  await app.close();
-  await booted.close();
-  rmSync(tmp, { recursive: true, force: true });
+});
+
+/** A pro project (1 GB of storage: the 10 MB uploads alone pass the free 20 MB) with a collection. */
+async function setUp(ctx: AppContext): Promise<void> {
+  const p = await makeProject(ctx, await makeOperator(ctx, { plan: 'pro' }), 'bench');
+  secretKey = p.secretKey;
+  sk = { ...p.sk, 'content-type': 'application/json' };
+  await ctx.db.admin.insertInto('collections').values({ project_id: p.id, name: 'bench' }).execute();
 }
-process.exit(0);
