@@ -2,10 +2,10 @@
  * Connection pools, Kysely instances and tenant-scoped database access.
  *
  * Two pools. `admin` connects as the database owner: platform tables (operators, projects,
- * the job queue) and migrations. The tenant pool's connections are switched, once and for
- * their whole life, to the `plinth_api` role, which has no BYPASSRLS: every query on them is
- * subject to the row-level-security policies in sql/, which read the tenant scope (project,
- * user, key kind) from the `plinth.*` settings.
+ * the job queue) and migrations. The tenant pool's connections always run as one of the two
+ * members of the `plinth_api` role (`roleFor`: publishable-key access or full project access),
+ * none with BYPASSRLS: every query on them is subject to the row-level-security policies in
+ * sql/, which read the tenant scope (project, user, key kind) from the `plinth.*` settings.
  *
  * A tenant connection is only ever handed to code through `tenant()` or `read()`, which first
  * make its settings equal to the caller's scope. The scope a connection carries is remembered,
@@ -45,9 +45,14 @@ pg.types.setTypeParser(20, (v) => Number(v));
 
 const KEY_KINDS = new Set<KeyKind>(['secret', 'publishable', 'operator', 'system']);
 const SCOPE = Symbol('plinth.scope');
-const API_ROLE = Symbol('plinth.apiRole');
 const PREPARED = Symbol('plinth.prepared');
-type ScopedClient = pg.PoolClient & { [SCOPE]?: string; [API_ROLE]?: true; [PREPARED]?: Map<string, string> };
+type ScopedClient = pg.PoolClient & { [SCOPE]?: string; [PREPARED]?: Map<string, string> };
+
+/**
+ * The role a scope runs as (migrations/011_api_key_roles.sql): both are members of plinth_api
+ * (its grants, tenant isolation); the documents policies differ by role.
+ */
+const roleFor = (keyKind: KeyKind) => (keyKind === 'publishable' ? 'plinth_api_publishable' : 'plinth_api_full');
 
 /** Distinct statements kept prepared per connection; rarer shapes beyond it are parsed each time. */
 const MAX_PREPARED = 256;
@@ -89,11 +94,11 @@ async function enterScope(client: ScopedClient, scope: TenantScope, then?: strin
     return;
   }
   client[SCOPE] = undefined;
-  // First use of a connection: drop to the API role in the same statement batch, so a failure
-  // can never leave a connection that runs tenant code as the owner.
-  const role = client[API_ROLE] ? '' : 'SET ROLE plinth_api; ';
-  await client.query(`${role}${then ? `${then}; ` : ''}${statement}`);
-  client[API_ROLE] = true;
+  // The role goes with every scope change, first in the batch. Batched with BEGIN it belongs to
+  // that transaction and a rollback undoes it (back to the owner on a fresh connection), so it
+  // must never be assumed to persist: every error forgets the scope (withClient), and the
+  // next use sends role and settings again. Tested in test/db/tenant-isolation.test.ts.
+  await client.query(`SET ROLE ${roleFor(scope.keyKind)}; ${then ? `${then}; ` : ''}${statement}`);
   client[SCOPE] = statement;
 }
 

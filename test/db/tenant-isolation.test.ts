@@ -5,6 +5,7 @@
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDb } from '../../src/db/pool.js';
 import { objectId } from '../../src/lib/ids.js';
 import { createTestEnv, type TestEnv } from '../helpers/context.js';
 import { makeCollection, makeProject, type TestProject } from '../helpers/fixtures.js';
@@ -80,6 +81,17 @@ describe('tenant isolation by row-level security', () => {
     }
   });
 
+  it("the API role cannot read or write a collection's partition directly, around the policies", async () => {
+    const part = `documents_${colB.id}`;
+    for (const stmt of [`SELECT * FROM ${part}`, `DELETE FROM ${part}`, `INSERT INTO ${part} (project_id, collection_id, id, data) VALUES ('${b.id}', '${colB.id}', '${objectId()}', '{}')`]) {
+      await expect(
+        env.ctx.db.tenant({ projectId: a.id, keyKind: 'secret' }, (tx) => sql.raw(stmt).execute(tx)),
+      ).rejects.toThrow(/permission denied/);
+    }
+    const left = await env.ctx.db.admin.selectFrom('documents').select('id').where('collection_id', '=', colB.id).execute();
+    expect(left).toHaveLength(1);
+  });
+
   it('a pooled connection reused for another project carries only the new scope', async () => {
     // Sequential calls get the same idle connection back (LIFO), with its remembered scope.
     for (const [p, other] of [[a, b], [b, a], [a, b]] as const) {
@@ -101,11 +113,25 @@ describe('tenant isolation by row-level security', () => {
     expect(rows.rows.map((r) => r.project_id)).toEqual([b.id]);
   });
 
-  it('tenant connections run as the API role, never as the owner', async () => {
-    const who = await env.ctx.db.read({ projectId: a.id, keyKind: 'secret' }, (db) =>
-      sql<{ u: string }>`SELECT current_user AS u`.execute(db),
-    );
-    expect(who.rows[0]!.u).toBe('plinth_api');
+  it('tenant connections run as an API role (by key kind), never as the owner', async () => {
+    const whoAs = async (keyKind: 'secret' | 'publishable') =>
+      (await env.ctx.db.read({ projectId: a.id, keyKind }, (db) => sql<{ u: string }>`SELECT current_user AS u`.execute(db))).rows[0]!.u;
+    expect(await whoAs('secret')).toBe('plinth_api_full');
+    expect(await whoAs('publishable')).toBe('plinth_api_publishable');
+    expect(await whoAs('secret')).toBe('plinth_api_full');
+  });
+
+  it('a rolled-back first transaction does not leave its connection running as the owner', async () => {
+    // SET ROLE sent in the same batch as BEGIN belongs to that transaction: a rollback undoes it.
+    const db = createDb(env.databaseUrl, { tenant: 1, admin: 1 });
+    try {
+      await expect(db.tenant({ projectId: a.id, keyKind: 'secret' }, async () => { throw new Error('handler failed'); })).rejects.toThrow('handler failed');
+      const seen = await db.read({ projectId: a.id, keyKind: 'secret' }, (q) =>
+        sql<{ u: string; projects: string[] }>`SELECT current_user AS u, array(SELECT DISTINCT project_id::text FROM documents) AS projects`.execute(q));
+      expect(seen.rows[0]).toEqual({ u: 'plinth_api_full', projects: [a.id] });
+    } finally {
+      await db.close();
+    }
   });
 });
 
