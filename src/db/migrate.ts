@@ -15,7 +15,11 @@ export const MIGRATIONS_DIR = path.join(ROOT_DIR, 'migrations');
 export const SQL_DIR = path.join(ROOT_DIR, 'sql');
 const LOCK_ID = 0x706c696e7468; // "plinth"
 
-export async function migrate(databaseUrl: string, log: (msg: string) => void = () => {}): Promise<void> {
+/**
+ * `upTo` (tests of a migration's data conversion): apply only the first N pending migrations,
+ * and not sql/ (whose files match the latest schema).
+ */
+export async function migrate(databaseUrl: string, log: (msg: string) => void = () => {}, upTo?: number): Promise<void> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
@@ -24,6 +28,7 @@ export async function migrate(databaseUrl: string, log: (msg: string) => void = 
       dbClient: client,
       dir: MIGRATIONS_DIR,
       direction: 'up',
+      ...(upTo === undefined ? {} : { count: upTo }),
       migrationsTable: 'pgmigrations',
       noLock: true,
       checkOrder: true,
@@ -31,7 +36,7 @@ export async function migrate(databaseUrl: string, log: (msg: string) => void = 
       log: () => {},
       logger: { debug: () => {}, info: log, warn: log, error: log },
     });
-    await applySqlDir(client);
+    if (upTo === undefined) await applySqlDir(client);
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [LOCK_ID]).catch(() => {});
     await client.end();

@@ -25,6 +25,11 @@ export interface FieldDef {
   fields?: FieldDef[];
 }
 
+/** A developer-declared compound index: top-level declared fields, in index order. */
+export interface CompoundIndex {
+  fields: string[];
+}
+
 export interface RlsConfig {
   enabled: boolean;
   mode: 'public-read' | 'private';
@@ -66,6 +71,7 @@ export interface CollectionsTable {
   fields: JSONColumnType<FieldDef[], FieldDef[] | undefined, FieldDef[]>;
   schema_version: Generated<number>;
   rls: JSONColumnType<RlsConfig, RlsConfig | undefined, RlsConfig>;
+  indexes: JSONColumnType<CompoundIndex[], CompoundIndex[] | undefined, CompoundIndex[]>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

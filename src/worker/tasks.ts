@@ -4,12 +4,14 @@
  */
 import type { Task } from 'graphile-worker';
 import type { AppContext } from '../context.js';
+import { dropPartitionsTask } from '../modules/collections/cleanup.js';
 import { sweepTask } from '../modules/storage/sweep.js';
 import { mailSendTask } from '../modules/mail/worker.js';
 
 const taskFactories: Record<string, (ctx: AppContext) => Task> = {
   'storage.sweep': sweepTask,
   'mail.send': mailSendTask,
+  'collections.drop_partitions': dropPartitionsTask,
 };
 
 export function buildTaskList(ctx: AppContext): Record<string, Task> {

@@ -7,6 +7,7 @@ import type { FieldDef, RlsConfig } from '../../src/db/types.js';
 import { hashPassword } from '../../src/lib/passwords.js';
 import { signOperatorToken } from '../../src/modules/operators/tokens.js';
 import { createProject } from '../../src/modules/projects/service.js';
+import { createPartition } from '../../src/modules/collections/partitions.js';
 
 let seq = 0;
 let cachedHash: string | undefined;
@@ -55,7 +56,7 @@ export async function makeProject(ctx: AppContext, owner?: TestOperator, name = 
   };
 }
 
-/** Inserts a collection row directly (no schema validation): for tests of other domains. */
+/** Inserts a collection row and its documents partition directly (no schema validation, no indexes): for tests of other domains. */
 export async function makeCollection(
   ctx: AppContext,
   projectId: string,
@@ -74,6 +75,7 @@ export async function makeCollection(
     })
     .returning(['id', 'name'])
     .executeTakeFirstOrThrow();
+  await createPartition(ctx.db.admin, row.id);
   return row;
 }
 

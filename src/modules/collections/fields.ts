@@ -6,6 +6,8 @@ import { isPlainObject } from '../../lib/objects.js';
 import type { FieldDef } from '../../db/types.js';
 
 export const FIELD_TYPES = ['String', 'Number', 'Boolean', 'Date', 'Object', 'Array', 'Ref'] as const;
+/** Types with one comparable value: filterable and sortable through an accessor, indexable. */
+export const SCALAR_TYPES: ReadonlySet<string> = new Set(['String', 'Number', 'Boolean', 'Date', 'Ref']);
 export const COLLECTION_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 const UNIQUE_TYPES = new Set(['String', 'Number', 'Boolean', 'Date']);
 const DEFAULT_TYPES: Record<string, string> = { String: 'string', Number: 'number', Boolean: 'boolean' };

@@ -1,6 +1,6 @@
 /** SQL of the collections domain. Runs on the owner connection (dashboard / schema writes). */
 import { sql, type Kysely } from 'kysely';
-import type { Database, FieldDef, RlsConfig } from '../../db/types.js';
+import type { CompoundIndex, Database, FieldDef, RlsConfig } from '../../db/types.js';
 import type { CollectionRow } from './view.js';
 
 type Db = Kysely<Database>;
@@ -36,18 +36,23 @@ export async function lockProject(db: Db, projectId: string): Promise<void> {
   await db.selectFrom('projects').select('id').where('id', '=', projectId).forUpdate().execute();
 }
 
-export async function insertCollection(db: Db, v: { projectId: string; name: string; fields: FieldDef[]; rls: RlsConfig; now: Date }) {
+export async function insertCollection(
+  db: Db, v: { projectId: string; name: string; fields: FieldDef[]; rls: RlsConfig; indexes: CompoundIndex[]; now: Date },
+) {
   return db
     .insertInto('collections')
-    .values({ project_id: v.projectId, name: v.name, fields: json(v.fields), rls: json(v.rls), created_at: ts(v.now), updated_at: ts(v.now) })
+    .values({
+      project_id: v.projectId, name: v.name, fields: json(v.fields), rls: json(v.rls), indexes: json(v.indexes),
+      created_at: ts(v.now), updated_at: ts(v.now),
+    })
     .returningAll()
     .executeTakeFirstOrThrow();
 }
 
-export async function updateCollectionFields(db: Db, id: string, fields: FieldDef[], now: Date) {
+export async function updateCollectionFields(db: Db, id: string, fields: FieldDef[], indexes: CompoundIndex[], now: Date) {
   return db
     .updateTable('collections')
-    .set((eb) => ({ fields: json(fields), schema_version: eb('schema_version', '+', 1), updated_at: ts(now) }))
+    .set((eb) => ({ fields: json(fields), indexes: json(indexes), schema_version: eb('schema_version', '+', 1), updated_at: ts(now) }))
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -67,11 +72,7 @@ export async function recomputeOwners(db: Db, collectionId: string, ownerField: 
             WHERE collection_id = ${collectionId} AND owner_id IS DISTINCT FROM data ->> ${ownerField}`.execute(db);
 }
 
-/** Deletes a collection and its documents; returns the bytes they occupied. */
-export async function deleteCollection(db: Db, projectId: string, id: string): Promise<number> {
-  const bytes = await sql<{ n: number | null }>`
-    SELECT sum(size_bytes)::bigint AS n FROM documents WHERE project_id = ${projectId} AND collection_id = ${id}`.execute(db);
-  await sql`DELETE FROM documents WHERE project_id = ${projectId} AND collection_id = ${id}`.execute(db);
+/** Deletes the collection's row (its documents' partition is emptied by the caller). */
+export async function deleteCollection(db: Db, id: string): Promise<void> {
   await db.deleteFrom('collections').where('id', '=', id).execute();
-  return Number(bytes.rows[0]?.n ?? 0);
 }

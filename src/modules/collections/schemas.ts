@@ -10,6 +10,11 @@ export const CollectionParams = Type.Object({
 /** Field definitions are checked by validateFieldDefs (precise messages), not here. */
 export const FieldList = Type.Array(Type.Unknown(), { maxItems: 200, description: 'Field[] (contract §4.2)' });
 
+export const IndexList = Type.Array(
+  Type.Object({ fields: Type.Array(Type.String({ maxLength: 128 }), { maxItems: 8 }) }, { additionalProperties: false }),
+  { maxItems: 16, description: 'Compound indexes: [{ fields: [declared top-level field, ...] }] (2-4 fields each, at most 8)' },
+);
+
 export const RlsBody = Type.Object(
   {
     enabled: Type.Optional(Type.Boolean()),
@@ -32,6 +37,7 @@ export const CollectionView = Type.Object({
   name: Type.String(),
   model: Type.Array(Type.Unknown()),
   rls: RlsView,
+  indexes: Type.Array(Type.Object({ fields: Type.Array(Type.String()) })),
   schemaVersion: Type.Number(),
   createdAt: Type.String(),
   updatedAt: Type.String(),

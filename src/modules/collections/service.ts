@@ -4,13 +4,16 @@
  * change is announced so every node's collection cache drops the project.
  */
 import type { AppContext } from '../../context.js';
-import type { FieldDef, RlsConfig } from '../../db/types.js';
+import type { CompoundIndex, FieldDef, RlsConfig } from '../../db/types.js';
 import { refund } from '../../lib/quota.js';
 import { planOf } from '../plans/plans.js';
 import { announceChange } from './cache.js';
 import { CollectionErrors } from './errors.js';
 import { COLLECTION_NAME, normaliseFields, validateFieldDefs } from './fields.js';
-import { dropIndexes, syncIndexes } from './indexes.js';
+import { dropPartitionsNow, enqueuePartitionCleanup } from './cleanup.js';
+import { validateCompoundIndexes } from './compound.js';
+import { syncIndexes } from './indexes.js';
+import { createPartition, truncatePartition } from './partitions.js';
 import * as q from './queries.js';
 import { applyRlsChange, defaultRls, type RlsInput } from './rls.js';
 import { isUniqueViolation } from '../../db/errors.js';
@@ -21,6 +24,8 @@ export interface CreateCollectionInput {
   name: string;
   fields: unknown;
   rls?: RlsInput;
+  /** Compound indexes (compound.ts); none when absent. */
+  indexes?: unknown;
 }
 
 function checkedFields(name: string, raw: unknown): FieldDef[] {
@@ -35,10 +40,17 @@ function checkedFields(name: string, raw: unknown): FieldDef[] {
   return list;
 }
 
+function checkedIndexes(raw: unknown, fields: FieldDef[]): CompoundIndex[] {
+  const problem = validateCompoundIndexes(raw, fields);
+  if (problem) throw CollectionErrors.invalid_schema(problem);
+  return raw as CompoundIndex[]; // exactly `{ fields }` objects: the validation refuses other members
+}
+
 /** Creates a collection for a project owned by `plan`'s operator; each API renders its own view. */
 export async function createCollection(ctx: AppContext, projectId: string, planName: string, input: CreateCollectionInput): Promise<CollectionRow> {
   if (typeof input.name !== 'string' || !COLLECTION_NAME.test(input.name)) throw CollectionErrors.invalid_collection_name();
   const fields = checkedFields(input.name, input.fields);
+  const indexes = checkedIndexes(input.indexes ?? [], fields);
   let rls = defaultRls(input.name, fields);
   if (input.rls) rls = applyRlsChange(input.name, fields, rls, input.rls);
   const limit = planOf(planName).collectionsPerProject;
@@ -48,8 +60,9 @@ export async function createCollection(ctx: AppContext, projectId: string, planN
     if (limit >= 0 && (await q.countCollections(tx, projectId)) >= limit) {
       throw CollectionErrors.collection_limit_reached(`Collection limit reached (${limit}). Please upgrade your plan to create more collections.`);
     }
-    const created = await q.insertCollection(tx, { projectId, name: input.name, fields, rls, now: ctx.clock.now() });
-    await syncIndexes(tx, created.id, fields);
+    const created = await q.insertCollection(tx, { projectId, name: input.name, fields, rls, indexes, now: ctx.clock.now() });
+    await createPartition(tx, created.id);
+    await syncIndexes(tx, created.id, fields, indexes);
     return created;
   });
   await announceChange(ctx, projectId);
@@ -67,15 +80,19 @@ export async function listCollections(ctx: AppContext, projectId: string) {
   return (await q.listCollections(ctx.db.admin, projectId)).map(collectionView);
 }
 
-/** Replaces the schema: version + 1, indexes rebuilt; duplicates under a new unique field → 409. */
-export async function updateSchema(ctx: AppContext, projectId: string, name: string, rawFields: unknown) {
+/**
+ * Replaces the schema (and the compound indexes when given, else keeps them; they must fit the
+ * new fields): version + 1, indexes rebuilt; duplicates under a new unique field → 409.
+ */
+export async function updateSchema(ctx: AppContext, projectId: string, name: string, rawFields: unknown, rawIndexes?: unknown) {
   const current = await getCollection(ctx, projectId, name);
   const fields = checkedFields(current.name, rawFields);
+  const indexes = checkedIndexes(rawIndexes ?? current.indexes, fields);
   const row = await ctx.db.admin
     .transaction()
     .execute(async (tx) => {
-      const updated = await q.updateCollectionFields(tx, current.id, fields, ctx.clock.now());
-      await syncIndexes(tx, current.id, fields);
+      const updated = await q.updateCollectionFields(tx, current.id, fields, indexes, ctx.clock.now());
+      await syncIndexes(tx, current.id, fields, indexes);
       return updated;
     })
     .catch((err: unknown) => {
@@ -100,14 +117,19 @@ export async function updateRls(ctx: AppContext, projectId: string, name: string
   return { name: row.name, rls: row.rls };
 }
 
-/** Drops the collection, its documents and indexes, and frees their database bytes. */
+/**
+ * Deletes the collection and its documents and frees their database bytes, in one transaction;
+ * the emptied partition (and its indexes) is dropped right after the commit (cleanup.ts).
+ */
 export async function deleteCollection(ctx: AppContext, projectId: string, name: string): Promise<string> {
   const current = await getCollection(ctx, projectId, name);
   await ctx.db.admin.transaction().execute(async (tx) => {
-    await dropIndexes(tx, current.id);
-    const bytes = await q.deleteCollection(tx, projectId, current.id);
+    const bytes = await truncatePartition(tx, current.id);
+    await q.deleteCollection(tx, current.id);
     if (bytes > 0) await refund(tx, dbBytes(projectId), bytes);
+    await enqueuePartitionCleanup(ctx, tx);
   });
+  await dropPartitionsNow(ctx);
   await announceChange(ctx, projectId);
   return current.name;
 }

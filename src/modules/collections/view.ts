@@ -12,6 +12,7 @@ export function collectionView(row: CollectionRow) {
     name: row.name,
     model: row.fields,
     rls: row.rls,
+    indexes: row.indexes,
     schemaVersion: row.schema_version,
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),

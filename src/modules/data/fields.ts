@@ -10,7 +10,7 @@
  */
 import { sql, type RawBuilder } from 'kysely';
 import type { FieldDef } from '../../db/types.js';
-import { FORBIDDEN_KEYS, hasControlChar } from '../collections/fields.js';
+import { FORBIDDEN_KEYS, hasControlChar, SCALAR_TYPES } from '../collections/fields.js';
 import type { CollectionDef } from '../collections/cache.js';
 import { DataErrors } from './errors.js';
 
@@ -58,7 +58,6 @@ function declaredAt(col: CollectionDef, path: string[]): FieldDef | undefined {
   return def;
 }
 
-const SCALARS = new Set(['String', 'Number', 'Boolean', 'Date', 'Ref']);
 
 export function resolveField(col: CollectionDef, name: string): FieldRef {
   if (name === 'isDeleted') {
@@ -74,7 +73,7 @@ export function resolveField(col: CollectionDef, name: string): FieldRef {
   const json = path.length === 1 ? sql`(data -> ${path[0]!}::text)` : sql`(data #> ${path}::text[])`;
   const text = path.length === 1 ? sql`(data ->> ${path[0]!}::text)` : sql`(data #>> ${path}::text[])`;
   const def = declaredAt(col, path);
-  if (def && SCALARS.has(def.type)) {
+  if (def && SCALAR_TYPES.has(def.type)) {
     // Nested: the same accessor applied to the parent object.
     const parent = path.length === 1 ? sql`data` : sql`(data #> ${path.slice(0, -1)}::text[])`;
     const key = path[path.length - 1]!;

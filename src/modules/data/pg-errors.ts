@@ -1,9 +1,11 @@
 /**
  * PostgreSQL errors a client can cause, mapped to their 4xx answers: unique violations (409),
  * a pattern PostgreSQL's regex engine rejects (400), a statement timeout (400), a value it
- * cannot parse or store, such as a NUL character in a query value (400). Anything else
+ * cannot parse or store, such as a NUL character in a query value (400), a write to a
+ * collection deleted meanwhile (404). Anything else
  * stays an internal error (logged, never shown).
  */
+import { isMissingPartition, isUniqueViolation } from '../../db/errors.js';
 import { DataErrors } from './errors.js';
 
 /**
@@ -12,15 +14,12 @@ import { DataErrors } from './errors.js';
  */
 const BAD_VALUE = new Set(['22P02', '22007', '22008', '22009', '22003', '22021', '22P05']);
 
-interface PgError {
-  code?: string;
-  constraint?: string;
-}
-
 function mapPgError(err: unknown): unknown {
-  const e = err as PgError;
+  const e = err as { code?: unknown };
   if (typeof e !== 'object' || e === null || typeof e.code !== 'string') return err;
-  if (e.code === '23505') return DataErrors.duplicate_value();
+  if (isUniqueViolation(err)) return DataErrors.duplicate_value();
+  // A write routed to no partition: the collection was deleted after the request looked it up.
+  if (isMissingPartition(err)) return DataErrors.collection_not_found();
   if (e.code === '2201B') return DataErrors.invalid_query('Invalid regex pattern.');
   if (e.code === '57014') return DataErrors.query_timeout();
   if (BAD_VALUE.has(e.code)) {

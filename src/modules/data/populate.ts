@@ -9,6 +9,7 @@ import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/pool.js';
 import { isObjectId } from '../../lib/ids.js';
 import { collectionCache, type CollectionDef } from '../collections/cache.js';
+import { getRowsByIds } from './queries.js';
 import { documentView } from './view.js';
 
 type Doc = Record<string, unknown>;
@@ -25,11 +26,14 @@ async function loadUsers(tx: Tx, projectId: string, ids: string[]): Promise<Map<
   );
 }
 
+/**
+ * Through the shared scoped query: the collection id must be a literal, or the statement (one
+ * text for every collection, prepared per connection) could get a generic plan over every
+ * partition of the platform.
+ */
 async function loadDocs(tx: Tx, projectId: string, collectionId: string, ids: string[]): Promise<Map<string, Doc>> {
-  const res = await sql<{ id: string; data: Doc; created_at: Date; updated_at: Date; deleted_at: null }>`
-    SELECT id, data, created_at, updated_at, deleted_at FROM documents
-    WHERE project_id = ${projectId} AND collection_id = ${collectionId} AND deleted_at IS NULL AND id = ANY(${ids}::text[])`.execute(tx);
-  return new Map(res.rows.map((r) => [r.id, documentView(r)]));
+  const rows = await getRowsByIds(tx, { projectId, collectionId, includeDeleted: false }, ids);
+  return new Map(rows.map((r) => [r.id, documentView(r)]));
 }
 
 export async function populate(ctx: AppContext, tx: Tx, col: CollectionDef, docs: Doc[], names: string[]): Promise<void> {

@@ -4,6 +4,7 @@
  * rotated key fails at once everywhere). Knows no HTTP.
  */
 import type { AppContext } from '../../context.js';
+import { dropPartitionsNow, enqueuePartitionCleanup } from '../collections/cleanup.js';
 import type { OperatorIdentity } from '../../plugins/operator-auth.js';
 import { loadOwnedProject } from './access.js';
 import { ProjectErrors } from './errors.js';
@@ -47,7 +48,8 @@ export async function updateProjectSettings(ctx: AppContext, operator: OperatorI
 
 /**
  * Runs the deletion hooks (e.g. stored files, while the bucket settings still exist), then
- * deletes the row; every tenant table cascades from it. A failing hook is logged, not fatal:
+ * deletes the row; every tenant table cascades from it, and the collections' document
+ * partitions are dropped right after. A failing hook is logged, not fatal:
  * the operator asked for the data to be gone, and the rows must go regardless.
  */
 export async function deleteProject(ctx: AppContext, operator: OperatorIdentity, projectId: string): Promise<void> {
@@ -59,7 +61,9 @@ export async function deleteProject(ctx: AppContext, operator: OperatorIdentity,
       ctx.log.error({ projectId, err: (err as Error).message }, 'project deletion hook failed');
     }
   }
-  await deleteProjectRow(ctx.db.admin, projectId);
+  // Documents live in per-collection partitions, which a cascade cannot drop.
+  await deleteProjectRow(ctx.db.admin, projectId, (tx) => enqueuePartitionCleanup(ctx, tx));
+  await dropPartitionsNow(ctx);
   await ctx.bus.publish({ type: 'project_changed', id: projectId });
 }
 

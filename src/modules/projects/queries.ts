@@ -108,9 +108,13 @@ export function updateProjectRow(db: Kysely<Database>, id: string, patch: Projec
     .executeTakeFirstOrThrow();
 }
 
-/** Deletes a project; its tenant rows go with it (ON DELETE CASCADE), its counters explicitly. */
-export async function deleteProjectRow(db: Kysely<Database>, id: string): Promise<void> {
+/**
+ * Deletes a project; its tenant rows go with it (ON DELETE CASCADE), its counters explicitly.
+ * `alsoInTx` runs in the same transaction (e.g. enqueueing the cleanup of what cannot cascade).
+ */
+export async function deleteProjectRow(db: Kysely<Database>, id: string, alsoInTx?: (tx: Kysely<Database>) => Promise<void>): Promise<void> {
   await db.transaction().execute(async (tx) => {
+    await alsoInTx?.(tx);
     await tx.deleteFrom('usage_counters').where('subject_id', '=', id).execute();
     await tx.deleteFrom('projects').where('id', '=', id).execute();
   });

@@ -1,6 +1,6 @@
-/** The public schema record: `{_id, name, model, rls}` (model in the internal field form). */
+/** The public schema record: `{_id, name, model, rls, indexes}` (model in the internal field form). */
 import type { CollectionRow } from '../collections/view.js';
 
 export function schemaView(col: CollectionRow) {
-  return { _id: col.id, name: col.name, model: col.fields, rls: col.rls, schemaVersion: col.schema_version };
+  return { _id: col.id, name: col.name, model: col.fields, rls: col.rls, indexes: col.indexes, schemaVersion: col.schema_version };
 }

@@ -1,4 +1,5 @@
 /** Dashboard projects: create (keys once), list, get (sanitised), settings, delete, limits. */
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decrypt } from '../../../src/lib/crypto.js';
 import { sha256Hex } from '../../../src/lib/crypto.js';
@@ -168,6 +169,8 @@ describe('DELETE /api/projects/:projectId', () => {
     expect(await db.selectFrom('projects').select('id').where('id', '=', p._id).execute()).toEqual([]);
     expect(await db.selectFrom('collections').select('id').where('project_id', '=', p._id).execute()).toEqual([]);
     expect(await db.selectFrom('documents').select('id').where('project_id', '=', p._id).execute()).toEqual([]);
+    const partition = await sql`SELECT relname FROM pg_class WHERE relname = ${`documents_${col.id}`}`.execute(db);
+    expect(partition.rows).toEqual([]);
     expect(await db.selectFrom('usage_counters').select('used').where('subject_id', '=', p._id).execute()).toEqual([]);
     expect(await env.ctx.projects.resolveKey(p.secretKey)).toBeNull();
     expect((await call('DELETE', `/api/projects/${p._id}`, op)).statusCode).toBe(404);

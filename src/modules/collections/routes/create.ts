@@ -6,7 +6,7 @@ import { operatorAuth, operatorOf } from '../../../plugins/operator-auth.js';
 import type { App } from '../../../server.js';
 import { loadOwnedProject } from '../../projects/access.js';
 import { CollectionErrors } from '../errors.js';
-import { CollectionView, envelopeOf, FieldList, ProjectParams, RlsBody } from '../schemas.js';
+import { CollectionView, envelopeOf, FieldList, IndexList, ProjectParams, RlsBody } from '../schemas.js';
 import { createCollection } from '../service.js';
 import { collectionView } from '../view.js';
 
@@ -16,6 +16,7 @@ const Body = Type.Object({
   schema: Type.Optional(FieldList),
   fields: Type.Optional(FieldList),
   rls: Type.Optional(RlsBody),
+  indexes: Type.Optional(IndexList),
 });
 
 export default async function createRoute(app: App, ctx: AppContext): Promise<void> {
@@ -40,6 +41,7 @@ export default async function createRoute(app: App, ctx: AppContext): Promise<vo
         name,
         fields: req.body.schema ?? req.body.fields ?? [],
         rls: req.body.rls,
+        indexes: req.body.indexes,
       });
       return reply.status(201).send(ok(collectionView(row), 'Collection created'));
     },

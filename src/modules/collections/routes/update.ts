@@ -1,5 +1,6 @@
 /**
- * PATCH /api/projects/:projectId/collections/:name: replace the schema. The version goes up;
+ * PATCH /api/projects/:projectId/collections/:name: replace the schema (and, when given, the
+ * compound indexes). The version goes up;
  * later writes are validated against it; existing documents are not rewritten.
  */
 import { Type } from '@sinclair/typebox';
@@ -9,10 +10,10 @@ import { operatorAuth, operatorOf } from '../../../plugins/operator-auth.js';
 import type { App } from '../../../server.js';
 import { loadOwnedProject } from '../../projects/access.js';
 import { CollectionErrors } from '../errors.js';
-import { CollectionParams, CollectionView, envelopeOf, FieldList } from '../schemas.js';
+import { CollectionParams, CollectionView, envelopeOf, FieldList, IndexList } from '../schemas.js';
 import { updateSchema } from '../service.js';
 
-const Body = Type.Object({ schema: Type.Optional(FieldList), fields: Type.Optional(FieldList) });
+const Body = Type.Object({ schema: Type.Optional(FieldList), fields: Type.Optional(FieldList), indexes: Type.Optional(IndexList) });
 
 export default async function updateRoute(app: App, ctx: AppContext): Promise<void> {
   app.patch(
@@ -31,7 +32,7 @@ export default async function updateRoute(app: App, ctx: AppContext): Promise<vo
       const project = await loadOwnedProject(ctx, operatorOf(req), req.params.projectId);
       const fields = req.body.schema ?? req.body.fields;
       if (fields === undefined) throw CollectionErrors.invalid_schema("Field 'schema' is required.");
-      return ok(await updateSchema(ctx, project.id, req.params.name, fields), 'Collection schema updated');
+      return ok(await updateSchema(ctx, project.id, req.params.name, fields, req.body.indexes), 'Collection schema updated');
     },
   );
 }
