@@ -16,6 +16,10 @@ RETURNS bigint LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
   v_used bigint;
 BEGIN
+  -- The ON CONFLICT guard only covers an existing row: a first charge is checked here.
+  IF p_amount > p_cap THEN
+    RETURN NULL;
+  END IF;
   INSERT INTO usage_counters AS c (subject_id, metric, period, used)
   VALUES (p_subject, p_metric, p_period, p_amount)
   ON CONFLICT (subject_id, metric, period)

@@ -54,11 +54,12 @@ export async function startEmbeddedPostgres(dataDir: string, database = 'plinth'
   mkdirSync(dataDir, { recursive: true });
   // As root, the cluster runs as the `postgres` user, which must be able to enter the data dir.
   if (isRoot()) chmodSync(dataDir, 0o755);
+  const ids = postgresIds();
   const password = readOrCreatePassword(dataDir);
-  if (!existsSync(path.join(pgDir, 'PG_VERSION'))) await initialise(pgDir, password);
+  if (!existsSync(path.join(pgDir, 'PG_VERSION'))) await initialise(pgDir, password, ids);
   else await stopStalePostmaster(pgDir);
   const port = await freePort();
-  const server = await startPostmaster(pgDir, port);
+  const server = await startPostmaster(pgDir, port, ids);
   const url = `postgres://plinth:${password}@127.0.0.1:${port}/${database}`;
   await ensureDatabase(`postgres://plinth:${password}@127.0.0.1:${port}/postgres`, database);
   return { url, stop: () => stopPostmaster(server) };
@@ -72,9 +73,8 @@ async function binaries(): Promise<{ postgres: string; initdb: string }> {
 }
 
 /** initdb into `pgDir`, as the `postgres` OS user (created if needed) when we are root. */
-async function initialise(pgDir: string, password: string): Promise<void> {
+async function initialise(pgDir: string, password: string, ids: OsIds): Promise<void> {
   const { initdb } = await binaries();
-  const ids = postgresIds();
   mkdirSync(pgDir, { recursive: true, mode: 0o700 });
   const pwfile = path.join(path.dirname(pgDir), '.initdb-pw');
   writeFileSync(pwfile, password + '\n', { mode: 0o600 });
@@ -96,8 +96,11 @@ function isRoot(): boolean {
   return process.getuid?.() === 0;
 }
 
+/** The user and group PostgreSQL runs as; empty (ourselves) unless we are root. */
+type OsIds = { uid?: number; gid?: number };
+
 /** As root, PostgreSQL must run as an unprivileged `postgres` user: create it when missing. */
-function postgresIds(): { uid?: number; gid?: number } {
+function postgresIds(): OsIds {
   if (!isRoot()) return {};
   const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres']).toString().trim());
   try {
@@ -113,12 +116,12 @@ function postgresIds(): { uid?: number; gid?: number } {
  * Starts the postmaster in its own process group (detached), so a terminal Ctrl-C reaches
  * only Node, which then drains requests and stops the database last.
  */
-async function startPostmaster(pgDir: string, port: number): Promise<ChildProcess> {
+async function startPostmaster(pgDir: string, port: number, ids: OsIds): Promise<ChildProcess> {
   const { postgres } = await binaries();
   const child = spawn(
     postgres,
     ['-D', pgDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'shared_buffers=64MB'],
-    { ...postgresIds(), detached: true, stdio: ['ignore', 'ignore', 'pipe'], env: { LC_MESSAGES: 'C' } },
+    { ...ids, detached: true, stdio: ['ignore', 'ignore', 'pipe'], env: { LC_MESSAGES: 'C' } },
   );
   await new Promise<void>((resolve, reject) => {
     let log = '';

@@ -6,7 +6,8 @@
  * trips, N parse/bind/execute cycles and N commits into one of each.
  *
  * `execute` answers one result per item, in order. If a batch fails as a whole, its items are
- * retried one by one, so a bad item fails alone and the others still get their own answer.
+ * retried one by one, so a bad item fails alone and the others still get their own answer
+ * (so `execute` must fail atomically: one statement or one transaction).
  */
 export type BatchExecutor<K, I, O> = (key: K, items: I[]) => Promise<O[]>;
 
@@ -55,13 +56,20 @@ export class Coalescer<K, I, O> {
   }
 
   private async send(key: K, batch: Waiter<I, O>[]): Promise<void> {
+    let out: O[];
     try {
-      const out = await this.execute(key, batch.map((w) => w.item));
-      if (out.length !== batch.length) throw new Error(`batch answered ${out.length} results for ${batch.length} items`);
-      batch.forEach((w, i) => w.resolve(out[i]!));
+      out = await this.execute(key, batch.map((w) => w.item));
     } catch (err) {
       if (batch.length === 1) return batch[0]!.reject(err);
       for (const w of batch) await this.send(key, [w]);
+      return;
     }
+    // A miscounted answer is a bug in `execute`, not a bad item: the batch may have been
+    // applied, so it is not sent again.
+    if (out.length !== batch.length) {
+      const err = new Error(`batch answered ${out.length} results for ${batch.length} items`);
+      return batch.forEach((w) => w.reject(err));
+    }
+    batch.forEach((w, i) => w.resolve(out[i]!));
   }
 }

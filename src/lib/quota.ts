@@ -38,7 +38,7 @@ export async function refund(db: Kysely<Database>, c: Counter, amount: number): 
 }
 
 async function guarded(db: Kysely<Database>, fn: 'plinth_reserve' | 'plinth_reserve_ahead', c: Counter, amount: number, limit: number) {
-  if (limit >= 0 && amount > limit) return null;
+  if (limit >= 0 && amount > limit) return null; // saves the round trip: the SQL guard refuses it too
   const row = await sql<{ used: number | null }>`
     SELECT ${sql.ref(fn)}(${c.subjectId}, ${c.metric}, ${c.period ?? ''}, ${amount}::bigint, ${quotaCap(limit)}::bigint) AS used`.execute(db);
   return row.rows[0]?.used ?? null;

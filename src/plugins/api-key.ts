@@ -9,7 +9,7 @@ import type { AppContext } from '../context.js';
 import { Errors } from '../lib/errors.js';
 import { KEY_PREFIX, type ApiKeyKind } from '../modules/projects/keys.js';
 import type { ProjectRecord } from '../modules/projects/cache.js';
-import { AuthErrors } from './auth-errors.js';
+import { RequestAuthErrors } from './auth-errors.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -63,12 +63,12 @@ function checkAllowedDomains(req: FastifyRequest, project: ProjectRecord): void 
 export function apiKeyAuth(ctx: AppContext) {
   return async function requireApiKey(req: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const raw = takeKey(req);
-    if (!raw) throw AuthErrors.api_key_missing();
+    if (!raw) throw RequestAuthErrors.api_key_missing();
     const resolved = await ctx.projects.resolveKey(raw);
     if (!resolved) {
-      throw AuthErrors.api_key_invalid(undefined, { action: 'Please use a valid API key or regenerate a new one from the dashboard.' });
+      throw RequestAuthErrors.api_key_invalid(undefined, { action: 'Please use a valid API key or regenerate a new one from the dashboard.' });
     }
-    if (!resolved.project.ownerVerified) throw AuthErrors.owner_not_verified();
+    if (!resolved.project.ownerVerified) throw RequestAuthErrors.owner_not_verified();
     if (resolved.kind === 'publishable') checkAllowedDomains(req, resolved.project);
     await ctx.limits.enforce(
       `project:${resolved.project.id}:rpm`,
@@ -81,7 +81,7 @@ export function apiKeyAuth(ctx: AppContext) {
   };
 }
 
-export const secretKeyRequired = () => AuthErrors.secret_key_required();
+export const secretKeyRequired = () => RequestAuthErrors.secret_key_required();
 
 /** preHandler for routes that take only the secret key. Use after `requireApiKey`. */
 export async function requireSecretKey(req: FastifyRequest): Promise<void> {

@@ -10,7 +10,7 @@ import { safeEqual } from '../lib/crypto.js';
 import { isAdminEmail } from '../modules/operators/service.js';
 import { verifyOperatorToken } from '../modules/operators/tokens.js';
 import type { PlanName } from '../modules/plans/plans.js';
-import { AuthErrors } from './auth-errors.js';
+import { RequestAuthErrors } from './auth-errors.js';
 
 export interface OperatorIdentity {
   id: string;
@@ -41,7 +41,7 @@ export function assertCsrfToken(req: FastifyRequest): void {
   const header = req.headers['x-csrf-token'];
   const cookie = req.cookies?.csrfToken;
   if (typeof header !== 'string' || !cookie || !safeEqual(header, cookie)) {
-    throw AuthErrors.csrf_invalid();
+    throw RequestAuthErrors.csrf_invalid();
   }
 }
 
@@ -54,16 +54,16 @@ export function operatorAuth(ctx: AppContext) {
     const bearer = bearerToken(req);
     const cookie = req.cookies?.accessToken;
     const token = bearer ?? cookie;
-    if (!token) throw AuthErrors.no_token();
+    if (!token) throw RequestAuthErrors.no_token();
     const id = await verifyOperatorToken(ctx.config.dashboardJwtSecret, token, ctx.clock.now());
-    if (!id) throw AuthErrors.invalid_token();
+    if (!id) throw RequestAuthErrors.invalid_token();
     if (!bearer) checkCsrf(req);
     const row = await ctx.db.admin
       .selectFrom('operators')
       .select(['id', 'email', 'name', 'plan', 'is_verified'])
       .where('id', '=', id)
       .executeTakeFirst();
-    if (!row) throw AuthErrors.invalid_token();
+    if (!row) throw RequestAuthErrors.invalid_token();
     req.operator = {
       id: row.id,
       email: row.email,

@@ -8,7 +8,7 @@ import type { AppContext } from '../context.js';
 import { verifyAccessToken } from '../modules/auth/tokens.js';
 import { bearerToken } from './operator-auth.js';
 import { projectOf } from './api-key.js';
-import { AuthErrors } from './auth-errors.js';
+import { RequestAuthErrors } from './auth-errors.js';
 
 /** The user id when a valid Bearer token is present, else null (invalid tokens count as absent). */
 export async function optionalUserId(ctx: AppContext, req: FastifyRequest): Promise<string | null> {
@@ -20,8 +20,8 @@ export async function optionalUserId(ctx: AppContext, req: FastifyRequest): Prom
 /** The user id, or 401 (so SDK clients refresh and retry) when missing, invalid or expired. */
 export async function requireUserId(ctx: AppContext, req: FastifyRequest): Promise<string> {
   const token = bearerToken(req);
-  if (!token) throw AuthErrors.no_token();
+  if (!token) throw RequestAuthErrors.no_token();
   const userId = await verifyAccessToken(projectOf(req), token, ctx.clock.now());
-  if (!userId) throw AuthErrors.invalid_token('Invalid or Expired Token');
+  if (!userId) throw RequestAuthErrors.invalid_token('Invalid or Expired Token');
   return userId;
 }

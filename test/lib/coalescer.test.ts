@@ -56,6 +56,17 @@ describe('Coalescer', () => {
     expect(batches.map((b) => b.items)).toEqual([[1], [2, 3, 4], [2], [3], [4]]);
   });
 
+  it('a miscounted answer rejects its batch without sending it again (it may have been applied)', async () => {
+    const { coalescer, batches, openNext } = recorder((_k, items) => items.slice(1).map((i) => i * 10));
+    const first = coalescer.submit('a', 1).catch((e: Error) => e.message);
+    const rest = [2, 3].map((i) => coalescer.submit('a', i).catch((e: Error) => e.message));
+    await openNext(); // [1]: answered with no result
+    await openNext(); // [2, 3]: answered with one
+    expect(await first).toBe('batch answered 0 results for 1 items');
+    expect(await Promise.all(rest)).toEqual(['batch answered 1 results for 2 items', 'batch answered 1 results for 2 items']);
+    expect(batches.map((b) => b.items)).toEqual([[1], [2, 3]]);
+  });
+
   it('starts afresh once a key has drained (no batch waits on a finished one)', async () => {
     const { coalescer, batches, openNext } = recorder();
     const one = coalescer.submit('a', 1);

@@ -7,7 +7,6 @@ import { AiErrors } from './errors.js';
 
 export type Json = Record<string, unknown>;
 
-
 /** The model's content as a JSON object; anything else is a 422. */
 export function parseModelJson(content: string): Json {
   let value: unknown;

@@ -14,7 +14,7 @@ import { operatorAuth, operatorOf } from '../../plugins/operator-auth.js';
 import { loadOwnedProject } from '../projects/access.js';
 import { AuthErrors } from './errors.js';
 import { deleteUser, findUserById, listUsers } from './queries.js';
-import { findUserSessionFamily, listLiveSessions, revokeFamily, revokeUserSessions } from './session-queries.js';
+import { findSession, listLiveSessions, revokeFamily, revokeUserSessions } from './session-queries.js';
 import { toUser } from './users.js';
 
 const ProjectParams = Type.Object({ projectId: Type.String() });
@@ -94,9 +94,9 @@ export default async function authAdminRoutes(app: App, ctx: AppContext): Promis
     handler: async (req) => {
       const { userId, sessionId } = req.params;
       await inProject(req, req.params, async (tx) => {
-        const familyId = await findUserSessionFamily(tx, userId, sessionId);
-        if (!familyId) throw AuthErrors.session_not_found();
-        await revokeFamily(tx, familyId, ctx.clock.now());
+        const session = await findSession(tx, sessionId);
+        if (session?.user_id !== userId) throw AuthErrors.session_not_found();
+        await revokeFamily(tx, session.family_id, ctx.clock.now());
       });
       return done('Session revoked successfully');
     },

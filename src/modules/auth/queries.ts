@@ -1,4 +1,4 @@
-/** SQL of the end-user tables. Every function runs inside a tenant transaction (`tx`). */
+/** SQL of the end-user tables, run in the project's tenant scope (`ctx.db.tenant` or `ctx.db.read`). */
 import { sql } from 'kysely';
 import type { Tx } from '../../db/pool.js';
 import type { UserOtpPurpose } from './tables.js';

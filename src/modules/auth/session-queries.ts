@@ -70,17 +70,6 @@ export async function findSession(tx: Tx, id: string) {
     .executeTakeFirst();
 }
 
-/** The family of one session of a user; undefined when the user has no such session. */
-export async function findUserSessionFamily(tx: Tx, userId: string, id: string): Promise<string | undefined> {
-  const row = await tx
-    .selectFrom('app_user_sessions')
-    .select('family_id')
-    .where('id', '=', id)
-    .where('user_id', '=', userId)
-    .executeTakeFirst();
-  return row?.family_id;
-}
-
 export async function revokeFamily(tx: Tx, familyId: string, now: Date): Promise<void> {
   await tx
     .updateTable('app_user_sessions')

@@ -7,9 +7,10 @@
  *
  * Exactness is kept: if the group does not fit in what is left of the quota, the whole
  * transaction rolls back and its requests are retried one by one (each reserving 1), so
- * exactly the remaining slots are handed out.
+ * exactly the remaining slots are handed out. The batching itself is src/lib/coalescer.ts.
  */
 import type { AppContext } from '../../context.js';
+import { Coalescer } from '../../lib/coalescer.js';
 import { reserve } from '../../lib/quota.js';
 import { enqueueMails, type QueuedMail } from './enqueue.js';
 import { mailQuotaExceeded } from './errors.js';
@@ -28,61 +29,42 @@ export interface Queued {
   monthlyUsage: number;
 }
 
-interface Waiter {
-  item: GroupItem;
-  resolve(r: Queued): void;
-  reject(e: unknown): void;
+/** Sends that may share a transaction: one project, one quota month, one limit. */
+interface GroupKey {
+  projectId: string;
+  period: string;
+  limit: number;
 }
 
 class QuotaShort extends Error {}
 
-const lanes = new WeakMap<AppContext, Map<string, Waiter[]>>();
-
-async function commitGroup(ctx: AppContext, group: Waiter[]): Promise<Queued[]> {
-  const { projectId, limit, mail } = group[0]!.item;
-  return ctx.db.tenant({ projectId, keyKind: 'secret' }, async (tx) => {
-    const queued = await enqueueMails(ctx, tx, group.map((w) => w.item.mail));
-    const used = await reserve(tx, mailCounter(projectId, mail.period), group.length, limit);
+async function commitGroup(ctx: AppContext, key: GroupKey, mails: QueuedMail[]): Promise<Queued[]> {
+  return ctx.db.tenant({ projectId: key.projectId, keyKind: 'secret' }, async (tx) => {
+    const queued = await enqueueMails(ctx, tx, mails);
+    const used = await reserve(tx, mailCounter(key.projectId, key.period), mails.length, key.limit);
     if (used === null) throw new QuotaShort();
-    return queued.map((q, i) => ({ jobId: q.jobId, monthlyUsage: used - group.length + i + 1 }));
+    return queued.map((q, i) => ({ jobId: q.jobId, monthlyUsage: used - mails.length + i + 1 }));
   });
 }
 
-async function flush(ctx: AppContext, group: Waiter[]): Promise<void> {
-  try {
-    const results = await commitGroup(ctx, group);
-    group.forEach((w, i) => w.resolve(results[i]!));
-  } catch (err) {
-    if (group.length > 1) {
-      for (const w of group) await flush(ctx, [w]);
-      return;
-    }
-    const w = group[0]!;
-    w.reject(err instanceof QuotaShort ? mailQuotaExceeded(w.item.limit, ctx.clock.now()) : err);
-  }
-}
+const groups = new WeakMap<AppContext, Coalescer<GroupKey, QueuedMail, Queued>>();
 
-async function drain(ctx: AppContext, lanesOfCtx: Map<string, Waiter[]>, key: string): Promise<void> {
-  for (;;) {
-    const lane = lanesOfCtx.get(key)!;
-    const group = lane.splice(0, MAX_GROUP);
-    if (group.length === 0) {
-      lanesOfCtx.delete(key);
-      return;
-    }
-    await flush(ctx, group);
+function groupsOf(ctx: AppContext): Coalescer<GroupKey, QueuedMail, Queued> {
+  let c = groups.get(ctx);
+  if (!c) {
+    c = new Coalescer((key, mails) => commitGroup(ctx, key, mails), (k) => `${k.projectId} ${k.period} ${k.limit}`, MAX_GROUP);
+    groups.set(ctx, c);
   }
+  return c;
 }
 
 /** Queues one message for a project, in the next group commit of that project. */
-export function queueInGroup(ctx: AppContext, item: GroupItem): Promise<Queued> {
-  let byKey = lanes.get(ctx);
-  if (!byKey) lanes.set(ctx, (byKey = new Map()));
-  const key = `${item.projectId} ${item.mail.period} ${item.limit}`;
-  return new Promise<Queued>((resolve, reject) => {
-    const lane = byKey.get(key);
-    if (lane) return void lane.push({ item, resolve, reject });
-    byKey.set(key, [{ item, resolve, reject }]);
-    void drain(ctx, byKey, key);
-  });
+export async function queueInGroup(ctx: AppContext, item: GroupItem): Promise<Queued> {
+  const key = { projectId: item.projectId, period: item.mail.period, limit: item.limit };
+  try {
+    return await groupsOf(ctx).submit(key, item.mail);
+  } catch (err) {
+    // Only a send that alone does not fit gets here (a group that does not fit is retried one by one).
+    throw err instanceof QuotaShort ? mailQuotaExceeded(item.limit, ctx.clock.now()) : err;
+  }
 }

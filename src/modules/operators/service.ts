@@ -33,7 +33,7 @@ export function toPublic(ctx: AppContext, row: Omit<OperatorRow, 'password_hash'
     plan: row.plan,
     isVerified: row.is_verified,
     isAdmin: isAdminEmail(ctx, row.email),
-    createdAt: new Date(row.created_at as unknown as Date).toISOString(),
+    createdAt: row.created_at.toISOString(),
   };
 }
 

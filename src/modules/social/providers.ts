@@ -56,7 +56,7 @@ export function credentialsOf(ctx: AppContext, project: ProjectRecord, p: Provid
 const servers = new WeakMap<AppContext, Record<ProviderName, oauth.AuthorizationServer>>();
 
 /** Authorization-server metadata, one stable object per node (oauth4webapi caches JWKS by it). */
-export function authorizationServer(ctx: AppContext, p: ProviderName): oauth.AuthorizationServer {
+function authorizationServer(ctx: AppContext, p: ProviderName): oauth.AuthorizationServer {
   let s = servers.get(ctx);
   if (!s) {
     const o = ctx.config.oauth;
@@ -85,7 +85,7 @@ export function httpOptions(ctx: AppContext): { [oauth.allowInsecureRequests]?: 
   return ctx.config.production ? {} : { [oauth.allowInsecureRequests]: true };
 }
 
-export const redirectUri = (ctx: AppContext, p: ProviderName) => `${ctx.config.publicUrl}/api/userAuth/social/${p}/callback`;
+const redirectUri = (ctx: AppContext, p: ProviderName) => `${ctx.config.publicUrl}/api/userAuth/social/${p}/callback`;
 
 /** Checks the callback parameters and redeems the code (PKCE, client_secret_post); the caller processes `res`. */
 export async function codeGrant(

@@ -86,7 +86,7 @@ export async function saveProviderSettings(
     .set({
       settings: sql`jsonb_set(settings, '{authProviders}', ${JSON.stringify(providers)}::jsonb)` as never,
       secrets: sql`secrets || ${JSON.stringify(secrets)}::jsonb` as never,
-      updated_at: now as never,
+      updated_at: now,
     })
     .where('id', '=', projectId)
     .execute();

@@ -10,7 +10,7 @@ import { usage } from '../../lib/quota.js';
 import type { OperatorIdentity } from '../../plugins/operator-auth.js';
 import { planOf } from '../plans/plans.js';
 import { loadOwnedProject } from '../projects/access.js';
-import { ProjectErrors } from '../projects/service.js';
+import { ProjectErrors } from '../projects/errors.js';
 import { BUCKET_SECRET, backendOfFile, bucketSettingsOf, type BucketSettings } from './backends.js';
 import type { StorageDriver } from './drivers/types.js';
 import { StorageErrors } from './errors.js';

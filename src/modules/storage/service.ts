@@ -48,8 +48,9 @@ export async function requestUpload(ctx: AppContext, caller: Caller, input: Uplo
   const id = objectId(now.getTime());
   const path = buildPath(project.id, id, filename);
   const expiresAt = new Date(now.getTime() + SIGNED_URL_TTL_SECONDS * 1000);
+  const type = contentType.trim();
   const signedUrl = await driver
-    .presignPut({ path, size, contentType: contentType.trim(), signedAt: now, expiresAt })
+    .presignPut({ path, size, contentType: type, signedAt: now, expiresAt })
     .catch((err) => {
       ctx.log.error({ err, projectId: project.id }, 'storage presign failed');
       throw StorageErrors.storage_unavailable('Could not generate upload URL');
@@ -58,7 +59,7 @@ export async function requestUpload(ctx: AppContext, caller: Caller, input: Uplo
   await ensureSweep(ctx, now);
   const scope = scopeOf(caller);
   const batch = { projectId: project.id, ownerId: caller.userId, provider, limit: provider === 'internal' ? quotaCap(project.plan.storageBytes) : null };
-  const file = { id, path, size, contentType: contentType.trim(), createdAt: now };
+  const file = { id, path, size, contentType: type, createdAt: now };
   const inserted = await insertPendingFile(ctx, { scope, batch }, file);
   if (!inserted) throw StorageErrors.storage_limit_exceeded();
   return { signedUrl, filePath: path, expiresAt: expiresAt.toISOString() };

@@ -61,14 +61,15 @@ const isHour = (v: unknown): v is string => typeof v === 'string' && /^\d{4}-\d{
 
 export function sweepTask(ctx: AppContext): Task {
   return async (payload) => {
-    const hour = (payload as { hour?: unknown } | null)?.hour;
+    const given = (payload as { hour?: unknown } | null)?.hour;
+    const hour = isHour(given) ? given : null;
     const staleBefore = new Date(ctx.clock.now().getTime() - STALE_MS);
-    const from = isHour(hour) ? hourStart(hour) : null;
+    const from = hour ? hourStart(hour) : null;
     const to = from ? new Date(from.getTime() + HOUR_MS) : staleBefore;
     const removed = await sweepWindow(ctx, from, to, staleBefore);
-    if (removed) ctx.log.info({ removed, hour: from ? hour : 'all' }, 'storage: stale uploads removed');
-    if (!from) return;
+    if (removed) ctx.log.info({ removed, hour: hour ?? 'all' }, 'storage: stale uploads removed');
+    if (!hour) return;
     const [oldest] = await pendingCreatedIn(ctx.db.admin, from, to, 1);
-    if (oldest) await schedule(ctx, hour as string, new Date(new Date(oldest.created_at).getTime() + STALE_MS + 60_000));
+    if (oldest) await schedule(ctx, hour, new Date(new Date(oldest.created_at).getTime() + STALE_MS + 60_000));
   };
 }

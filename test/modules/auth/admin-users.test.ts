@@ -65,6 +65,14 @@ describe('dashboard: project users', () => {
     expect((await call('GET', `/api/projects/${p.id}/users/not-an-id/sessions`)).statusCode).toBe(400);
   });
 
+  it("another user's session under this user's path is 404 and stays live", async () => {
+    const { body: a } = await signup(env, p);
+    const { body: b } = await signup(env, p);
+    const theirs = b.data.refreshToken.split('.')[0];
+    expect((await call('DELETE', `/api/projects/${p.id}/users/${a.data.user._id}/sessions/${theirs}`)).statusCode).toBe(404);
+    expect((await refresh(env, p, b.data.refreshToken)).statusCode).toBe(200);
+  });
+
   it('malformed session ids are 404 and out-of-range pages 400, not 500', async () => {
     const { body } = await signup(env, p);
     const userId = body.data.user._id;

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv } from '../../helpers/context.js';
 import { makeProject } from '../../helpers/fixtures.js';
+import { confirmPending } from '../../../src/modules/storage/queries.js';
 import { confirm, grantUpload, MB, putSigned, storageUsed } from './helpers.js';
 
 let env: TestEnv;
@@ -64,4 +65,16 @@ it('concurrent requests and confirms sharing statements: each answered alone, th
   const rows = await env.ctx.db.admin.selectFrom('files').select(['path', 'status']).where('project_id', '=', p.id).execute();
   expect(rows.filter((r) => r.status === 'confirmed').length).toBe(6);
   expect(rows.length).toBe(6); // the refused upload was discarded
+});
+
+it('one confirm statement for more than the whole quota, on a project never charged before: only what fits', async () => {
+  const p = await makeProject(env.ctx);
+  // Three pending 8 MB uploads (each fits the empty 20 MB quota at request time), confirmed by
+  // one statement while the project has no storage counter row yet: the guard must still hold.
+  const paths = [await prepared(p.sk, 8 * MB), await prepared(p.sk, 8 * MB), await prepared(p.sk, 8 * MB)];
+  const rows = await env.ctx.db.read({ projectId: p.id, keyKind: 'secret' }, (db) =>
+    confirmPending(db, { projectId: p.id, provider: 'internal', cap: 20 * MB }, paths.map((path) => ({ path, size: 8 * MB })), new Date()),
+  );
+  expect(rows.map((r) => r.status).sort()).toEqual(['confirmed', 'confirmed', 'pending']);
+  expect(await storageUsed(env, p.id)).toBe(16 * MB);
 });
