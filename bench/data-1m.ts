@@ -1,6 +1,6 @@
 /**
  * Large-collection check (`npx tsx bench/data-1m.ts`): 1 000 000 documents in one collection
- * plus 100 other projects' data (2 000 documents each) in the same table, then an indexed
+ * plus 100 other projects' data (2 000 documents each) beside it, then an indexed
  * equality filter + sort page through the real API (in-process inject), timed server-side.
  * Target: < 20 ms. Also prints the plan of the generated list query.
  */

@@ -11,7 +11,7 @@
 import http from 'node:http';
 import type { AppContext } from '../src/context.js';
 import { freePort } from '../src/db/embedded.js';
-import { makeOperator, makeProject } from '../test/helpers/fixtures.js';
+import { makeCollection, makeOperator, makeProject } from '../test/helpers/fixtures.js';
 import { runBench } from './lib/bench-app.js';
 import { load } from './lib/load.js';
 
@@ -118,5 +118,5 @@ async function setUp(ctx: AppContext): Promise<void> {
   const p = await makeProject(ctx, await makeOperator(ctx, { plan: 'pro' }), 'bench');
   secretKey = p.secretKey;
   sk = { ...p.sk, 'content-type': 'application/json' };
-  await ctx.db.admin.insertInto('collections').values({ project_id: p.id, name: 'bench' }).execute();
+  await makeCollection(ctx, p.id, 'bench');
 }
