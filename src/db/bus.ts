@@ -1,17 +1,25 @@
 /**
- * A small event bus over PostgreSQL LISTEN/NOTIFY, so every API node hears at once when a
- * project's keys or settings change (and drops its cached copy). No extra service needed.
+ * A small event bus over PostgreSQL LISTEN/NOTIFY, so every API node hears when a project's
+ * keys or settings change (and drops its cached copy). No extra service needed.
+ *
+ * `publish` resolves only once every other node has handled the event: each node's listening
+ * connection carries `application_name = plinth-bus:<nodeId>`, the publisher reads the live
+ * peers from pg_stat_activity in the same statement that sends the notification, and waits for
+ * each peer's acknowledgement (sent after its handlers ran). Hearing our own copy back is not
+ * enough: PostgreSQL hands a notification to each listening backend separately, and a peer may
+ * read its socket later than we do, so a rotated key could still pass there for a moment.
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 
 const CHANNEL = 'plinth_events';
+const APP_PREFIX = 'plinth-bus:';
+/** How long a publisher waits by default for a silent peer (a node that is hung or just starting). */
+const ACK_TIMEOUT_MS = 2000;
 
 export interface BusEvent {
   type: 'project_changed';
   id: string;
-  /** Set by publish: lets the publisher see its own event come back through PostgreSQL. */
-  nonce?: string;
 }
 
 export interface Bus {
@@ -20,26 +28,64 @@ export interface Bus {
   close(): Promise<void>;
 }
 
-export async function createBus(databaseUrl: string, pool: pg.Pool): Promise<Bus> {
+/** What travels on the channel: an event from a node, or a node's acknowledgement of one. */
+type Wire = { kind: 'event'; event: BusEvent; nonce: string; from: string } | { kind: 'ack'; nonce: string; from: string };
+
+interface Pending {
+  acked: Set<string>;
+  peers: string[] | null;
+  done: () => void;
+}
+
+const PUBLISH_SQL = `
+  SELECT pg_notify($1, $2),
+         (SELECT coalesce(array_agg(substr(application_name, ${APP_PREFIX.length + 1})), '{}')
+            FROM pg_stat_activity
+           WHERE datname = current_database()
+             AND application_name LIKE '${APP_PREFIX}%'
+             AND application_name <> $3) AS peers`;
+
+export async function createBus(databaseUrl: string, pool: pg.Pool, ackTimeoutMs = ACK_TIMEOUT_MS): Promise<Bus> {
+  const nodeId = randomUUID();
   const handlers: Array<(e: BusEvent) => void> = [];
-  const echoes = new Map<string, () => void>();
+  const pending = new Map<string, Pending>();
   let closed = false;
   let client: pg.Client | null = null;
 
-  const deliver = (payload?: string) => {
-    if (!payload) return;
+  const runHandlers = (event: BusEvent) => {
+    for (const h of handlers) h(event);
+  };
+  const settleIfComplete = (p: Pending) => {
+    if (p.peers && p.peers.every((peer) => p.acked.has(peer))) p.done();
+  };
+  const sendAck = (nonce: string) => {
+    const ack: Wire = { kind: 'ack', nonce, from: nodeId };
+    pool.query('SELECT pg_notify($1, $2)', [CHANNEL, JSON.stringify(ack)]).catch(() => {});
+  };
+
+  const receive = (payload?: string) => {
+    let msg: Wire;
     try {
-      const event = JSON.parse(payload) as BusEvent;
-      for (const h of handlers) h(event);
-      if (event.nonce) echoes.get(event.nonce)?.();
+      msg = JSON.parse(payload ?? '') as Wire;
     } catch {
-      /* ignore malformed payloads */
+      return; // not ours
+    }
+    if (msg.from === nodeId) return; // our own event: handled when published
+    if (msg.kind === 'event') {
+      runHandlers(msg.event);
+      sendAck(msg.nonce);
+    } else if (msg.kind === 'ack') {
+      const p = pending.get(msg.nonce);
+      if (p) {
+        p.acked.add(msg.from);
+        settleIfComplete(p);
+      }
     }
   };
 
   async function connect(): Promise<void> {
-    const c = new pg.Client({ connectionString: databaseUrl });
-    c.on('notification', (msg) => deliver(msg.payload));
+    const c = new pg.Client({ connectionString: databaseUrl, application_name: APP_PREFIX + nodeId });
+    c.on('notification', (msg) => receive(msg.payload));
     c.on('error', () => {
       client = null;
       if (!closed) setTimeout(() => void connect().catch(() => {}), 1000).unref();
@@ -50,25 +96,30 @@ export async function createBus(databaseUrl: string, pool: pg.Pool): Promise<Bus
   }
   await connect();
 
+  async function publish(event: BusEvent): Promise<void> {
+    runHandlers(event); // this node first, synchronously
+    const nonce = randomUUID();
+    let timer: NodeJS.Timeout | undefined;
+    const settled = new Promise<void>((resolve) => {
+      pending.set(nonce, { acked: new Set(), peers: null, done: resolve });
+      // Without our own listener no acknowledgement can reach us: do not wait for one.
+      timer = setTimeout(resolve, client ? ackTimeoutMs : 0);
+    });
+    try {
+      const wire: Wire = { kind: 'event', event, nonce, from: nodeId };
+      const { rows } = await pool.query<{ peers: string[] }>(PUBLISH_SQL, [CHANNEL, JSON.stringify(wire), APP_PREFIX + nodeId]);
+      const p = pending.get(nonce)!;
+      p.peers = rows[0]!.peers;
+      settleIfComplete(p);
+      await settled;
+    } finally {
+      clearTimeout(timer);
+      pending.delete(nonce);
+    }
+  }
+
   return {
-    async publish(event) {
-      deliver(JSON.stringify(event)); // this node first, synchronously
-      // PostgreSQL hands a notification to every listening node at the same moment; waiting
-      // for our own copy to come back means the others have it too before we answer.
-      const nonce = randomUUID();
-      let timer: NodeJS.Timeout | undefined;
-      const echoed = new Promise<void>((resolve) => {
-        echoes.set(nonce, resolve);
-        timer = setTimeout(resolve, client ? 2000 : 0);
-      });
-      try {
-        await pool.query('SELECT pg_notify($1, $2)', [CHANNEL, JSON.stringify({ ...event, nonce })]);
-        await echoed;
-      } finally {
-        clearTimeout(timer);
-        echoes.delete(nonce);
-      }
-    },
+    publish,
     subscribe(fn) {
       handlers.push(fn);
     },

@@ -23,6 +23,8 @@ const MAX_ENTRIES = 20_000;
 
 export class CollectionCache {
   private entries = new Map<string, Entry>();
+  /** Bumped by every eviction: a load that overlapped one may hold the old row and is not cached. */
+  private generation = 0;
 
   constructor(private ctx: AppContext) {
     ctx.bus.subscribe((e) => {
@@ -34,16 +36,22 @@ export class CollectionCache {
     const key = `${projectId}:${name.toLowerCase()}`;
     const hit = this.entries.get(key);
     if (hit && hit.expiresAt > Date.now()) return hit.def;
+    const generation = this.generation;
     const row = await findCollection(this.ctx.db.admin, projectId, name);
     const def = row ? { ...row, byKey: new Map(row.fields.map((f) => [f.key, f])) } : null;
-    if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
-    this.entries.set(key, { def, expiresAt: Date.now() + TTL_MS });
+    if (generation === this.generation) this.remember(key, def);
     return def;
   }
 
   evictProject(projectId: string): void {
+    this.generation++;
     const prefix = `${projectId}:`;
     for (const key of this.entries.keys()) if (key.startsWith(prefix)) this.entries.delete(key);
+  }
+
+  private remember(key: string, def: CollectionDef | null): void {
+    if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
+    this.entries.set(key, { def, expiresAt: Date.now() + TTL_MS });
   }
 }
 

@@ -36,6 +36,8 @@ const MAX_ENTRIES = 10_000;
 
 export class ProjectCache {
   private byHash = new Map<string, Entry>();
+  /** Bumped by every eviction: a load that overlapped one may hold the old row and is not cached. */
+  private generation = 0;
 
   constructor(private db: Kysely<Database>, private encryptionKey: Buffer, bus: Bus) {
     bus.subscribe((e) => {
@@ -49,11 +51,11 @@ export class ProjectCache {
     const hash = sha256Hex(rawKey);
     const hit = this.byHash.get(hash);
     if (hit && hit.expiresAt > Date.now()) return hit;
+    const generation = this.generation;
     const project = await this.load(kind === 'secret' ? 'secret_key_hash' : 'publishable_key_hash', hash);
     if (!project) return null;
-    if (this.byHash.size >= MAX_ENTRIES) this.byHash.clear();
     const entry = { project, kind, expiresAt: Date.now() + TTL_MS };
-    this.byHash.set(hash, entry);
+    if (generation === this.generation) this.remember(hash, entry);
     return entry;
   }
 
@@ -63,7 +65,13 @@ export class ProjectCache {
   }
 
   evictProject(projectId: string): void {
+    this.generation++;
     for (const [hash, e] of this.byHash) if (e.project.id === projectId) this.byHash.delete(hash);
+  }
+
+  private remember(hash: string, entry: Entry): void {
+    if (this.byHash.size >= MAX_ENTRIES) this.byHash.clear();
+    this.byHash.set(hash, entry);
   }
 
   private async load(column: 'secret_key_hash' | 'publishable_key_hash' | 'id', value: string) {
