@@ -1,7 +1,7 @@
 /** GitHub: code exchange (PKCE) with oauth4webapi, then /user and /user/emails. */
 import * as oauth from 'oauth4webapi';
 import type { AppContext } from '../../context.js';
-import { codeGrant, httpOptions, type Credentials, type SocialProfile } from './providers.js';
+import { codeGrant, httpOptions, providerEmail, type Credentials, type SocialProfile } from './providers.js';
 
 interface GithubUser {
   id: number | string;
@@ -41,7 +41,7 @@ export async function githubProfile(ctx: AppContext, creds: Credentials, params:
   const { email, verified } = pickEmail(user, Array.isArray(emails) ? emails : []);
   return {
     providerId: String(user.id),
-    email: email ? email.toLowerCase() : null,
+    email: providerEmail(email),
     emailVerified: verified,
     name: user.name ?? user.login ?? null,
     username: user.login ?? null,

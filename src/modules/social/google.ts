@@ -5,7 +5,7 @@
  */
 import * as oauth from 'oauth4webapi';
 import type { AppContext } from '../../context.js';
-import { codeGrant, httpOptions, type Credentials, type SocialProfile } from './providers.js';
+import { codeGrant, httpOptions, providerEmail, type Credentials, type SocialProfile } from './providers.js';
 
 export async function googleProfile(ctx: AppContext, creds: Credentials, params: URLSearchParams, verifier: string, nonce: string): Promise<SocialProfile> {
   const client: oauth.Client = { client_id: creds.clientId, id_token_signed_response_alg: 'RS256' };
@@ -15,11 +15,11 @@ export async function googleProfile(ctx: AppContext, creds: Credentials, params:
   const claims = oauth.getValidatedIdTokenClaims(tokens)!;
   const infoRes = await oauth.userInfoRequest(as, client, tokens.access_token, httpOptions(ctx));
   const info = await oauth.processUserInfoResponse(as, client, claims.sub, infoRes);
-  const email = (info.email ?? claims.email) as string | undefined;
+  const email = providerEmail(info.email ?? claims.email);
   const verified = (info.email_verified ?? claims.email_verified) === true;
   return {
     providerId: claims.sub,
-    email: email ? email.toLowerCase() : null,
+    email,
     emailVerified: verified,
     name: (info.name ?? claims.name ?? null) as string | null,
     username: email ? email.split('@')[0]! : null,

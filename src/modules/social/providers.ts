@@ -7,6 +7,7 @@
 import * as oauth from 'oauth4webapi';
 import type { AppContext } from '../../context.js';
 import { decrypt } from '../../lib/crypto.js';
+import { isEmail, normalizeEmail } from '../../lib/email.js';
 import type { ProjectRecord } from '../projects/cache.js';
 
 export const PROVIDERS = ['github', 'google'] as const;
@@ -35,6 +36,12 @@ export interface SocialProfile {
   name: string | null;
   username: string | null;
   avatarUrl: string | null;
+}
+
+/** A provider's email as we store addresses (trimmed, lower-cased); null when it is not one. */
+export function providerEmail(raw: unknown): string | null {
+  const email = typeof raw === 'string' ? normalizeEmail(raw) : '';
+  return isEmail(email) ? email : null;
 }
 
 export const secretName = (p: ProviderName) => `${p}ClientSecret`;

@@ -5,7 +5,8 @@
  * backend new uploads go to, and one statement (shared with concurrent confirms: batching.ts)
  * locks, charges and confirms the pending row only if its path, size and provider all match.
  * Anything else (never requested, already confirmed, a size mismatch, a file on a bucket the
- * project has since left) falls back to reading the row first, which decides the answer.
+ * project has since left, a current backend that cannot be used) falls back to reading the row
+ * first, which decides the answer.
  */
 import type { AppContext } from '../../context.js';
 import { quotaCap } from '../../lib/quota.js';
@@ -77,11 +78,26 @@ async function confirmByRow(ctx: AppContext, caller: Caller, path: string, size:
   return confirmedView(ctx, caller, current);
 }
 
+/**
+ * The fast path's guess: the object on the backend new uploads go to. If that backend cannot
+ * be used (unreadable credentials, unreachable bucket) the upload may still be on the other
+ * one, so the stored row decides instead of this failing the confirm.
+ */
+async function confirmOnCurrentBackend(ctx: AppContext, caller: Caller, path: string, size: number) {
+  let seen: { info: ObjectInfo | null; provider: FileProvider };
+  try {
+    const { driver, provider } = backendFor(ctx, caller.project);
+    seen = { info: await driver.head(path), provider };
+  } catch (err) {
+    ctx.log.debug({ err, path }, 'storage confirm: current backend unusable, reading the row');
+    return undefined;
+  }
+  return seen.info?.size === size ? tryConfirm(ctx, caller, path, size, seen.provider) : undefined;
+}
+
 export async function confirmUpload(ctx: AppContext, caller: Caller, input: { filePath?: unknown; size?: unknown }) {
   if (typeof input.filePath !== 'string' || !input.filePath || !isSize(input.size)) throw StorageErrors.upload_confirm_invalid();
   const { path } = checkPath(caller.project.id, input.filePath);
-  const { driver, provider } = backendFor(ctx, caller.project);
-  const info = await headOf(ctx, driver, path);
-  const confirmed = info?.size === input.size ? await tryConfirm(ctx, caller, path, input.size, provider) : undefined;
+  const confirmed = await confirmOnCurrentBackend(ctx, caller, path, input.size);
   return confirmed ?? confirmByRow(ctx, caller, path, input.size);
 }

@@ -45,6 +45,16 @@ describe('Google sign-in', () => {
     expect(r.redirect!.searchParams.get('userId')).toBe(body.data.user._id);
   });
 
+  it('links a verified email the provider returns padded and in capitals', async () => {
+    const { body } = await signup(s.env, p, { email: 'padded@example.com' });
+    s.google.nextUser = { sub: 'g-210', email: '  Padded@Example.COM ', email_verified: true };
+    const r = await runFlow(s.env.app, 'google', p);
+    expect(r.redirect!.searchParams.get('linkedByEmail')).toBe('true');
+    expect(r.redirect!.searchParams.get('userId')).toBe(body.data.user._id);
+    const rows = await s.env.ctx.db.admin.selectFrom('app_users').select('email').where('project_id', '=', p.id).where('email', 'ilike', '%padded%').execute();
+    expect(rows).toEqual([{ email: 'padded@example.com' }]);
+  });
+
   it('an ID token for another audience is refused (error mentions the audience)', async () => {
     s.google.nextUser = { sub: 'g-300', email: 'aud@example.com', email_verified: true };
     s.google.audienceOverride = 'someone-else.apps.googleusercontent.com';

@@ -142,4 +142,20 @@ describe("a project's own bucket", () => {
     expect(res.statusCode).toBe(502);
     expect(res.json().message).toMatch(/credentials cannot be read/);
   });
+
+  it('an upload still on platform storage confirms after the project moved to a bucket that cannot be used', async () => {
+    const q = await makeProject(env.ctx);
+    const g = await grant(q.sk, 3);
+    expect(g.signedUrl).toContain('/platform-bucket/');
+    expect((await put(g.signedUrl, 'old')).status).toBe(200);
+    const bucket = { bucket: 'byo-bucket', region: s3.region, endpoint: s3.endpoint, accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER', forcePathStyle: true };
+    await env.app.inject({ method: 'PATCH', url: `/api/projects/${q.id}/storage`, headers: q.owner.auth, payload: bucket });
+    await sql`UPDATE projects SET secrets = jsonb_set(secrets, '{storageSecretAccessKey,tag}', to_jsonb(repeat('0', 32)))
+      WHERE id = ${q.id}`.execute(env.ctx.db.admin);
+    await env.ctx.bus.publish({ type: 'project_changed', id: q.id });
+    const res = await confirm(env, q.sk, g.filePath, 3);
+    expect(res.statusCode).toBe(200);
+    expect(res.json().data).toMatchObject({ path: g.filePath, provider: 'internal' });
+    expect(await storageUsed(env, q.id)).toBe(3);
+  });
 });
