@@ -40,7 +40,13 @@ export interface Config {
   userAccessTokenTtl: { text: string; seconds: number };
   userRefreshTokenTtlSeconds: number;
   rateLimitScale: number;
-  storage: { driver: StorageDriver; localDir: string; s3: S3Config };
+  storage: {
+    driver: StorageDriver;
+    localDir: string;
+    s3: S3Config;
+    /** STORAGE_ALLOW_PRIVATE_ENDPOINTS: a project's own bucket may live on loopback/private addresses. */
+    allowPrivateEndpoints: boolean;
+  };
   mail: {
     resendApiKey?: string;
     resendBaseUrl?: string;
@@ -189,6 +195,7 @@ export function loadConfig(env: Env = process.env): Config {
         forcePathStyle: bool(env, 'S3_FORCE_PATH_STYLE', false),
         publicUrl: url(env, 'S3_PUBLIC_URL'),
       },
+      allowPrivateEndpoints: bool(env, 'STORAGE_ALLOW_PRIVATE_ENDPOINTS', !production),
     },
     mail: {
       resendApiKey: str(env, 'RESEND_API_KEY'),

@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { encrypt } from '../../lib/crypto.js';
 import { usage } from '../../lib/quota.js';
+import { isPublicHost } from '../../lib/public-network.js';
 import type { OperatorIdentity } from '../../plugins/operator-auth.js';
 import { planOf } from '../plans/plans.js';
 import { loadOwnedProject } from '../projects/access.js';
@@ -72,8 +73,6 @@ export interface BucketInput extends BucketSettings {
   secretAccessKey: string;
 }
 
-const PRIVATE_HOST = /^(localhost|127\.|10\.|192\.168\.|169\.254\.|172\.(1[6-9]|2\d|3[01])\.|0\.|\[::1?\]|\[f[cd])/i;
-
 function checkBucket(ctx: AppContext, b: BucketInput): BucketSettings {
   if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(b.bucket)) throw StorageErrors.bucket_config_invalid('Invalid bucket name.');
   for (const [name, value] of [['endpoint', b.endpoint], ['publicUrl', b.publicUrl]] as const) {
@@ -85,7 +84,7 @@ function checkBucket(ctx: AppContext, b: BucketInput): BucketSettings {
       throw StorageErrors.bucket_config_invalid(`${name} must be an http(s) URL.`);
     }
     if (!/^https?:$/.test(u.protocol)) throw StorageErrors.bucket_config_invalid(`${name} must be an http(s) URL.`);
-    if (name === 'endpoint' && ctx.config.production && PRIVATE_HOST.test(u.hostname)) {
+    if (name === 'endpoint' && !ctx.config.storage.allowPrivateEndpoints && !isPublicHost(u.hostname)) {
       throw StorageErrors.bucket_config_invalid('endpoint is pointing to a restricted host (localhost/internal).');
     }
   }

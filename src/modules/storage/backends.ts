@@ -5,6 +5,7 @@
  */
 import type { AppContext } from '../../context.js';
 import { decrypt, type Encrypted } from '../../lib/crypto.js';
+import { isPublicHost } from '../../lib/public-network.js';
 import type { ProjectRecord } from '../projects/cache.js';
 import { LocalDriver } from './drivers/local.js';
 import { S3Driver, type S3Settings } from './drivers/s3.js';
@@ -73,9 +74,13 @@ function externalDriver(ctx: AppContext, project: Pick<ProjectRecord, 'id' | 'se
   if (!d) {
     const secret = decrypt(ctx.config.encryptionKey, sealed);
     if (!secret) throw StorageErrors.storage_unavailable('The project bucket credentials cannot be read. Save them again.');
+    const publicOnly = !ctx.config.storage.allowPrivateEndpoints;
+    if (publicOnly && settings.endpoint && !isPublicHost(new URL(settings.endpoint).hostname)) {
+      throw StorageErrors.storage_unavailable('The project bucket endpoint is not a public host.');
+    }
     if (external.size > 500) external.clear();
     const s3: S3Settings = { ...settings, secretAccessKey: secret };
-    d = new S3Driver(s3);
+    d = new S3Driver(s3, { publicOnly });
     external.set(cacheKey, d);
   }
   return d;

@@ -12,6 +12,7 @@ import {
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { publicOnlyLookup } from '../../../lib/public-network.js';
 import { encodePath } from '../paths.js';
 import { SIGNED_URL_TTL_SECONDS } from '../signing.js';
 import type { ObjectInfo, PresignInput, StorageDriver } from './types.js';
@@ -31,7 +32,8 @@ export class S3Driver implements StorageDriver {
   readonly noPublicUrlWarning: string;
   private readonly client: S3Client;
 
-  constructor(private s: S3Settings) {
+  /** `publicOnly`: connect only to public addresses (a tenant's own bucket: SSRF guard). */
+  constructor(private s: S3Settings, opts: { publicOnly?: boolean } = {}) {
     this.client = new S3Client({
       region: s.region,
       endpoint: s.endpoint,
@@ -41,6 +43,7 @@ export class S3Driver implements StorageDriver {
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
       maxAttempts: 2,
+      ...(opts.publicOnly && { requestHandler: { httpAgent: { lookup: publicOnlyLookup }, httpsAgent: { lookup: publicOnlyLookup } } }),
     });
     this.noPublicUrlWarning =
       'Upload confirmed, but this bucket has no public URL host. Set publicUrl (a public bucket URL or custom domain) to get file URLs.';
