@@ -109,10 +109,33 @@ export interface PoolSizes {
   admin: number;
 }
 
+/**
+ * `pool.end()` resolves once it has *asked* its connections to close, not when they have. A
+ * database stopped right after (the embedded one at shutdown) would then cut them off, and
+ * their error handlers (graphile-worker's among them) would log a FATAL per connection.
+ */
+function trackConnections(pools: pg.Pool[]) {
+  const clients = new Set<pg.PoolClient>();
+  for (const p of pools) {
+    p.on('connect', (c) => {
+      clients.add(c);
+      c.once('end', () => clients.delete(c));
+    });
+  }
+  return {
+    allClosed(timeoutMs = 2000): Promise<void> {
+      const ends = [...clients].map((c) => new Promise<void>((resolve) => c.once('end', () => resolve())));
+      const timeout = new Promise<void>((resolve) => setTimeout(resolve, timeoutMs).unref());
+      return Promise.race([Promise.all(ends).then(() => {}), timeout]);
+    },
+  };
+}
+
 export function createDb(databaseUrl: string, sizes: PoolSizes = { tenant: 20, admin: 10 }): Db {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: sizes.admin, idleTimeoutMillis: 30_000 });
   const tenantPool = new pg.Pool({ connectionString: databaseUrl, max: sizes.tenant, idleTimeoutMillis: 30_000 });
   for (const p of [pool, tenantPool]) p.on('error', () => {}); // idle-client errors surface on next use
+  const open = trackConnections([pool, tenantPool]);
   const admin = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 
   // Kysely for tenant code: every query runs on the connection the current tenant()/read()
@@ -165,8 +188,11 @@ export function createDb(databaseUrl: string, sizes: PoolSizes = { tenant: 20, a
     tenant,
     read,
     async close() {
-      await admin.destroy();
-      await tenantPool.end();
+      const closed = open.allClosed();
+      // The pools themselves, not admin.destroy(): Kysely ends its pool only if it ever ran a
+      // query, and graphile-worker uses `pool` directly.
+      await Promise.all([pool.end(), tenantPool.end()]);
+      await closed;
     },
   };
 }
