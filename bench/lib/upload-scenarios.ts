@@ -20,20 +20,25 @@ const SIZE = 16;
 const body16 = Buffer.alloc(SIZE, 1);
 const madeDirs = new Set<string>();
 
+/** ext4 allows 65 000 links to one file; a fast machine uploads more than that in a run. */
+const LINKS_PER_SOURCE = 60_000;
+let linked = 0;
+
 /**
- * Puts the object where the local backend keeps it, as a hard link to one 16-byte file: a
+ * Puts the object where the local backend keeps it, as a hard link to a 16-byte file: a
  * single system call, so the stand-in for the PUT costs the shared machine as little as it can
- * (the project folder and the source file are made once).
+ * (the project folder and each source file, per load process, are made once).
  */
 function putDirectly(storageDir: string, filePath: string): void {
   const file = path.join(storageDir, filePath);
   const dir = path.dirname(file);
   if (!madeDirs.has(dir)) {
     mkdirSync(dir, { recursive: true });
-    writeFileSync(path.join(storageDir, '.bench-object'), body16);
     madeDirs.add(dir);
   }
-  linkSync(path.join(storageDir, '.bench-object'), file);
+  const source = path.join(storageDir, `.bench-object-${process.pid}-${Math.floor(linked / LINKS_PER_SOURCE)}`);
+  if (linked++ % LINKS_PER_SOURCE === 0) writeFileSync(source, body16);
+  linkSync(source, file);
 }
 
 export function uploadRequests(scenario: UploadScenario, storageDir: string): object[] {
