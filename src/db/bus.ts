@@ -37,6 +37,12 @@ interface Pending {
   done: () => void;
 }
 
+/** Before acknowledgements, events went out bare (`{type, id, nonce}`). */
+function isLegacyEvent(msg: unknown): msg is BusEvent {
+  const m = msg as Partial<BusEvent> & { kind?: unknown };
+  return m.kind === undefined && m.type === 'project_changed' && typeof m.id === 'string';
+}
+
 const PUBLISH_SQL = `
   SELECT pg_notify($1, $2),
          (SELECT coalesce(array_agg(substr(application_name, ${APP_PREFIX.length + 1})), '{}')
@@ -70,7 +76,9 @@ export async function createBus(databaseUrl: string, pool: pg.Pool, ackTimeoutMs
     } catch {
       return; // not ours
     }
+    if (typeof msg !== 'object' || msg === null) return;
     if (msg.from === nodeId) return; // our own event: handled when published
+    if (isLegacyEvent(msg)) return runHandlers(msg); // from a node not yet upgraded
     if (msg.kind === 'event') {
       runHandlers(msg.event);
       sendAck(msg.nonce);

@@ -84,4 +84,14 @@ describe('bus publish waits for every peer', () => {
     await a.publish(event);
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
   });
+
+  it('still evicts on a bare event from a node that has not been upgraded yet', async () => {
+    const a = await bus();
+    const seen: string[] = [];
+    a.subscribe((e) => seen.push(e.id));
+    await pool.query('SELECT pg_notify($1, $2)', ['plinth_events', JSON.stringify({ type: 'project_changed', id: 'old-node', nonce: 'n1' })]);
+    await pool.query('SELECT pg_notify($1, $2)', ['plinth_events', 'null']);
+    for (let i = 0; i < 40 && seen.length === 0; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(seen).toEqual(['old-node']);
+  });
 });
