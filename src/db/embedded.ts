@@ -120,7 +120,10 @@ async function startPostmaster(pgDir: string, port: number, ids: OsIds): Promise
   const { postgres } = await binaries();
   const child = spawn(
     postgres,
-    ['-D', pgDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'shared_buffers=64MB'],
+    // autovacuum_naptime 5 s (default 60): a young database's tables get their first statistics
+    // within seconds, not minutes; before that, plans built on guesses can read a whole project
+    // per upload confirm (migrations/013_files_analyze_sooner.sql).
+    ['-D', pgDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'shared_buffers=64MB', '-c', 'autovacuum_naptime=5s'],
     { ...ids, detached: true, stdio: ['ignore', 'ignore', 'pipe'], env: { LC_MESSAGES: 'C' } },
   );
   await new Promise<void>((resolve, reject) => {
