@@ -39,7 +39,7 @@ async function manualPeer(): Promise<{ received: Promise<{ nonce: string }>; ack
   const received = new Promise<{ nonce: string }>((resolve) =>
     c.on('notification', (m) => {
       const msg = JSON.parse(m.payload!);
-      if (msg.kind === 'event') resolve(msg);
+      if (msg?.kind === 'event') resolve(msg);
     }),
   );
   const ack = async (nonce: string) => {
