@@ -33,6 +33,14 @@ describe('config', () => {
     expect(c.host).toBe('0.0.0.0');
   });
 
+  it('refuses private bucket endpoints by default in production only (SSRF guard), and can be told otherwise', () => {
+    const prod = { NODE_ENV: 'production', ENCRYPTION_KEY: HEX, DASHBOARD_JWT_SECRET: HEX, PLINTH_DATA_DIR: tmp() };
+    expect(loadConfig(prod).storage.allowPrivateEndpoints).toBe(false);
+    expect(loadConfig({ ...prod, STORAGE_ALLOW_PRIVATE_ENDPOINTS: 'true' }).storage.allowPrivateEndpoints).toBe(true);
+    expect(loadConfig({ PLINTH_DATA_DIR: tmp() }).storage.allowPrivateEndpoints).toBe(true);
+    expect(() => loadConfig({ ...prod, STORAGE_ALLOW_PRIVATE_ENDPOINTS: 'maybe' })).toThrow(/STORAGE_ALLOW_PRIVATE_ENDPOINTS must be true or false/);
+  });
+
   it.each([
     ['PORT', 'abc', /PORT must be a whole number/],
     ['PORT', '70000', /PORT must be between/],
