@@ -107,16 +107,17 @@ export async function createBus(databaseUrl: string, pool: pg.Pool, ackTimeoutMs
   async function publish(event: BusEvent): Promise<void> {
     runHandlers(event); // this node first, synchronously
     const nonce = randomUUID();
+    const p: Pending = { acked: new Set(), peers: null, done: () => {} };
     let timer: NodeJS.Timeout | undefined;
     const settled = new Promise<void>((resolve) => {
-      pending.set(nonce, { acked: new Set(), peers: null, done: resolve });
+      p.done = resolve;
       // Without our own listener no acknowledgement can reach us: do not wait for one.
       timer = setTimeout(resolve, client ? ackTimeoutMs : 0);
     });
+    pending.set(nonce, p);
     try {
       const wire: Wire = { kind: 'event', event, nonce, from: nodeId };
       const { rows } = await pool.query<{ peers: string[] }>(PUBLISH_SQL, [CHANNEL, JSON.stringify(wire), APP_PREFIX + nodeId]);
-      const p = pending.get(nonce)!;
       p.peers = rows[0]!.peers;
       settleIfComplete(p);
       await settled;

@@ -5,6 +5,7 @@
  */
 import type { AppContext } from '../../context.js';
 import type { FieldDef } from '../../db/types.js';
+import { EvictingCache } from '../../lib/evicting-cache.js';
 import { findCollection } from './queries.js';
 import type { CollectionRow } from './view.js';
 
@@ -13,18 +14,12 @@ export interface CollectionDef extends CollectionRow {
   byKey: Map<string, FieldDef>;
 }
 
-interface Entry {
-  def: CollectionDef | null;
-  expiresAt: number;
-}
-
 const TTL_MS = 30_000;
 const MAX_ENTRIES = 20_000;
 
 export class CollectionCache {
-  private entries = new Map<string, Entry>();
-  /** Bumped by every eviction: a load that overlapped one may hold the old row and is not cached. */
-  private generation = 0;
+  /** By `projectId:lower-cased name`; a missing collection is kept too (null). */
+  private entries = new EvictingCache<CollectionDef | null>(TTL_MS, MAX_ENTRIES);
 
   constructor(private ctx: AppContext) {
     ctx.bus.subscribe((e) => {
@@ -32,26 +27,16 @@ export class CollectionCache {
     });
   }
 
-  async get(projectId: string, name: string): Promise<CollectionDef | null> {
-    const key = `${projectId}:${name.toLowerCase()}`;
-    const hit = this.entries.get(key);
-    if (hit && hit.expiresAt > Date.now()) return hit.def;
-    const generation = this.generation;
-    const row = await findCollection(this.ctx.db.admin, projectId, name);
-    const def = row ? { ...row, byKey: new Map(row.fields.map((f) => [f.key, f])) } : null;
-    if (generation === this.generation) this.remember(key, def);
-    return def;
+  get(projectId: string, name: string): Promise<CollectionDef | null> {
+    return this.entries.get(`${projectId}:${name.toLowerCase()}`, async () => {
+      const row = await findCollection(this.ctx.db.admin, projectId, name);
+      return row ? { ...row, byKey: new Map(row.fields.map((f) => [f.key, f])) } : null;
+    });
   }
 
   evictProject(projectId: string): void {
-    this.generation++;
     const prefix = `${projectId}:`;
-    for (const key of this.entries.keys()) if (key.startsWith(prefix)) this.entries.delete(key);
-  }
-
-  private remember(key: string, def: CollectionDef | null): void {
-    if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
-    this.entries.set(key, { def, expiresAt: Date.now() + TTL_MS });
+    this.entries.evict((key) => key.startsWith(prefix));
   }
 }
 

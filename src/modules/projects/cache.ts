@@ -5,6 +5,7 @@
  */
 import type { Kysely } from 'kysely';
 import { decrypt, sha256Hex, type Encrypted } from '../../lib/crypto.js';
+import { EvictingCache } from '../../lib/evicting-cache.js';
 import type { Bus } from '../../db/bus.js';
 import type { Database } from '../../db/types.js';
 import { planOf, type Plan, type PlanName } from '../plans/plans.js';
@@ -25,19 +26,17 @@ export interface ProjectRecord {
   jwtSecret: Uint8Array;
 }
 
-interface Entry {
+interface Resolved {
   project: ProjectRecord;
   kind: ApiKeyKind;
-  expiresAt: number;
 }
 
 const TTL_MS = 60_000;
 const MAX_ENTRIES = 10_000;
 
 export class ProjectCache {
-  private byHash = new Map<string, Entry>();
-  /** Bumped by every eviction: a load that overlapped one may hold the old row and is not cached. */
-  private generation = 0;
+  /** By the key's SHA-256; unknown keys are not kept (they would crowd out real ones). */
+  private byHash = new EvictingCache<Resolved | null>(TTL_MS, MAX_ENTRIES);
 
   constructor(private db: Kysely<Database>, private encryptionKey: Buffer, bus: Bus) {
     bus.subscribe((e) => {
@@ -45,18 +44,15 @@ export class ProjectCache {
     });
   }
 
-  async resolveKey(rawKey: string): Promise<{ project: ProjectRecord; kind: ApiKeyKind } | null> {
+  async resolveKey(rawKey: string): Promise<Resolved | null> {
     const kind = keyKindOf(rawKey);
     if (!kind) return null; // every issued key has a prefix: spare the database the lookup
     const hash = sha256Hex(rawKey);
-    const hit = this.byHash.get(hash);
-    if (hit && hit.expiresAt > Date.now()) return hit;
-    const generation = this.generation;
-    const project = await this.load(kind === 'secret' ? 'secret_key_hash' : 'publishable_key_hash', hash);
-    if (!project) return null;
-    const entry = { project, kind, expiresAt: Date.now() + TTL_MS };
-    if (generation === this.generation) this.remember(hash, entry);
-    return entry;
+    const column = kind === 'secret' ? 'secret_key_hash' : 'publishable_key_hash';
+    return this.byHash.get(hash, async () => {
+      const project = await this.load(column, hash);
+      return project && { project, kind };
+    }, (r) => r !== null);
   }
 
   /** Loads a project by id (uncached): for flows that carry a project id, not a key. */
@@ -65,13 +61,7 @@ export class ProjectCache {
   }
 
   evictProject(projectId: string): void {
-    this.generation++;
-    for (const [hash, e] of this.byHash) if (e.project.id === projectId) this.byHash.delete(hash);
-  }
-
-  private remember(hash: string, entry: Entry): void {
-    if (this.byHash.size >= MAX_ENTRIES) this.byHash.clear();
-    this.byHash.set(hash, entry);
+    this.byHash.evict((_, r) => r?.project.id === projectId);
   }
 
   private async load(column: 'secret_key_hash' | 'publishable_key_hash' | 'id', value: string) {
