@@ -20,6 +20,7 @@ import { sql, type Kysely } from 'kysely';
 import type pg from 'pg';
 import type { Database } from '../../db/types.js';
 import { isObjectId } from '../../lib/ids.js';
+import { METRICS } from '../../lib/quota.js';
 
 /** The partition's name; collection ids are validated 24-hex, so it never needs quoting. */
 export function partitionName(collectionId: string): string {
@@ -65,6 +66,28 @@ async function findOrphans(client: pg.PoolClient): Promise<Orphan[]> {
   return rows;
 }
 
+/** One cleanup at a time (the request that deleted and the backstop job run it together). */
+const CLEANUP_LOCK = "hashtext('plinth.collections.drop_partitions')";
+
+/**
+ * Refunds what a detached partition still holds, then drops it, in one transaction. A write
+ * routed to the partition after the deletion's TRUNCATE but before the detach (a node whose
+ * cache still had the collection) was charged; nothing else would ever give those bytes back.
+ */
+async function refundAndDrop(client: pg.PoolClient, name: string): Promise<void> {
+  await client.query('BEGIN');
+  try {
+    await client.query(`
+      SELECT plinth_refund(project_id, '${METRICS.dbBytes}', '', sum(size_bytes)::bigint)
+      FROM ${name} GROUP BY project_id`);
+    await client.query(`DROP TABLE ${name}`);
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw err;
+  }
+}
+
 /**
  * Detaches (without blocking other tenants) and drops every partition whose collection is
  * gone. Needs a connection outside any transaction: DETACH ... CONCURRENTLY cannot run in one.
@@ -72,14 +95,16 @@ async function findOrphans(client: pg.PoolClient): Promise<Orphan[]> {
 export async function dropOrphanPartitions(pool: pg.Pool): Promise<number> {
   const client = await pool.connect();
   try {
+    await client.query(`SELECT pg_advisory_lock(${CLEANUP_LOCK})`);
     const orphans = await findOrphans(client);
     for (const o of orphans) {
       const name = partitionName(o.collectionId);
       if (o.attached) await client.query(`ALTER TABLE documents DETACH PARTITION ${name} ${o.pending ? 'FINALIZE' : 'CONCURRENTLY'}`);
-      await client.query(`DROP TABLE IF EXISTS ${name}`);
+      await refundAndDrop(client, name);
     }
     return orphans.length;
   } finally {
-    client.release();
+    const unlocked = await client.query(`SELECT pg_advisory_unlock(${CLEANUP_LOCK})`).then(() => true, () => false);
+    client.release(!unlocked); // a connection that may still hold the lock is closed, not reused
   }
 }

@@ -129,7 +129,7 @@ export async function deleteCollection(ctx: AppContext, projectId: string, name:
     if (bytes > 0) await refund(tx, dbBytes(projectId), bytes);
     await enqueuePartitionCleanup(ctx, tx);
   });
+  await announceChange(ctx, projectId); // first: no node routes new writes to the partition
   await dropPartitionsNow(ctx);
-  await announceChange(ctx, projectId);
   return current.name;
 }

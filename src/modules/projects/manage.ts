@@ -63,8 +63,8 @@ export async function deleteProject(ctx: AppContext, operator: OperatorIdentity,
   }
   // Documents live in per-collection partitions, which a cascade cannot drop.
   await deleteProjectRow(ctx.db.admin, projectId, (tx) => enqueuePartitionCleanup(ctx, tx));
+  await ctx.bus.publish({ type: 'project_changed', id: projectId }); // first: no node routes new writes to the partitions
   await dropPartitionsNow(ctx);
-  await ctx.bus.publish({ type: 'project_changed', id: projectId });
 }
 
 export async function rotateKey(ctx: AppContext, operator: OperatorIdentity, projectId: string, keyType: string) {

@@ -6,8 +6,10 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectionCache } from '../../../src/modules/collections/cache.js';
+import { dropOrphanPartitions } from '../../../src/modules/collections/partitions.js';
 import { createCollection, deleteCollection } from '../../../src/modules/collections/service.js';
 import { createDocument } from '../../../src/modules/data/write-service.js';
+import { usage } from '../../../src/lib/quota.js';
 import { createTestEnv, type TestEnv } from '../../helpers/context.js';
 import { makeCollection, makeProject, type TestProject } from '../../helpers/fixtures.js';
 import { drainJobs } from '../../helpers/jobs.js';
@@ -50,6 +52,47 @@ describe('partitions left behind by an interrupted deletion', () => {
     const jobs = await sql<{ n: number }>`
       SELECT count(*)::int AS n FROM graphile_worker.jobs WHERE task_identifier = 'collections.drop_partitions'`.execute(env.ctx.db.admin);
     expect(jobs.rows[0]!.n).toBe(1);
+  });
+});
+
+describe('bytes and concurrency of the partition cleanup', () => {
+  it('refunds a document that reached the partition after the deletion emptied it', async () => {
+    const q = await makeProject(env.ctx);
+    const col = await makeCollection(env.ctx, q.id, 'late');
+    const def = (await collectionCache(env.ctx).get(q.id, 'late'))!;
+    const access = { scope: { projectId: q.id, keyKind: 'secret' as const }, secret: true, userId: null, ownerFilter: null };
+    // The deletion committed (row gone, partition emptied), then a node with the collection
+    // still cached wrote into the still-attached partition and was charged for it.
+    await env.ctx.db.admin.deleteFrom('collections').where('id', '=', col.id).execute();
+    await createDocument(env.ctx, def, access, { text: 'x'.repeat(500) }, 1e9);
+    const counter = { subjectId: q.id, metric: 'db_bytes' };
+    const charged = await usage(env.ctx.db.admin, counter); // the document, plus this node's unspent lease
+    const doc = await env.ctx.db.admin.selectFrom('documents').select('size_bytes').where('collection_id', '=', col.id).executeTakeFirstOrThrow();
+    expect(doc.size_bytes).toBeGreaterThan(500);
+
+    expect(await dropOrphanPartitions(env.ctx.db.pool)).toBe(1);
+    expect(await tableExists(`documents_${col.id}`)).toBe(false);
+    expect(await usage(env.ctx.db.admin, counter)).toBe(charged - doc.size_bytes);
+  });
+
+  it('two cleanups at once (the deleting request and the job) both succeed and drop it once', async () => {
+    const col = await makeCollection(env.ctx, p.id, 'twice');
+    await env.ctx.db.admin.deleteFrom('collections').where('id', '=', col.id).execute();
+    // An open transaction keeps the first detach waiting, so the two really overlap.
+    const long = await env.ctx.db.pool.connect();
+    try {
+      await long.query('BEGIN');
+      await long.query('SELECT count(*) FROM documents');
+      const first = dropOrphanPartitions(env.ctx.db.pool);
+      await new Promise((r) => setTimeout(r, 200));
+      const second = dropOrphanPartitions(env.ctx.db.pool);
+      await new Promise((r) => setTimeout(r, 200));
+      await long.query('COMMIT');
+      expect((await Promise.all([first, second])).sort()).toEqual([0, 1]);
+    } finally {
+      long.release();
+    }
+    expect(await tableExists(`documents_${col.id}`)).toBe(false);
   });
 });
 
