@@ -168,7 +168,11 @@ export function createDb(databaseUrl: string, sizes: PoolSizes = { tenant: 20, a
       await enterScope(client, scope, 'BEGIN');
       try {
         const result = await current.run(client, () => fn(scoped));
-        await client.query('COMMIT');
+        const done = await client.query('COMMIT');
+        // A transaction aborted by an error the handler swallowed "commits" as a ROLLBACK, which
+        // also undoes the batched SET ROLE: report it as the failure it is (withClient then
+        // forgets the scope, so the connection gets its role again before the next use).
+        if (done.command !== 'COMMIT') throw new Error('tenant transaction was aborted by an earlier error and rolled back');
         return result;
       } catch (err) {
         await client.query('ROLLBACK').catch(() => {});

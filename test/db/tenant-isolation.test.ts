@@ -133,5 +133,21 @@ describe('tenant isolation by row-level security', () => {
       await db.close();
     }
   });
+
+  it('a handler that swallows a database error fails (its COMMIT rolled back) and leaves no owner-role connection', async () => {
+    const db = createDb(env.databaseUrl, { tenant: 1, admin: 1 });
+    try {
+      const swallowed = db.tenant({ projectId: a.id, keyKind: 'secret' }, async (tx) => {
+        await sql`SELECT 1 / 0`.execute(tx).catch(() => {}); // the transaction is now aborted
+        return 'looks fine';
+      });
+      await expect(swallowed).rejects.toThrow(/aborted by an earlier error and rolled back/);
+      const seen = await db.read({ projectId: a.id, keyKind: 'secret' }, (q) =>
+        sql<{ u: string; projects: string[] }>`SELECT current_user AS u, array(SELECT DISTINCT project_id::text FROM documents) AS projects`.execute(q));
+      expect(seen.rows[0]).toEqual({ u: 'plinth_api_full', projects: [a.id] });
+    } finally {
+      await db.close();
+    }
+  });
 });
 
