@@ -13,10 +13,12 @@ const V4: Array<[string, number]> = [
   ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
   ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
 ];
-// 64:ff9b::/96 (NAT64) can carry any IPv4 address: refused whole. IPv4-mapped addresses
+// 64:ff9b::/96 and 64:ff9b:1::/48 (NAT64, RFC 6052 and 8215) can carry any IPv4 address: refused whole. IPv4-mapped addresses
 // (::ffff:0:0/96) are refused by `isPublicAddress` itself: in a BlockList that subnet would
 // match every plain IPv4 address too.
-const V6: Array<[string, number]> = [['::', 128], ['::1', 128], ['64:ff9b::', 96], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]];
+const V6: Array<[string, number]> = [
+  ['::', 128], ['::1', 128], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
+];
 for (const [net, prefix] of V4) NOT_PUBLIC.addSubnet(net, prefix, 'ipv4');
 for (const [net, prefix] of V6) NOT_PUBLIC.addSubnet(net, prefix, 'ipv6');
 

@@ -8,7 +8,7 @@ describe('isPublicAddress', () => {
     ['127.0.0.1', false], ['127.255.1.2', false], ['10.1.2.3', false], ['172.16.0.1', false], ['172.31.255.255', false],
     ['192.168.1.1', false], ['169.254.169.254', false], ['100.64.0.1', false], ['0.0.0.0', false], ['224.0.0.1', false],
     ['::1', false], ['::', false], ['fd00::1', false], ['fe80::1', false], ['::ffff:127.0.0.1', false], ['::ffff:7f00:1', false],
-    ['::ffff:8.8.8.8', false], ['64:ff9b::a9fe:a9fe', false], ['not-an-ip', false],
+    ['::ffff:8.8.8.8', false], ['64:ff9b::a9fe:a9fe', false], ['64:ff9b:1::a9fe:a9fe', false], ['not-an-ip', false],
     ['8.8.8.8', true], ['172.32.0.1', true], ['93.184.216.34', true], ['2606:4700::1111', true],
   ])('%s → %s', (address, expected) => {
     expect(isPublicAddress(address)).toBe(expected);

@@ -7,12 +7,11 @@ import { sql } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { encrypt } from '../../lib/crypto.js';
 import { usage } from '../../lib/quota.js';
-import { isPublicHost } from '../../lib/public-network.js';
 import type { OperatorIdentity } from '../../plugins/operator-auth.js';
 import { planOf } from '../plans/plans.js';
 import { loadOwnedProject } from '../projects/access.js';
 import { ProjectErrors } from '../projects/errors.js';
-import { BUCKET_SECRET, backendOfFile, bucketSettingsOf, type BucketSettings } from './backends.js';
+import { BUCKET_SECRET, backendOfFile, bucketSettingsOf, isRefusedEndpoint, type BucketSettings } from './backends.js';
 import type { StorageDriver } from './drivers/types.js';
 import { StorageErrors } from './errors.js';
 import { countConfirmed, listConfirmed } from './queries.js';
@@ -84,7 +83,7 @@ function checkBucket(ctx: AppContext, b: BucketInput): BucketSettings {
       throw StorageErrors.bucket_config_invalid(`${name} must be an http(s) URL.`);
     }
     if (!/^https?:$/.test(u.protocol)) throw StorageErrors.bucket_config_invalid(`${name} must be an http(s) URL.`);
-    if (name === 'endpoint' && !ctx.config.storage.allowPrivateEndpoints && !isPublicHost(u.hostname)) {
+    if (name === 'endpoint' && isRefusedEndpoint(ctx, u)) {
       throw StorageErrors.bucket_config_invalid('endpoint is pointing to a restricted host (localhost/internal).');
     }
   }

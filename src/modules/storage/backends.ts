@@ -5,6 +5,7 @@
  */
 import type { AppContext } from '../../context.js';
 import { decrypt, type Encrypted } from '../../lib/crypto.js';
+import { AppError } from '../../lib/errors.js';
 import { isPublicHost } from '../../lib/public-network.js';
 import type { ProjectRecord } from '../projects/cache.js';
 import { LocalDriver } from './drivers/local.js';
@@ -63,6 +64,11 @@ export function bucketSettingsOf(project: Pick<ProjectRecord, 'settings'>): Buck
   return s && typeof s.bucket === 'string' && s.bucket ? (s as BucketSettings) : null;
 }
 
+/** A project bucket endpoint on a non-public host, where those are not allowed (SSRF guard). */
+export function isRefusedEndpoint(ctx: AppContext, endpoint: URL): boolean {
+  return !ctx.config.storage.allowPrivateEndpoints && !isPublicHost(endpoint.hostname);
+}
+
 function externalDriver(ctx: AppContext, project: Pick<ProjectRecord, 'id' | 'settings' | 'secrets'>): StorageDriver | null {
   const settings = bucketSettingsOf(project);
   if (!settings) return null;
@@ -74,16 +80,29 @@ function externalDriver(ctx: AppContext, project: Pick<ProjectRecord, 'id' | 'se
   if (!d) {
     const secret = decrypt(ctx.config.encryptionKey, sealed);
     if (!secret) throw StorageErrors.storage_unavailable('The project bucket credentials cannot be read. Save them again.');
-    const publicOnly = !ctx.config.storage.allowPrivateEndpoints;
-    if (publicOnly && settings.endpoint && !isPublicHost(new URL(settings.endpoint).hostname)) {
+    if (settings.endpoint && isRefusedEndpoint(ctx, new URL(settings.endpoint))) {
       throw StorageErrors.storage_unavailable('The project bucket endpoint is not a public host.');
     }
     if (external.size > 500) external.clear();
     const s3: S3Settings = { ...settings, secretAccessKey: secret };
-    d = new S3Driver(s3, { publicOnly });
+    d = new S3Driver(s3, { publicOnly: !ctx.config.storage.allowPrivateEndpoints });
     external.set(cacheKey, d);
   }
   return d;
+}
+
+/**
+ * A call to a storage backend. Its failure is the backend's, not the client's: the cause goes
+ * to the log and the client gets 502 `storage_unavailable` (our own errors pass through).
+ */
+export async function storeCall<T>(ctx: AppContext, what: string, detail: Record<string, unknown>, call: () => Promise<T>, message?: string): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    if (err instanceof AppError) throw err;
+    ctx.log.error({ err, ...detail }, `storage ${what} failed`);
+    throw StorageErrors.storage_unavailable(message);
+  }
 }
 
 /** The backend new uploads of this project go to. */

@@ -10,9 +10,9 @@
  */
 import type { AppContext } from '../../context.js';
 import { quotaCap } from '../../lib/quota.js';
-import { backendFor, backendOfFile } from './backends.js';
+import { backendFor, backendOfFile, storeCall } from './backends.js';
 import { confirmPendingFile } from './batching.js';
-import type { ObjectInfo, StorageDriver } from './drivers/types.js';
+import type { ObjectInfo } from './drivers/types.js';
 import { GENERIC_NO_URL_WARNING } from './drivers/types.js';
 import { StorageErrors } from './errors.js';
 import { checkPath } from './paths.js';
@@ -27,12 +27,6 @@ function confirmedView(ctx: AppContext, caller: Caller, row: FileRow) {
   return url ? base : { ...base, warning: driver?.noPublicUrlWarning ?? GENERIC_NO_URL_WARNING };
 }
 
-async function headOf(ctx: AppContext, driver: StorageDriver, path: string): Promise<ObjectInfo | null> {
-  return driver.head(path).catch((err) => {
-    ctx.log.error({ err, path }, 'storage head failed');
-    throw StorageErrors.storage_unavailable();
-  });
-}
 
 /** Best-effort removal of a rejected upload (object and pending row); failures only logged. */
 async function discard(ctx: AppContext, caller: Caller, row: FileRow): Promise<void> {
@@ -56,14 +50,18 @@ async function tryConfirm(ctx: AppContext, caller: Caller, path: string, size: n
   return row && confirmedView(ctx, caller, row);
 }
 
+/** What the fast path found on the backend new uploads go to (null: that backend is unusable). */
+type Seen = { info: ObjectInfo | null; provider: FileProvider } | null;
+
 /** The path taken when the one-statement confirm did not match: the stored row decides. */
-async function confirmByRow(ctx: AppContext, caller: Caller, path: string, size: number) {
+async function confirmByRow(ctx: AppContext, caller: Caller, path: string, size: number, seen: Seen) {
   const row = await ctx.db.read(scopeOf(caller), (db) => findByPath(db, caller.project.id, path));
   if (!row) throw StorageErrors.file_not_found('Upload not found. Request an upload URL first.');
   if (row.status === 'confirmed') return confirmedView(ctx, caller, row);
   const driver = backendOfFile(ctx, caller.project, row.provider);
   if (!driver) throw StorageErrors.storage_unavailable('The bucket this file was uploaded to is no longer configured.');
-  const info = await headOf(ctx, driver, path);
+  // Not asked twice when the fast path already looked on this backend (clients retry 409s).
+  const info = seen?.provider === row.provider ? seen.info : await storeCall(ctx, 'head', { path }, () => driver.head(path));
   if (!info) throw StorageErrors.upload_not_ready();
   if (info.size !== row.size) {
     await discard(ctx, caller, row);
@@ -83,21 +81,20 @@ async function confirmByRow(ctx: AppContext, caller: Caller, path: string, size:
  * be used (unreadable credentials, unreachable bucket) the upload may still be on the other
  * one, so the stored row decides instead of this failing the confirm.
  */
-async function confirmOnCurrentBackend(ctx: AppContext, caller: Caller, path: string, size: number) {
-  let seen: { info: ObjectInfo | null; provider: FileProvider };
+async function lookOnCurrentBackend(ctx: AppContext, caller: Caller, path: string): Promise<Seen> {
   try {
     const { driver, provider } = backendFor(ctx, caller.project);
-    seen = { info: await driver.head(path), provider };
+    return { info: await driver.head(path), provider };
   } catch (err) {
     ctx.log.debug({ err, path }, 'storage confirm: current backend unusable, reading the row');
-    return undefined;
+    return null;
   }
-  return seen.info?.size === size ? tryConfirm(ctx, caller, path, size, seen.provider) : undefined;
 }
 
 export async function confirmUpload(ctx: AppContext, caller: Caller, input: { filePath?: unknown; size?: unknown }) {
   if (typeof input.filePath !== 'string' || !input.filePath || !isSize(input.size)) throw StorageErrors.upload_confirm_invalid();
   const { path } = checkPath(caller.project.id, input.filePath);
-  const confirmed = await confirmOnCurrentBackend(ctx, caller, path, input.size);
-  return confirmed ?? confirmByRow(ctx, caller, path, input.size);
+  const seen = await lookOnCurrentBackend(ctx, caller, path);
+  const confirmed = seen?.info?.size === input.size ? await tryConfirm(ctx, caller, path, input.size, seen.provider) : undefined;
+  return confirmed ?? confirmByRow(ctx, caller, path, input.size, seen);
 }

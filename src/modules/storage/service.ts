@@ -9,7 +9,7 @@ import type { TenantScope } from '../../db/pool.js';
 import { objectId } from '../../lib/ids.js';
 import { METRICS, quotaCap, refund } from '../../lib/quota.js';
 import type { ProjectRecord } from '../projects/cache.js';
-import { backendFor, backendOfFile } from './backends.js';
+import { backendFor, backendOfFile, storeCall } from './backends.js';
 import { StorageErrors } from './errors.js';
 import { buildPath, checkPath, hasControlChars } from './paths.js';
 import { insertPendingFile } from './batching.js';
@@ -49,12 +49,8 @@ export async function requestUpload(ctx: AppContext, caller: Caller, input: Uplo
   const path = buildPath(project.id, id, filename);
   const expiresAt = new Date(now.getTime() + SIGNED_URL_TTL_SECONDS * 1000);
   const type = contentType.trim();
-  const signedUrl = await driver
-    .presignPut({ path, size, contentType: type, signedAt: now, expiresAt })
-    .catch((err) => {
-      ctx.log.error({ err, projectId: project.id }, 'storage presign failed');
-      throw StorageErrors.storage_unavailable('Could not generate upload URL');
-    });
+  const presign = () => driver.presignPut({ path, size, contentType: type, signedAt: now, expiresAt });
+  const signedUrl = await storeCall(ctx, 'presign', { projectId: project.id }, presign, 'Could not generate upload URL');
   // The cleanup sweep is scheduled first: a crash in between never leaves an unswept row.
   await ensureSweep(ctx, now);
   const scope = scopeOf(caller);
@@ -74,7 +70,7 @@ export async function deleteFile(ctx: AppContext, caller: Caller, input: { path?
     if (row.status === 'confirmed' && row.provider === 'internal') await refund(tx, storageCounter(row.project_id), row.size);
     // Removed before commit: if the store fails, the row and the charge stay and a retry works.
     const driver = backendOfFile(ctx, caller.project, row.provider);
-    if (driver) await driver.remove([path]);
+    if (driver) await storeCall(ctx, 'remove', { path }, () => driver.remove([path]));
     else ctx.log.warn({ path }, 'storage: file deleted, but its bucket is no longer configured');
   });
 }

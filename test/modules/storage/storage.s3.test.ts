@@ -143,6 +143,21 @@ describe("a project's own bucket", () => {
     expect(res.json().message).toMatch(/credentials cannot be read/);
   });
 
+  it('deleting a file whose bucket cannot be reached is a 502, and the file stays for a retry', async () => {
+    const q = await makeProject(env.ctx);
+    const bucket = { bucket: 'byo-bucket', region: s3.region, endpoint: 'http://127.0.0.1:1', accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER', forcePathStyle: true };
+    expect((await env.app.inject({ method: 'PATCH', url: `/api/projects/${q.id}/storage`, headers: q.owner.auth, payload: bucket })).statusCode).toBe(200);
+    const id = 'f'.repeat(24);
+    const path = `${q.id}/${id}_gone.txt`;
+    await sql`INSERT INTO files (project_id, id, path, size, content_type, provider, status, created_at, confirmed_at)
+      VALUES (${q.id}, ${id}, ${path}, 3, 'text/plain', 'external', 'confirmed', now(), now())`.execute(env.ctx.db.admin);
+    const res = await deleteFile(env, q.sk, path);
+    expect(res.statusCode).toBe(502);
+    expect(res.json().code).toBe('storage_unavailable');
+    const row = await env.ctx.db.admin.selectFrom('files').select('id').where('path', '=', path).executeTakeFirst();
+    expect(row).toEqual({ id });
+  });
+
   it('an upload still on platform storage confirms after the project moved to a bucket that cannot be used', async () => {
     const q = await makeProject(env.ctx);
     const g = await grant(q.sk, 3);
