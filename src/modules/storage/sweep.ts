@@ -7,7 +7,8 @@
  * 1 min), before its row is inserted, so no pending row is ever without a sweep. The job reads
  * only its hour of uploads (files_created_idx), removes those pending for over 24 h (by
  * ctx.clock) and, if pending uploads of that hour remain (run early), re-arms itself for the
- * oldest of them. A removal that fails fails the job, which graphile-worker retries.
+ * oldest of them. An upload that cannot be removed is skipped; the job then fails after the
+ * others are done, and graphile-worker retries it.
  * The payload `{}` sweeps every stale upload of any hour (by hand, or from a crontab).
  */
 import type { Task } from 'graphile-worker';
@@ -46,14 +47,28 @@ async function sweepOne(ctx: AppContext, row: FileRow): Promise<boolean> {
   return !!(await deletePending(ctx.db.admin, row.project_id, row.id));
 }
 
-/** Removes the uploads pending since before `staleBefore` in [from, to); returns how many. */
-async function sweepWindow(ctx: AppContext, from: Date | null, to: Date, staleBefore: Date): Promise<number> {
+/**
+ * Removes the uploads pending since before `staleBefore` in [from, to). One upload whose store
+ * fails (a project's broken bucket) does not hold up the others: it is logged, counted and
+ * read again only while others still make progress.
+ */
+async function sweepWindow(ctx: AppContext, from: Date | null, to: Date, staleBefore: Date) {
   const end = new Date(Math.min(to.getTime(), staleBefore.getTime()));
   let removed = 0;
+  const failed = new Set<string>();
   for (;;) {
     const rows = await pendingCreatedIn(ctx.db.admin, from, end, BATCH);
-    for (const row of rows) if (await sweepOne(ctx, row)) removed++;
-    if (rows.length < BATCH) return removed;
+    let progressed = false;
+    for (const row of rows) {
+      const gone = await sweepOne(ctx, row).catch((err) => {
+        ctx.log.warn({ err, path: row.path }, 'storage: could not remove a stale upload');
+        failed.add(row.id);
+        return false;
+      });
+      if (gone) removed++;
+      progressed ||= gone;
+    }
+    if (rows.length < BATCH || !progressed) return { removed, failed: failed.size };
   }
 }
 
@@ -66,8 +81,10 @@ export function sweepTask(ctx: AppContext): Task {
     const staleBefore = new Date(ctx.clock.now().getTime() - STALE_MS);
     const from = hour ? hourStart(hour) : null;
     const to = from ? new Date(from.getTime() + HOUR_MS) : staleBefore;
-    const removed = await sweepWindow(ctx, from, to, staleBefore);
+    const { removed, failed } = await sweepWindow(ctx, from, to, staleBefore);
     if (removed) ctx.log.info({ removed, hour: hour ?? 'all' }, 'storage: stale uploads removed');
+    // graphile-worker retries the job (with backoff) for the ones that could not be removed.
+    if (failed) throw new Error(`${failed} stale upload(s) could not be removed`);
     if (!hour) return;
     const [oldest] = await pendingCreatedIn(ctx.db.admin, from, to, 1);
     if (oldest) await schedule(ctx, hour, new Date(new Date(oldest.created_at).getTime() + STALE_MS + 60_000));

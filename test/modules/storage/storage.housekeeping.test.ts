@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv } from '../../helpers/context.js';
 import { makeProject, type TestProject } from '../../helpers/fixtures.js';
 import { drainJobs } from '../../helpers/jobs.js';
+import { sweepTask } from '../../../src/modules/storage/sweep.js';
 import { grantUpload, onDisk, putSigned, upload } from './helpers.js';
 
 let env: TestEnv;
@@ -61,6 +62,22 @@ describe('sweeping unconfirmed uploads', () => {
     await env.ctx.queue.add('storage.sweep', {});
     await drainJobs(env);
     expect(onDisk(env, filePath)).toBe(false);
+  });
+
+  it("one project's unreachable bucket does not keep the sweep from the others' stale uploads", async () => {
+    const broken = await makeProject(env.ctx);
+    const bucket = { bucket: 'gone', region: 'us-east-1', endpoint: 'http://127.0.0.1:1', accessKeyId: 'k', secretAccessKey: 's', forcePathStyle: true };
+    await env.app.inject({ method: 'PATCH', url: `/api/projects/${broken.id}/storage`, headers: broken.owner.auth, payload: bucket });
+    const old = new Date(env.clock.now().getTime() - 30 * 3600_000);
+    const stuck = { id: 'e'.repeat(24), project: broken.id, provider: 'external', at: old };
+    const fine = { id: 'd'.repeat(24), project: p.id, provider: 'internal', at: new Date(old.getTime() + 1000) };
+    for (const f of [stuck, fine]) {
+      await sql`INSERT INTO files (project_id, id, path, size, content_type, provider, created_at)
+        VALUES (${f.project}, ${f.id}, ${`${f.project}/${f.id}_x.bin`}, 1, 'a/b', ${f.provider}, ${f.at})`.execute(env.ctx.db.admin);
+    }
+    await expect(sweepTask(env.ctx)({}, {} as never)).rejects.toThrow(/1 stale upload\(s\) could not be removed/);
+    const left = (await env.ctx.db.admin.selectFrom('files').select('id').where('id', 'in', [stuck.id, fine.id]).execute()).map((r) => r.id);
+    expect(left).toEqual([stuck.id]);
   });
 });
 
