@@ -1,5 +1,5 @@
 /** Recognising PostgreSQL errors by SQLSTATE, for the few places that turn them into answers. */
-const sqlState = (err: unknown): string | undefined =>
+export const sqlState = (err: unknown): string | undefined =>
   typeof err === 'object' && err !== null ? (err as { code?: unknown }).code as string | undefined : undefined;
 
 /** 23505: a unique index refused the row. */

@@ -5,7 +5,6 @@
  */
 import type { AppContext } from '../../context.js';
 import type { FieldDef } from '../../db/types.js';
-import { COLLECTION_NAME } from '../collections/fields.js';
 import { findCollection } from '../collections/queries.js';
 import { AiErrors } from './errors.js';
 import { cleanText, parseModelJson, refusalOf } from './output.js';
@@ -23,7 +22,7 @@ export interface BuiltQuery {
 
 /** The collection's fields; names that cannot exist (e.g. a NUL byte) are 404 without a query. */
 async function loadCollectionFields(ctx: AppContext, projectId: string, name: string): Promise<FieldDef[]> {
-  const row = COLLECTION_NAME.test(name) ? await findCollection(ctx.db.admin, projectId, name) : undefined;
+  const row = await findCollection(ctx.db.admin, projectId, name);
   if (!row) throw AiErrors.ai_unknown_collection(`Collection '${cleanText(name, 64)}' not found.`);
   return row.fields ?? [];
 }

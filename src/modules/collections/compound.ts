@@ -8,8 +8,8 @@ import { isPlainObject } from '../../lib/objects.js';
 import { SCALAR_TYPES } from './fields.js';
 
 export const COMPOUND_INDEXES_MAX = 8;
-const FIELDS_MIN = 2;
-const FIELDS_MAX = 4;
+export const FIELDS_MIN = 2;
+export const FIELDS_MAX = 4;
 
 function checkOne(raw: unknown, byKey: Map<string, FieldDef>, seen: Set<string>): string | null {
   if (!isPlainObject(raw) || !Array.isArray(raw.fields) || Object.keys(raw).some((k) => k !== 'fields')) {

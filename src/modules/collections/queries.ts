@@ -1,6 +1,7 @@
 /** SQL of the collections domain. Runs on the owner connection (dashboard / schema writes). */
 import { sql, type Kysely } from 'kysely';
 import type { CompoundIndex, Database, FieldDef, RlsConfig } from '../../db/types.js';
+import { COLLECTION_NAME } from './fields.js';
 import type { CollectionRow } from './view.js';
 
 type Db = Kysely<Database>;
@@ -9,7 +10,9 @@ const json = <T>(v: T) => JSON.stringify(v) as unknown as T;
 /** Timestamps from ctx.clock, as ISO text (the column types accept both). */
 const ts = (d: Date) => d.toISOString() as never;
 
+/** The project's collection by name (any case); a name no collection can have is simply unknown, never a query. */
 export async function findCollection(db: Db, projectId: string, name: string): Promise<CollectionRow | undefined> {
+  if (!COLLECTION_NAME.test(name)) return undefined; // e.g. a NUL byte, which PostgreSQL text refuses
   return db
     .selectFrom('collections')
     .selectAll()

@@ -1,5 +1,6 @@
 /** TypeBox shapes shared by the collection routes (they feed /docs). */
 import { Type } from '@sinclair/typebox';
+import { COMPOUND_INDEXES_MAX, FIELDS_MAX, FIELDS_MIN } from './compound.js';
 
 export const ProjectParams = Type.Object({ projectId: Type.String({ maxLength: 64 }) });
 export const CollectionParams = Type.Object({
@@ -10,9 +11,16 @@ export const CollectionParams = Type.Object({
 /** Field definitions are checked by validateFieldDefs (precise messages), not here. */
 export const FieldList = Type.Array(Type.Unknown(), { maxItems: 200, description: 'Field[] (contract §4.2)' });
 
+/**
+ * The bounds here only stop abuse (twice the real limits); validateCompoundIndexes applies the
+ * real ones, with a message that names the problem (400 invalid_schema).
+ */
 export const IndexList = Type.Array(
-  Type.Object({ fields: Type.Array(Type.String({ maxLength: 128 }), { maxItems: 8 }) }, { additionalProperties: false }),
-  { maxItems: 16, description: 'Compound indexes: [{ fields: [declared top-level field, ...] }] (2-4 fields each, at most 8)' },
+  Type.Object({ fields: Type.Array(Type.String({ maxLength: 128 }), { maxItems: 2 * FIELDS_MAX }) }, { additionalProperties: false }),
+  {
+    maxItems: 2 * COMPOUND_INDEXES_MAX,
+    description: `Compound indexes: [{ fields: [declared top-level field, ...] }] (${FIELDS_MIN}-${FIELDS_MAX} fields each, at most ${COMPOUND_INDEXES_MAX})`,
+  },
 );
 
 export const RlsBody = Type.Object(

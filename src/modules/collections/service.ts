@@ -70,8 +70,7 @@ export async function createCollection(ctx: AppContext, projectId: string, planN
 }
 
 export async function getCollection(ctx: AppContext, projectId: string, name: string): Promise<CollectionRow> {
-  // A name no collection can have (NUL, spaces...) is simply unknown, never a database error.
-  const row = COLLECTION_NAME.test(name) ? await q.findCollection(ctx.db.admin, projectId, name) : undefined;
+  const row = await q.findCollection(ctx.db.admin, projectId, name);
   if (!row) throw CollectionErrors.collection_not_found();
   return row;
 }

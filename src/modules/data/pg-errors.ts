@@ -5,26 +5,24 @@
  * collection deleted meanwhile (404). Anything else
  * stays an internal error (logged, never shown).
  */
-import { isMissingPartition, isUniqueViolation } from '../../db/errors.js';
+import { isMissingPartition, isUniqueViolation, isUnstorableText, sqlState } from '../../db/errors.js';
 import { DataErrors } from './errors.js';
 
 /**
- * Invalid text, datetime, range, time zone displacement (a year JavaScript accepts but
- * timestamptz does not, e.g. 275760), encoding (NUL) and unsupported jsonb escapes.
+ * Invalid text, datetime, range and time zone displacement (a year JavaScript accepts but
+ * timestamptz does not, e.g. 275760); plus text it cannot store (isUnstorableText).
  */
-const BAD_VALUE = new Set(['22P02', '22007', '22008', '22009', '22003', '22021', '22P05']);
+const BAD_VALUE = new Set(['22P02', '22007', '22008', '22009', '22003']);
 
 function mapPgError(err: unknown): unknown {
-  const e = err as { code?: unknown };
-  if (typeof e !== 'object' || e === null || typeof e.code !== 'string') return err;
+  const code = sqlState(err);
+  if (typeof code !== 'string') return err;
   if (isUniqueViolation(err)) return DataErrors.duplicate_value();
   // A write routed to no partition: the collection was deleted after the request looked it up.
   if (isMissingPartition(err)) return DataErrors.collection_not_found();
-  if (e.code === '2201B') return DataErrors.invalid_query('Invalid regex pattern.');
-  if (e.code === '57014') return DataErrors.query_timeout();
-  if (BAD_VALUE.has(e.code)) {
-    return DataErrors.invalid_query('Invalid value in query.');
-  }
+  if (code === '2201B') return DataErrors.invalid_query('Invalid regex pattern.');
+  if (code === '57014') return DataErrors.query_timeout();
+  if (BAD_VALUE.has(code) || isUnstorableText(err)) return DataErrors.invalid_query('Invalid value in query.');
   return err;
 }
 

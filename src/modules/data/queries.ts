@@ -26,9 +26,9 @@ const COLUMNS = sql`id, data, created_at, updated_at, deleted_at, owner_id, size
 /**
  * The project and collection ids are written into the statement as literals (they are
  * validated 24-hex ids from our own tables, never client text). Tenant queries run as cached
- * prepared statements; with the collection id as a parameter their generic plan could not
- * match the per-collection partial indexes (whose predicates name the collection) and would
- * scan the table. As literals, each collection's statements get plans that use its indexes.
+ * prepared statements; with the collection id as a parameter a generic plan could not prune
+ * the documents table to the collection's partition at planning time and would cover every
+ * partition. As literals, each collection's statements are planned on its partition alone.
  */
 function idLiteral(id: string): RawBuilder<unknown> {
   if (!isObjectId(id)) throw new Error('scope ids must be ObjectIds');

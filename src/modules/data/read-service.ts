@@ -58,8 +58,8 @@ export async function listDocuments(ctx: AppContext, col: CollectionDef, access:
         sortText: cursorMode ? sql`(${first.ref.expr})::text` : undefined,
         withTotal: !cursorMode,
       });
-      // The window total covers offset pages; a cursor's total ignores the keyset condition,
-      // and a page past the end has no row to carry it.
+      // The page query carries the total (a sub-select) for offset pages; a cursor's total
+      // ignores the keyset condition, and a page past the end has no row to carry it.
       const total = rows[0]?.total ?? (await countRows(tx, scope, and(conditions)));
       const more = cursorMode && rows.length > q.limit;
       const page = more ? rows.slice(0, q.limit) : rows;

@@ -4,7 +4,6 @@ import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { projectOf } from '../../plugins/api-key.js';
 import { collectionCache, type CollectionDef } from '../collections/cache.js';
-import { COLLECTION_NAME } from '../collections/fields.js';
 import { assertNotUsers } from './access.js';
 import { DataErrors } from './errors.js';
 
@@ -15,7 +14,6 @@ export const TAGS = ['data'];
 
 export async function loadTarget(ctx: AppContext, req: FastifyRequest, name: string): Promise<CollectionDef> {
   assertNotUsers(name);
-  if (!COLLECTION_NAME.test(name)) throw DataErrors.collection_not_found();
   const col = await collectionCache(ctx).get(projectOf(req).id, name);
   if (!col) throw DataErrors.collection_not_found();
   return col;
