@@ -81,11 +81,9 @@ export function apiKeyAuth(ctx: AppContext) {
   };
 }
 
-export const secretKeyRequired = () => RequestAuthErrors.secret_key_required();
-
 /** preHandler for routes that take only the secret key. Use after `requireApiKey`. */
 export async function requireSecretKey(req: FastifyRequest): Promise<void> {
-  if (req.keyKind !== 'secret') throw secretKeyRequired();
+  if (req.keyKind !== 'secret') throw RequestAuthErrors.secret_key_required();
 }
 
 /** The resolved project; only call in handlers behind `requireApiKey`. */

@@ -6,7 +6,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import type { TenantScope } from '../../db/pool.js';
-import { projectOf, secretKeyRequired } from '../../plugins/api-key.js';
+import { projectOf } from '../../plugins/api-key.js';
+import { RequestAuthErrors } from '../../plugins/auth-errors.js';
 import { optionalUserId } from '../../plugins/user-auth.js';
 import type { CollectionDef } from '../collections/cache.js';
 import { DataErrors } from './errors.js';
@@ -54,7 +55,7 @@ export function docScope(col: CollectionDef, access: Access, includeDeleted = fa
 
 /** `?hard=true` purges; only the secret key may. */
 export function assertHardDeleteAllowed(access: Access): void {
-  if (!access.secret) throw secretKeyRequired();
+  if (!access.secret) throw RequestAuthErrors.secret_key_required();
 }
 
 /** The value stored in documents.owner_id: the owner field as text (policies compare it). */

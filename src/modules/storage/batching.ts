@@ -15,9 +15,9 @@ interface Keyed<B> {
   batch: B;
 }
 
-export type RequestKey = Keyed<PendingBatch>;
-export type ConfirmKey = Keyed<ConfirmBatch>;
-export interface Confirmation {
+type RequestKey = Keyed<PendingBatch>;
+type ConfirmKey = Keyed<ConfirmBatch>;
+interface Confirmation {
   path: string;
   size: number;
 }
