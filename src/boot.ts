@@ -47,7 +47,10 @@ export async function boot(config: Config, opts: BootOptions = {}): Promise<Boot
   }
   if (!opts.skipMigrations) await prepareDatabase(url, (m) => log.debug(m));
   const db = createDb(url, { tenant: 20, admin: 8 + (config.runWorker ? config.workerConcurrency : 0) });
-  const bus = await createBus(url, db.pool);
+  const bus = await createBus(url, db.pool, {
+    onStateChange: (listening, err) =>
+      listening ? log.info('cache-invalidation listener reconnected') : log.warn({ err }, 'cache-invalidation listener lost; caches bypassed until it reconnects'),
+  });
   const clock = opts.clock ?? systemClock;
   const limiter = createRateLimiter(config.redisUrl, () => clock.now().getTime());
   const ctx: AppContext = {

@@ -8,6 +8,13 @@
  * each peer's acknowledgement (sent after its handlers ran). Hearing our own copy back is not
  * enough: PostgreSQL hands a notification to each listening backend separately, and a peer may
  * read its socket later than we do, so a rotated key could still pass there for a moment.
+ *
+ * A node that is not listening hears nothing, so its caches cannot be trusted: `listening`
+ * turns false the moment the connection breaks (a PostgreSQL restart, a network cut caught by
+ * the heartbeat), every `onReset` handler runs (the caches drop everything and stop keeping
+ * entries), and the bus reconnects with backoff for as long as the node runs. Once it listens
+ * again the handlers run once more (whatever was published in between was missed) and
+ * caching resumes.
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
@@ -22,9 +29,25 @@ export interface BusEvent {
   id: string;
 }
 
+export interface BusOptions {
+  /** How long `publish` waits for a silent peer. */
+  ackTimeoutMs?: number;
+  /** How often the listening connection is probed, and how long a probe may take. */
+  heartbeatMs?: number;
+  /** Reconnection backoff: first delay, doubled up to the maximum. */
+  reconnectMinMs?: number;
+  reconnectMaxMs?: number;
+  /** Told when the listener is lost and when it is back after a loss (for logs and metrics). */
+  onStateChange?: (listening: boolean, err?: Error) => void;
+}
+
 export interface Bus {
   publish(event: BusEvent): Promise<void>;
   subscribe(fn: (event: BusEvent) => void): void;
+  /** Runs when the node may have missed events: drop everything cached from other nodes' data. */
+  onReset(fn: () => void): void;
+  /** Whether this node hears every event now; caches must not serve or keep entries otherwise. */
+  readonly listening: boolean;
   close(): Promise<void>;
 }
 
@@ -51,15 +74,27 @@ const PUBLISH_SQL = `
              AND application_name LIKE '${APP_PREFIX}%'
              AND application_name <> $3) AS peers`;
 
-export async function createBus(databaseUrl: string, pool: pg.Pool, ackTimeoutMs = ACK_TIMEOUT_MS): Promise<Bus> {
+export async function createBus(databaseUrl: string, pool: pg.Pool, options: BusOptions = {}): Promise<Bus> {
+  const ackTimeoutMs = options.ackTimeoutMs ?? ACK_TIMEOUT_MS;
+  const heartbeatMs = options.heartbeatMs ?? 5000;
+  const reconnectMinMs = options.reconnectMinMs ?? 100;
+  const reconnectMaxMs = options.reconnectMaxMs ?? 5000;
   const nodeId = randomUUID();
   const handlers: Array<(e: BusEvent) => void> = [];
+  const resetHandlers: Array<() => void> = [];
   const pending = new Map<string, Pending>();
   let closed = false;
   let client: pg.Client | null = null;
+  let heartbeat: NodeJS.Timeout | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  let backoff = reconnectMinMs;
+  let everLost = false;
 
   const runHandlers = (event: BusEvent) => {
     for (const h of handlers) h(event);
+  };
+  const reset = () => {
+    for (const h of resetHandlers) h();
   };
   const settleIfComplete = (p: Pending) => {
     if (p.peers && p.peers.every((peer) => p.acked.has(peer))) p.done();
@@ -91,17 +126,70 @@ export async function createBus(databaseUrl: string, pool: pg.Pool, ackTimeoutMs
     }
   };
 
+  /** The listener is gone (error, end, failed heartbeat): stop trusting caches, then retry. */
+  const lost = (c: pg.Client, err?: Error) => {
+    if (client !== c) return; // an old connection's late error
+    client = null;
+    everLost = true;
+    clearInterval(heartbeat);
+    c.removeAllListeners('notification');
+    c.on('error', () => {}); // a broken client may still emit; nobody listens any more
+    c.end().catch(() => {});
+    reset();
+    options.onStateChange?.(false, err);
+    scheduleReconnect();
+  };
+
+  const scheduleReconnect = () => {
+    if (closed || retry) return;
+    retry = setTimeout(() => {
+      retry = undefined;
+      connect().then(
+        () => (backoff = reconnectMinMs),
+        () => {
+          backoff = Math.min(backoff * 2, reconnectMaxMs);
+          scheduleReconnect();
+        },
+      );
+    }, backoff);
+    retry.unref();
+  };
+
   async function connect(): Promise<void> {
-    const c = new pg.Client({ connectionString: databaseUrl, application_name: APP_PREFIX + nodeId });
+    const c = new pg.Client({ connectionString: databaseUrl, application_name: APP_PREFIX + nodeId, keepAlive: true });
+    c.on('error', (err) => lost(c, err));
+    c.on('end', () => lost(c));
     c.on('notification', (msg) => receive(msg.payload));
-    c.on('error', () => {
-      client = null;
-      if (!closed) setTimeout(() => void connect().catch(() => {}), 1000).unref();
-    });
-    await c.connect();
-    await c.query(`LISTEN ${CHANNEL}`);
+    try {
+      await c.connect();
+      await c.query(`LISTEN ${CHANNEL}`);
+    } catch (err) {
+      c.removeAllListeners();
+      c.on('error', () => {});
+      await c.end().catch(() => {});
+      throw err;
+    }
+    if (closed) return void (await c.end().catch(() => {}));
     client = c;
+    // Events published while nobody listened here were missed: forget what is cached.
+    reset();
+    if (everLost) options.onStateChange?.(true);
+    heartbeat = setInterval(() => probe(c), heartbeatMs);
+    heartbeat.unref();
   }
+
+  /** A connection cut without a FIN (a dead peer, a network partition) is found by its silence. */
+  const probe = (c: pg.Client) => {
+    const timeout = setTimeout(() => lost(c, new Error('bus heartbeat timed out')), heartbeatMs);
+    c.query('SELECT 1').then(
+      () => clearTimeout(timeout),
+      (err: Error) => {
+        clearTimeout(timeout);
+        lost(c, err);
+      },
+    );
+  };
+
   await connect();
 
   async function publish(event: BusEvent): Promise<void> {
@@ -132,9 +220,24 @@ export async function createBus(databaseUrl: string, pool: pg.Pool, ackTimeoutMs
     subscribe(fn) {
       handlers.push(fn);
     },
+    onReset(fn) {
+      resetHandlers.push(fn);
+    },
+    get listening() {
+      return client !== null;
+    },
     async close() {
       closed = true;
-      await client?.end().catch(() => {});
+      clearTimeout(retry);
+      clearInterval(heartbeat);
+      const c = client;
+      client = null;
+      if (c) {
+        c.removeAllListeners('end');
+        c.removeAllListeners('error');
+        c.on('error', () => {});
+        await c.end().catch(() => {});
+      }
     },
   };
 }

@@ -25,7 +25,7 @@ afterAll(async () => {
 });
 
 async function bus(ackTimeoutMs?: number): Promise<Bus> {
-  const b = await createBus(env.databaseUrl, pool, ackTimeoutMs);
+  const b = await createBus(env.databaseUrl, pool, { ackTimeoutMs });
   buses.push(b);
   return b;
 }

@@ -1,7 +1,8 @@
 /**
  * Collection definitions as the data API needs them, cached per node. Any change to a
  * project's collections is announced with `project_changed` on the bus; every node drops that
- * project's entries at once. A short TTL is the safety net if a notification is lost.
+ * project's entries at once. While the node's bus listener is down nothing is cached (see
+ * src/db/bus.ts); a short TTL is the last safety net.
  */
 import type { AppContext } from '../../context.js';
 import type { FieldDef } from '../../db/types.js';
@@ -19,12 +20,14 @@ const MAX_ENTRIES = 20_000;
 
 export class CollectionCache {
   /** By `projectId:lower-cased name`; a missing collection is kept too (null). */
-  private entries = new EvictingCache<CollectionDef | null>(TTL_MS, MAX_ENTRIES);
+  private entries: EvictingCache<CollectionDef | null>;
 
   constructor(private ctx: AppContext) {
+    this.entries = new EvictingCache<CollectionDef | null>(TTL_MS, MAX_ENTRIES, () => ctx.bus.listening);
     ctx.bus.subscribe((e) => {
       if (e.type === 'project_changed') this.evictProject(e.id);
     });
+    ctx.bus.onReset(() => this.entries.clear());
   }
 
   get(projectId: string, name: string): Promise<CollectionDef | null> {

@@ -1,7 +1,8 @@
 /**
  * Resolves an API key to its project. Lookups are cached briefly in memory; any change to a
  * project (key rotation, settings, deletion) is announced on the bus and drops the cached
- * entries on every node at once, so a rotated key fails immediately everywhere.
+ * entries on every node at once, so a rotated key fails immediately everywhere. A node whose
+ * bus listener is down looks every key up in the database until it listens again.
  */
 import type { Kysely } from 'kysely';
 import { decrypt, sha256Hex, type Encrypted } from '../../lib/crypto.js';
@@ -36,12 +37,14 @@ const MAX_ENTRIES = 10_000;
 
 export class ProjectCache {
   /** By the key's SHA-256; unknown keys are not kept (they would crowd out real ones). */
-  private byHash = new EvictingCache<Resolved | null>(TTL_MS, MAX_ENTRIES);
+  private byHash: EvictingCache<Resolved | null>;
 
   constructor(private db: Kysely<Database>, private encryptionKey: Buffer, bus: Bus) {
+    this.byHash = new EvictingCache<Resolved | null>(TTL_MS, MAX_ENTRIES, () => bus.listening);
     bus.subscribe((e) => {
       if (e.type === 'project_changed') this.evictProject(e.id);
     });
+    bus.onReset(() => this.byHash.clear());
   }
 
   async resolveKey(rawKey: string): Promise<Resolved | null> {
