@@ -28,7 +28,6 @@ export const AuthErrors = defineErrors({
   refresh_not_found: { status: 401, message: 'Refresh session not found' },
   refresh_wrong_project: { status: 403, message: 'Refresh token does not belong to this project' },
   refresh_reused: { status: 403, message: 'Refresh token is invalid or already used' },
-  refresh_mismatch: { status: 403, message: 'Refresh token mismatch' },
   session_not_found: { status: 404, message: 'Session not found or does not belong to this user' },
   app_user_not_found: { status: 404, message: 'User not found in this project' },
 });
