@@ -1,5 +1,6 @@
 /** Social sign-in test set-up: fake providers, a project with both providers enabled, a flow runner. */
 import { expect } from 'vitest';
+import type { SystemMail } from '../../../src/context.js';
 import type { App } from '../../../src/server.js';
 import { startFakeGithub, type FakeGithub } from '../../fakes/github.js';
 import { startFakeGoogle, type FakeGoogle } from '../../fakes/google.js';
@@ -9,6 +10,8 @@ import { authProject, captureMail } from '../auth/helpers.js';
 
 export interface SocialEnv {
   env: TestEnv;
+  /** System mails (verification and reset codes) sent so far. */
+  mail: SystemMail[];
   github: FakeGithub;
   google: FakeGoogle;
   providerEnv: Record<string, string>;
@@ -20,9 +23,9 @@ export async function createSocialEnv(): Promise<SocialEnv> {
   const google = await startFakeGoogle();
   const providerEnv = { GITHUB_BASE_URL: github.url, GITHUB_API_BASE_URL: github.url, ...google.env, RATE_LIMIT_SCALE: '100' };
   const env = await createTestEnv(providerEnv);
-  captureMail(env);
+  const mail = captureMail(env);
   return {
-    env, github, google, providerEnv,
+    env, mail, github, google, providerEnv,
     async close() {
       await env.close();
       await github.close();
