@@ -47,6 +47,8 @@ export interface AppUserOtpsTable {
 
 export interface SocialStatesTable {
   state_hash: string;
+  /** SHA-256 of the key the starting browser holds in a cookie (social/cookie.ts). */
+  browser_hash: string;
   project_id: string;
   provider: 'github' | 'google';
   code_verifier: JSONColumnType<Encrypted>;

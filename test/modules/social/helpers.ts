@@ -58,14 +58,23 @@ export interface FlowResult {
   cookies: Array<{ name: string; value: string }>;
 }
 
-/** Browser steps: start (app A) → provider consents → callback (app B, default A). */
-export async function runFlow(startApp: App, provider: 'github' | 'google', p: TestProject, callbackApp: App = startApp, keyParam = 'key'): Promise<FlowResult> {
+/** The cookies a response set, as a browser would send them back (name → value). */
+export const jarOf = (res: { cookies: Array<{ name: string; value: string }> }) =>
+  Object.fromEntries(res.cookies.map((c) => [c.name, c.value]));
+
+/**
+ * Browser steps: start (app A) → provider consents → callback (app B, default A), the browser
+ * carrying the cookies /start set (`cookies` replaces them: another browser's jar).
+ */
+export async function runFlow(
+  startApp: App, provider: 'github' | 'google', p: TestProject, callbackApp: App = startApp, keyParam = 'key', cookies?: Record<string, string>,
+): Promise<FlowResult> {
   const start = await startApp.inject({ method: 'GET', url: `/api/userAuth/social/${provider}/start?${keyParam}=${p.publishableKey}` });
   expect(start.statusCode).toBe(302);
   const consent = await fetch(start.headers.location as string, { redirect: 'manual' });
   const back = new URL(consent.headers.get('location')!);
   const callbackPath = back.pathname + back.search;
-  const res = await callbackApp.inject({ method: 'GET', url: callbackPath });
+  const res = await callbackApp.inject({ method: 'GET', url: callbackPath, cookies: cookies ?? jarOf(start) });
   return {
     callbackPath,
     status: res.statusCode,
