@@ -15,7 +15,6 @@ import { loadOwnedProject } from '../projects/access.js';
 import { AuthErrors } from './errors.js';
 import { deleteUser, findUserById, listUsers } from './queries.js';
 import { findSession, listLiveSessions, revokeFamily, revokeUserSessions } from './session-queries.js';
-import { isSessionId } from './sessions.js';
 import { toUser } from './users.js';
 
 const ProjectParams = Type.Object({ projectId: Type.String() });
@@ -94,7 +93,6 @@ export default async function authAdminRoutes(app: App, ctx: AppContext): Promis
     ...route('Revoke one session (its whole rotation chain)', SessionParams),
     handler: async (req) => {
       const { userId, sessionId } = req.params;
-      if (!isSessionId(sessionId)) throw AuthErrors.session_not_found();
       await inProject(req, req.params, async (tx) => {
         const session = await findSession(tx, sessionId);
         if (session?.user_id !== userId) throw AuthErrors.session_not_found();

@@ -16,6 +16,7 @@ export const AuthErrors = defineErrors({
   },
   invalid_input: { status: 400, message: 'Invalid input.' },
   email_taken: { status: 409, message: 'User already exists with this email.' },
+  field_taken: { status: 409, message: 'User already exists with this value of a unique field.' },
   invalid_credentials: { status: 401, message: 'Invalid email or password' },
   email_not_verified: { status: 403, message: 'Please verify your email before logging in.' },
   user_not_found: { status: 404, message: 'User not found' },

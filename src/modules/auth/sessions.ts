@@ -29,9 +29,6 @@ export interface Tokens {
 /** Random 32-hex ids; 24-hex ObjectIds issued before migration 014 stay valid until they rotate. */
 const TOKEN_RE = /^([0-9a-f]{32}|[0-9a-f]{24})\.([A-Za-z0-9_-]{43})$/;
 
-/** Whether a string has the form of a session id (anything else cannot name a session). */
-export const isSessionId = (id: string) => /^(?:[0-9a-f]{32}|[0-9a-f]{24})$/.test(id);
-
 function parseRefreshToken(raw: string): { id: string; secret: string } | null {
   const m = TOKEN_RE.exec(raw);
   return m ? { id: m[1]!, secret: m[2]! } : null;

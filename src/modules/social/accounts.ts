@@ -16,6 +16,7 @@ import type { Tx } from '../../db/pool.js';
 import { AuthErrors } from '../auth/errors.js';
 import { findUserByEmail, findUserByProvider, insertUser, linkProvider, setPasswordHash, type UserRow } from '../auth/queries.js';
 import { revokeUserSessions } from '../auth/session-queries.js';
+import { freeDerivedValues, rethrowTaken } from '../auth/unique.js';
 import { randomPasswordHash } from '../../lib/passwords.js';
 import type { UsersSchema } from '../auth/schema.js';
 import type { ProjectRecord } from '../projects/cache.js';
@@ -85,16 +86,18 @@ export async function signInWithProvider<T>(
     const r = await findOrLink(ctx, tx, p, profile);
     if (r) checkVerified(project, r.user);
     return r ? { r, out: await then(tx, r) } : null;
-  });
+  }).catch(rethrowTaken);
   if (found) return found.out;
   const passwordHash = await randomPasswordHash();
   return ctx.db.tenant(scope, async (tx) => {
+    const data = profileData(profile, schema);
+    await freeDerivedValues(tx, project.id, data, ['name', 'username']); // the provider's names, not chosen here
     const user = await insertUser(tx, {
       projectId: project.id,
       email: profile.email!,
       passwordHash,
       emailVerified: true, // findOrLink refused unverified provider emails
-      data: profileData(profile, schema),
+      data,
       githubId: p === 'github' ? profile.providerId : null,
       googleId: p === 'google' ? profile.providerId : null,
       authProviders: [p],
@@ -102,5 +105,5 @@ export async function signInWithProvider<T>(
     });
     if (!user) throw SocialErrors.invalid_state('This account was created at the same moment; please sign in again.');
     return then(tx, { user, isNewUser: true, linkedByEmail: false });
-  });
+  }).catch(rethrowTaken);
 }
