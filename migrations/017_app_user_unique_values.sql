@@ -11,6 +11,13 @@
 --   Kept in step with the users schema by src/modules/collections/indexes.ts.
 -- app_user_unique_values: one row per user and unique field that has a value; written by the
 --   trigger in sql/45_auth_unique_values.sql on every insert or update of app_users.data.
+--   Values up to 256 characters are kept as they are; longer ones as their SHA-256 (a B-tree
+--   entry has a size limit, and a client's long value must be a 409 or a success, not a 500).
+
+CREATE FUNCTION plinth_unique_key(v text) RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+  SELECT CASE WHEN length(v) <= 256 THEN v ELSE 'sha256:' || encode(sha256(convert_to(v, 'UTF8')), 'hex') END
+$$;
+
 CREATE TABLE app_user_unique_fields (
   project_id  object_id NOT NULL REFERENCES projects (id) ON DELETE CASCADE,
   field       text NOT NULL,
@@ -45,7 +52,7 @@ SELECT DISTINCT c.project_id, f ->> 'key', f ->> 'type' = 'Number'
 -- operator resolves them and saves the schema again (which then answers 409 while they last).
 WITH vals AS (
   SELECT u.project_id, uf.field,
-         CASE WHEN uf.numeric THEN plinth_num(u.data, uf.field)::text ELSE plinth_txt(u.data, uf.field) END AS value
+         plinth_unique_key(CASE WHEN uf.numeric THEN plinth_num(u.data, uf.field)::text ELSE plinth_txt(u.data, uf.field) END) AS value
     FROM app_users u JOIN app_user_unique_fields uf ON uf.project_id = u.project_id
 ), dup AS (
   SELECT DISTINCT project_id, field FROM vals WHERE value IS NOT NULL GROUP BY project_id, field, value HAVING count(*) > 1
@@ -55,6 +62,6 @@ DELETE FROM app_user_unique_fields uf USING dup WHERE uf.project_id = dup.projec
 INSERT INTO app_user_unique_values (project_id, field, value, user_id)
 SELECT * FROM (
   SELECT u.project_id, uf.field,
-         CASE WHEN uf.numeric THEN plinth_num(u.data, uf.field)::text ELSE plinth_txt(u.data, uf.field) END AS value, u.id
+         plinth_unique_key(CASE WHEN uf.numeric THEN plinth_num(u.data, uf.field)::text ELSE plinth_txt(u.data, uf.field) END) AS value, u.id
     FROM app_users u JOIN app_user_unique_fields uf ON uf.project_id = u.project_id
 ) v WHERE value IS NOT NULL;

@@ -34,7 +34,7 @@ BEGIN
     DELETE FROM app_user_unique_values WHERE user_id = NEW.id;
   END IF;
   FOR f IN SELECT field, numeric FROM app_user_unique_fields WHERE project_id = NEW.project_id LOOP
-    v := CASE WHEN f.numeric THEN plinth_num(NEW.data, f.field)::text ELSE plinth_txt(NEW.data, f.field) END;
+    v := plinth_unique_key(CASE WHEN f.numeric THEN plinth_num(NEW.data, f.field)::text ELSE plinth_txt(NEW.data, f.field) END);
     CONTINUE WHEN v IS NULL;
     -- DO NOTHING waits for a concurrent holder of the value and skips if it committed.
     INSERT INTO app_user_unique_values (project_id, field, value, user_id)

@@ -86,7 +86,7 @@ export async function uniqueValueTaken(tx: Tx, projectId: string, field: string,
     .select('user_id')
     .where('project_id', '=', projectId)
     .where('field', '=', field)
-    .where('value', '=', value)
+    .where('value', '=', sql<string>`plinth_unique_key(${value})`)
     .executeTakeFirst();
   return !!row;
 }

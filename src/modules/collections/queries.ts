@@ -99,7 +99,7 @@ export async function dropUserUniqueField(db: Db, projectId: string, field: stri
 /** Adds a unique field and records every user's value; duplicates fail with SQLSTATE 23505. */
 export async function addUserUniqueField(db: Db, projectId: string, field: string, numeric: boolean): Promise<void> {
   await db.insertInto('app_user_unique_fields').values({ project_id: projectId, field, numeric }).execute();
-  const value = numeric ? sql`plinth_num(data, ${field})::text` : sql`plinth_txt(data, ${field})`;
+  const value = numeric ? sql`plinth_unique_key(plinth_num(data, ${field})::text)` : sql`plinth_unique_key(plinth_txt(data, ${field}))`;
   await sql`
     INSERT INTO app_user_unique_values (project_id, field, value, user_id)
     SELECT project_id, ${field}, v, id FROM (SELECT project_id, id, ${value} AS v FROM app_users WHERE project_id = ${projectId}) u

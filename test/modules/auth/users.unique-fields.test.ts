@@ -71,6 +71,14 @@ describe('a unique field of the users schema', () => {
     expect((await publicProfile(p, 'alice')).json().data._id).toBe(mallory.user._id);
   });
 
+  it('a very long value is a 201 or a 409 like any other, never a 500', async () => {
+    const p = await project([...FIELDS, { key: 'bio', type: 'String', unique: true }]);
+    const bio = 'x'.repeat(9000) + Math.random();
+    expect((await signup(p, { username: 'long1', bio })).statusCode).toBe(201);
+    const again = await signup(p, { username: 'long2', bio });
+    expect([again.statusCode, again.json().message]).toEqual([409, 'User already exists with this bio.']);
+  });
+
   it('is per project: another project may use the same username', async () => {
     const a = await project();
     const b = await project();
