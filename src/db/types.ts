@@ -45,6 +45,8 @@ export interface OperatorsTable {
   plan: Generated<'free' | 'pro'>;
   is_verified: Generated<boolean>;
   ai_key: JSONColumnType<Encrypted | null, Encrypted | null, Encrypted | null>;
+  /** Access tokens issued before this (password change or reset) are refused. */
+  tokens_valid_after: ColumnType<Date | null, Date | null | undefined, Date | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

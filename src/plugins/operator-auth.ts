@@ -7,7 +7,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { safeEqual } from '../lib/crypto.js';
-import { isAdminEmail } from '../modules/operators/service.js';
+import { isAdmin } from '../modules/operators/service.js';
 import { verifyOperatorToken } from '../modules/operators/tokens.js';
 import type { PlanName } from '../modules/plans/plans.js';
 import { RequestAuthErrors } from './auth-errors.js';
@@ -49,28 +49,37 @@ function checkCsrf(req: FastifyRequest): void {
   if (!SAFE_METHODS.has(req.method)) assertCsrfToken(req);
 }
 
+/**
+ * Access tokens issued before the account's last password change or reset are dead: the
+ * refresh sessions are revoked then, and a token of whoever held the account before must not
+ * live on for its last minutes (least of all once a reset has verified the email, which may
+ * make the account admin). JWT times are whole seconds.
+ */
+const issuedBefore = (issuedAt: number, validAfter: Date | null) =>
+  validAfter !== null && issuedAt < Math.floor(validAfter.getTime() / 1000);
+
 export function operatorAuth(ctx: AppContext) {
   return async function requireOperator(req: FastifyRequest): Promise<void> {
     const bearer = bearerToken(req);
     const cookie = req.cookies?.accessToken;
     const token = bearer ?? cookie;
     if (!token) throw RequestAuthErrors.no_token();
-    const id = await verifyOperatorToken(ctx.config.dashboardJwtSecret, token, ctx.clock.now());
-    if (!id) throw RequestAuthErrors.invalid_token();
+    const claims = await verifyOperatorToken(ctx.config.dashboardJwtSecret, token, ctx.clock.now());
+    if (!claims) throw RequestAuthErrors.invalid_token();
     if (!bearer) checkCsrf(req);
     const row = await ctx.db.admin
       .selectFrom('operators')
-      .select(['id', 'email', 'name', 'plan', 'is_verified'])
-      .where('id', '=', id)
+      .select(['id', 'email', 'name', 'plan', 'is_verified', 'tokens_valid_after'])
+      .where('id', '=', claims.id)
       .executeTakeFirst();
-    if (!row) throw RequestAuthErrors.invalid_token();
+    if (!row || issuedBefore(claims.issuedAt, row.tokens_valid_after)) throw RequestAuthErrors.invalid_token();
     req.operator = {
       id: row.id,
       email: row.email,
       name: row.name,
       plan: row.plan,
       isVerified: row.is_verified,
-      isAdmin: isAdminEmail(ctx, row.email),
+      isAdmin: isAdmin(ctx, row),
     };
   };
 }

@@ -16,6 +16,7 @@ export const AuthErrors = defineErrors({
   },
   invalid_input: { status: 400, message: 'Invalid input.' },
   email_taken: { status: 409, message: 'User already exists with this email.' },
+  field_taken: { status: 409, message: 'User already exists with this value of a unique field.' },
   invalid_credentials: { status: 401, message: 'Invalid email or password' },
   email_not_verified: { status: 403, message: 'Please verify your email before logging in.' },
   user_not_found: { status: 404, message: 'User not found' },
@@ -28,7 +29,6 @@ export const AuthErrors = defineErrors({
   refresh_not_found: { status: 401, message: 'Refresh session not found' },
   refresh_wrong_project: { status: 403, message: 'Refresh token does not belong to this project' },
   refresh_reused: { status: 403, message: 'Refresh token is invalid or already used' },
-  refresh_mismatch: { status: 403, message: 'Refresh token mismatch' },
   session_not_found: { status: 404, message: 'Session not found or does not belong to this user' },
   app_user_not_found: { status: 404, message: 'User not found in this project' },
 });

@@ -79,6 +79,18 @@ export async function findUserByUsername(tx: Tx, username: string): Promise<User
   return (row as UserRow | undefined) ?? null;
 }
 
+/** Whether another user of the project holds this value of a unique users-schema field. */
+export async function uniqueValueTaken(tx: Tx, projectId: string, field: string, value: string): Promise<boolean> {
+  const row = await tx
+    .selectFrom('app_user_unique_values')
+    .select('user_id')
+    .where('project_id', '=', projectId)
+    .where('field', '=', field)
+    .where('value', '=', sql<string>`plinth_unique_key(${value})`)
+    .executeTakeFirst();
+  return !!row;
+}
+
 export async function updateUserData(tx: Tx, id: string, data: Record<string, unknown>, now: Date): Promise<void> {
   await tx
     .updateTable('app_users')

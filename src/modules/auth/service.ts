@@ -9,6 +9,7 @@ import { revokeUserSessions } from './session-queries.js';
 import { startSession, type ClientMeta, type Tokens } from './sessions.js';
 import { newUserData, profileUpdate } from './users.js';
 import { sendOtp } from './otp.js';
+import { freeDerivedValues, rethrowTaken } from './unique.js';
 
 const scope = (project: ProjectRecord, userId?: string) => ({ projectId: project.id, userId: userId ?? null, keyKind: 'publishable' as const });
 
@@ -19,14 +20,15 @@ export interface SignupInput {
 }
 
 export async function signup(ctx: AppContext, project: ProjectRecord, schema: UsersSchema, input: SignupInput, meta: ClientMeta) {
-  const data = newUserData(schema, input.email, input.body);
+  const { data, derived } = newUserData(schema, input.email, input.body);
   const passwordHash = await hashPassword(input.password);
   const result = await ctx.db.tenant(scope(project), async (tx) => {
+    await freeDerivedValues(tx, project.id, data, derived);
     const user = await insertUser(tx, { projectId: project.id, email: input.email, passwordHash, emailVerified: false, data, now: ctx.clock.now() });
     if (!user) return null;
     const tokens = await startSession(ctx, tx, project, user.id, meta);
     return { user, tokens };
-  });
+  }).catch(rethrowTaken);
   if (!result) throw AuthErrors.email_taken();
   await sendOtp(ctx, project, result.user, 'verify_email').catch((err) => ctx.log.warn({ err }, 'verification mail failed'));
   return result;
@@ -53,7 +55,7 @@ export async function updateProfile(ctx: AppContext, project: ProjectRecord, sch
   await ctx.db.tenant(scope(project, userId), async (tx) => {
     if (!(await findUserById(tx, userId))) throw AuthErrors.user_not_found();
     if (Object.keys(changes).length) await updateUserData(tx, userId, changes, ctx.clock.now());
-  });
+  }).catch(rethrowTaken);
 }
 
 /** Checks the current password, stores the new one and revokes every session of the user. */

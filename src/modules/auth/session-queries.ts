@@ -83,9 +83,9 @@ export async function revokeSession(tx: Tx, id: string, now: Date): Promise<void
   await tx.updateTable('app_user_sessions').set({ revoked_at: now }).where('id', '=', id).execute();
 }
 
-/** Whether a session id exists in any project (owner connection: RLS would hide other projects'). */
-export async function sessionExistsAnywhere(admin: Kysely<Database>, id: string): Promise<boolean> {
-  const row = await admin.selectFrom('app_user_sessions').select('id').where('id', '=', id).executeTakeFirst();
+/** Whether a session with this id and token hash exists in any project (owner connection: RLS would hide other projects'). */
+export async function sessionExistsAnywhere(admin: Kysely<Database>, id: string, tokenHash: string): Promise<boolean> {
+  const row = await admin.selectFrom('app_user_sessions').select('id').where('id', '=', id).where('token_hash', '=', tokenHash).executeTakeFirst();
   return !!row;
 }
 

@@ -1,12 +1,15 @@
 /**
  * Refresh sessions. A refresh token is `<sessionId>.<secret>`: opaque to clients, stored only
- * as SHA-256(secret), rotated on every use. Presenting a used, revoked or expired token (or a
- * wrong secret for a known id) revokes the whole family: the token leaked or was replayed.
+ * as SHA-256(secret), rotated on every use. The id is random (128 bits) and proves nothing;
+ * the secret (256 bits) proves possession. Presenting a token that was valid and is now used,
+ * revoked or expired revokes the whole family: the token leaked or was replayed. A wrong
+ * secret is treated exactly like an unknown id (same 401, nothing revoked), so neither a
+ * guessed id nor a junk secret can log anyone out or tell which ids exist.
  */
 import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/pool.js';
 import { randomToken, safeEqual, sha256Hex } from '../../lib/crypto.js';
-import { objectId } from '../../lib/ids.js';
+import { randomId } from '../../lib/ids.js';
 import type { ProjectRecord } from '../projects/cache.js';
 import { AuthErrors } from './errors.js';
 import { findSession, insertSession, revokeFamily, revokeSession, rotateSession, sessionExistsAnywhere } from './session-queries.js';
@@ -23,7 +26,8 @@ export interface Tokens {
   expiresIn: string;
 }
 
-const TOKEN_RE = /^([0-9a-f]{24})\.([A-Za-z0-9_-]{43})$/;
+/** Random 32-hex ids; 24-hex ObjectIds issued before migration 014 stay valid until they rotate. */
+const TOKEN_RE = /^([0-9a-f]{32}|[0-9a-f]{24})\.([A-Za-z0-9_-]{43})$/;
 
 function parseRefreshToken(raw: string): { id: string; secret: string } | null {
   const m = TOKEN_RE.exec(raw);
@@ -32,7 +36,7 @@ function parseRefreshToken(raw: string): { id: string; secret: string } | null {
 
 function newSecret(ctx: AppContext) {
   const now = ctx.clock.now();
-  const id = objectId(now.getTime());
+  const id = randomId();
   const secret = randomToken(32);
   const expiresAt = new Date(now.getTime() + ctx.config.userRefreshTokenTtlSeconds * 1000);
   return { id, secret, tokenHash: sha256Hex(secret), now, expiresAt, raw: `${id}.${secret}` };
@@ -50,38 +54,45 @@ export async function startSession(ctx: AppContext, tx: Tx, project: ProjectReco
   return { accessToken, refreshToken: s.raw, expiresIn: ctx.config.userAccessTokenTtl.text };
 }
 
-type Outcome = { ok: true; userId: string } | { ok: false; error: 'not_found' | 'reused' | 'mismatch' };
+type Outcome = { ok: true; userId: string } | { ok: false; error: 'not_found' | 'reused' };
 
-/** Why a token was not accepted; revokes the family when it was replayed or forged. */
-async function classifyRejection(ctx: AppContext, tx: Tx, id: string, secret: string): Promise<Outcome> {
+/**
+ * Why a token was not accepted. Only the real token of a session that is no longer live (a
+ * replay of a rotated token, or a stolen one) revokes its family; a wrong secret is "not found".
+ */
+async function classifyRejection(ctx: AppContext, tx: Tx, id: string, tokenHash: string): Promise<Outcome> {
   const row = await findSession(tx, id);
-  if (!row) return { ok: false, error: 'not_found' };
+  if (!row || !safeEqual(row.token_hash, tokenHash)) return { ok: false, error: 'not_found' };
   await revokeFamily(tx, row.family_id, ctx.clock.now());
-  return { ok: false, error: safeEqual(row.token_hash, sha256Hex(secret)) ? 'reused' : 'mismatch' };
+  return { ok: false, error: 'reused' };
 }
 
-/** Sessions of other projects are invisible to the tenant transaction; tell them apart for the 403. */
-const belongsElsewhere = (ctx: AppContext, id: string) => sessionExistsAnywhere(ctx.db.admin, id);
+/**
+ * Sessions of other projects are invisible to the tenant transaction; a real token of another
+ * project gets its own 403 (and keeps its cookie). Id and secret must both match, so this
+ * tells nothing to someone who only has an id.
+ */
+const belongsElsewhere = (ctx: AppContext, id: string, tokenHash: string) => sessionExistsAnywhere(ctx.db.admin, id, tokenHash);
 
 /** Rotates a refresh token: returns fresh tokens, or throws the §2.15 error for the case. */
 export async function rotate(ctx: AppContext, project: ProjectRecord, raw: string, meta: ClientMeta): Promise<Tokens> {
   const parsed = parseRefreshToken(raw);
   if (!parsed) throw AuthErrors.refresh_format();
   const next = newSecret(ctx);
+  const tokenHash = sha256Hex(parsed.secret);
   // The rotation is one atomic statement: autocommit, no transaction round trips (hot path).
   const outcome = await ctx.db.read({ projectId: project.id, keyKind: 'publishable' }, async (tx): Promise<Outcome> => {
     const rotated = await rotateSession(tx, {
       id: parsed.id,
-      tokenHash: sha256Hex(parsed.secret),
+      tokenHash,
       next: { id: next.id, tokenHash: next.tokenHash, ip: meta.ip, userAgent: meta.userAgent, now: next.now, expiresAt: next.expiresAt },
     });
     if (rotated) return { ok: true, userId: rotated.user_id };
-    return classifyRejection(ctx, tx, parsed.id, parsed.secret);
+    return classifyRejection(ctx, tx, parsed.id, tokenHash);
   });
   if (!outcome.ok) {
     if (outcome.error === 'reused') throw AuthErrors.refresh_reused();
-    if (outcome.error === 'mismatch') throw AuthErrors.refresh_mismatch();
-    throw (await belongsElsewhere(ctx, parsed.id)) ? AuthErrors.refresh_wrong_project() : AuthErrors.refresh_not_found();
+    throw (await belongsElsewhere(ctx, parsed.id, tokenHash)) ? AuthErrors.refresh_wrong_project() : AuthErrors.refresh_not_found();
   }
   const accessToken = await accessTokenFor(ctx, project, outcome.userId);
   return { accessToken, refreshToken: next.raw, expiresIn: ctx.config.userAccessTokenTtl.text };
@@ -91,11 +102,12 @@ export async function rotate(ctx: AppContext, project: ProjectRecord, raw: strin
 export async function revokePresented(ctx: AppContext, project: ProjectRecord, raw: string): Promise<void> {
   const parsed = parseRefreshToken(raw);
   if (!parsed) return;
-  const found = await ctx.db.tenant({ projectId: project.id, keyKind: 'publishable' }, async (tx) => {
+  const tokenHash = sha256Hex(parsed.secret);
+  const revoked = await ctx.db.tenant({ projectId: project.id, keyKind: 'publishable' }, async (tx) => {
     const row = await findSession(tx, parsed.id);
-    if (!row || !safeEqual(row.token_hash, sha256Hex(parsed.secret))) return !!row;
+    if (!row || !safeEqual(row.token_hash, tokenHash)) return false;
     await revokeSession(tx, row.id, ctx.clock.now());
     return true;
   });
-  if (!found && (await belongsElsewhere(ctx, parsed.id))) throw AuthErrors.refresh_wrong_project();
+  if (!revoked && (await belongsElsewhere(ctx, parsed.id, tokenHash))) throw AuthErrors.refresh_wrong_project();
 }

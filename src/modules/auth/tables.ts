@@ -47,6 +47,8 @@ export interface AppUserOtpsTable {
 
 export interface SocialStatesTable {
   state_hash: string;
+  /** SHA-256 of the key the starting browser holds in a cookie (social/cookie.ts). */
+  browser_hash: string;
   project_id: string;
   provider: 'github' | 'google';
   code_verifier: JSONColumnType<Encrypted>;
@@ -64,8 +66,25 @@ export interface SocialExchangeCodesTable {
   expires_at: Timestamp;
 }
 
+/** Unique fields of a project's users schema (migrations/017_app_user_unique_values.sql). */
+export interface AppUserUniqueFieldsTable {
+  project_id: string;
+  field: string;
+  numeric: boolean;
+}
+
+/** One row per user and unique field with a value; written by a trigger (sql/45_auth_unique_values.sql). */
+export interface AppUserUniqueValuesTable {
+  project_id: string;
+  field: string;
+  value: string;
+  user_id: string;
+}
+
 export interface AuthTables {
   app_users: AppUsersTable;
+  app_user_unique_fields: AppUserUniqueFieldsTable;
+  app_user_unique_values: AppUserUniqueValuesTable;
   app_user_sessions: AppUserSessionsTable;
   app_user_otps: AppUserOtpsTable;
   social_states: SocialStatesTable;

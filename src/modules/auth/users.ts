@@ -32,23 +32,31 @@ function checkUsername(value: unknown): void {
   }
 }
 
-/** Required `name`/`username` not supplied: derived from the email's local part (as urBackend). */
-function fillRequiredNames(fields: FieldDef[], email: string, data: Record<string, unknown>): void {
+/** Required `name`/`username` not supplied: derived from the email's local part (as urBackend). Returns the keys filled. */
+function fillRequiredNames(fields: FieldDef[], email: string, data: Record<string, unknown>): string[] {
   const base = email.split('@')[0]!.replace(/[^A-Za-z0-9_.-]/g, '').padEnd(3, '0').slice(0, 50);
+  const filled: string[] = [];
   for (const key of ['name', 'username']) {
     const f = fields.find((x) => x.key === key);
-    if (f?.required && (data[key] === undefined || data[key] === null || data[key] === '')) data[key] = base;
+    if (f?.required && (data[key] === undefined || data[key] === null || data[key] === '')) {
+      data[key] = base;
+      filled.push(key);
+    }
   }
+  return filled;
 }
 
-/** Validates a new user's custom fields; returns what to store in `data`. */
-export function newUserData(schema: UsersSchema, email: string, body: Record<string, unknown>): Record<string, unknown> {
+/**
+ * Validates a new user's custom fields: `data` to store, and which of its keys were derived
+ * rather than chosen by the user (unique.ts may change those to keep them unique).
+ */
+export function newUserData(schema: UsersSchema, email: string, body: Record<string, unknown>): { data: Record<string, unknown>; derived: string[] } {
   const data = customFields(body);
   checkUsername(data.username);
-  fillRequiredNames(schema.fields, email, data);
+  const derived = fillRequiredNames(schema.fields, email, data);
   const result = validateDocument(schema.fields, { ...data, email, password: 'x'.repeat(8) }, 'insert');
   if (!result.ok) throw AuthErrors.invalid_input(result.message);
-  return customFields(result.value as Record<string, unknown>);
+  return { data: customFields(result.value as Record<string, unknown>), derived };
 }
 
 /** Validates a profile update; returns the fields to merge into `data`. */

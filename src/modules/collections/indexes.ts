@@ -14,6 +14,11 @@
  * Index names: `du_` / `dx_` / `dc_<collectionId>_<hash>`; the hash covers the keys and
  * expressions, so a type change rebuilds the index. Building one locks only this
  * collection's partition.
+ *
+ * The `users` collection's documents are the project's end users, who live in `app_users`
+ * (shared by every project). Its unique fields are enforced there by one shared unique index
+ * over (project, field, value) rows that a trigger keeps (migrations/017, sql/45): this module
+ * decides which fields they are, by the same rule and accessor as the indexes above.
  */
 import { createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
@@ -21,6 +26,7 @@ import pg from 'pg';
 import type { CompoundIndex, Database, FieldDef } from '../../db/types.js';
 import { SCALAR_TYPES } from './fields.js';
 import { partitionName } from './partitions.js';
+import { addUserUniqueField, dropUserUniqueField, listUserUniqueFields, lockUsersSchema } from './queries.js';
 
 const INDEXED_FIELDS_MAX = 8;
 
@@ -33,6 +39,12 @@ function fieldExpression(type: FieldDef['type'], key: string): string {
   const fn = type === 'Number' ? 'plinth_num' : 'plinth_txt';
   return `${fn}(data, ${pg.escapeLiteral(key)})`;
 }
+
+/** A declared unique field that gets a unique index: top-level and scalar. */
+const isUnique = (f: FieldDef) => f.unique === true && SCALAR_TYPES.has(f.type);
+
+/** Keys of the users schema that are columns of app_users, not custom data (already unique: email). */
+const USER_COLUMNS = new Set(['email', 'password']);
 
 function shortHash(text: string): string {
   return createHash('sha256').update(text).digest('hex').slice(0, 10);
@@ -60,7 +72,7 @@ function desiredIndexes(collectionId: string, fields: FieldDef[], compound: Comp
   for (const f of fields) {
     if (!SCALAR_TYPES.has(f.type)) continue;
     const expr = fieldExpression(f.type, f.key);
-    if (f.unique) {
+    if (isUnique(f)) {
       const name = `du_${collectionId}_${shortHash('u' + expr)}`;
       out.push({ name, ddl: `CREATE UNIQUE INDEX ${name} ON ${table} (${expr}) WHERE deleted_at IS NULL` });
     } else if (plain < INDEXED_FIELDS_MAX) {
@@ -80,10 +92,31 @@ async function existingIndexes(db: Kysely<Database>, collectionId: string): Prom
 }
 
 /**
+ * The users schema's unique fields in app_users, in line with `fields` (none: all dropped).
+ * Runs under the project's users-schema lock, so no end-user write slips between the rebuild
+ * and the commit. Existing duplicates under a new unique field fail with SQLSTATE 23505.
+ */
+export async function syncUserUniques(db: Kysely<Database>, projectId: string, fields: FieldDef[]): Promise<void> {
+  await lockUsersSchema(db, projectId);
+  const want = new Map(fields.filter((f) => isUnique(f) && !USER_COLUMNS.has(f.key)).map((f) => [f.key, f.type === 'Number']));
+  const have = await listUserUniqueFields(db, projectId);
+  for (const h of have) if (want.get(h.field) !== h.numeric) await dropUserUniqueField(db, projectId, h.field);
+  for (const [field, numeric] of want) {
+    if (!have.some((h) => h.field === field && h.numeric === numeric)) await addUserUniqueField(db, projectId, field, numeric);
+  }
+}
+
+export const isUsersCollection = (name: string) => name.toLowerCase() === 'users';
+
+/**
  * Brings the collection's indexes in line with its fields, inside the caller's (owner)
  * transaction. A unique index over existing duplicates fails with SQLSTATE 23505.
  */
-export async function syncIndexes(db: Kysely<Database>, collectionId: string, fields: FieldDef[], compound: CompoundIndex[]): Promise<void> {
+export async function syncIndexes(
+  db: Kysely<Database>, collection: { id: string; project_id: string; name: string }, fields: FieldDef[], compound: CompoundIndex[],
+): Promise<void> {
+  const collectionId = collection.id;
+  if (isUsersCollection(collection.name)) await syncUserUniques(db, collection.project_id, fields);
   const want = desiredIndexes(collectionId, fields, compound);
   const have = new Set(await existingIndexes(db, collectionId));
   const wanted = new Set(want.map((w) => w.name));

@@ -79,3 +79,29 @@ export async function recomputeOwners(db: Db, collectionId: string, ownerField: 
 export async function deleteCollection(db: Db, id: string): Promise<void> {
   await db.deleteFrom('collections').where('id', '=', id).execute();
 }
+
+// ---- unique fields of the users schema (end users live in app_users, not in a partition) ----
+
+/** Serialises a users-schema change with end-user writes of the project (sql/45_auth_unique_values.sql). */
+export async function lockUsersSchema(db: Db, projectId: string): Promise<void> {
+  await sql`SELECT pg_advisory_xact_lock(plinth_users_schema_lock(${projectId}))`.execute(db);
+}
+
+export async function listUserUniqueFields(db: Db, projectId: string): Promise<Array<{ field: string; numeric: boolean }>> {
+  return db.selectFrom('app_user_unique_fields').select(['field', 'numeric']).where('project_id', '=', projectId).execute();
+}
+
+/** Drops a unique field and (cascade) its values. */
+export async function dropUserUniqueField(db: Db, projectId: string, field: string): Promise<void> {
+  await db.deleteFrom('app_user_unique_fields').where('project_id', '=', projectId).where('field', '=', field).execute();
+}
+
+/** Adds a unique field and records every user's value; duplicates fail with SQLSTATE 23505. */
+export async function addUserUniqueField(db: Db, projectId: string, field: string, numeric: boolean): Promise<void> {
+  await db.insertInto('app_user_unique_fields').values({ project_id: projectId, field, numeric }).execute();
+  const value = numeric ? sql`plinth_unique_key(plinth_num(data, ${field})::text)` : sql`plinth_unique_key(plinth_txt(data, ${field}))`;
+  await sql`
+    INSERT INTO app_user_unique_values (project_id, field, value, user_id)
+    SELECT project_id, ${field}, v, id FROM (SELECT project_id, id, ${value} AS v FROM app_users WHERE project_id = ${projectId}) u
+     WHERE v IS NOT NULL`.execute(db);
+}

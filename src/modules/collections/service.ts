@@ -12,7 +12,7 @@ import { CollectionErrors } from './errors.js';
 import { COLLECTION_NAME, normaliseFields, validateFieldDefs } from './fields.js';
 import { dropPartitionsNow, enqueuePartitionCleanup } from './cleanup.js';
 import { validateCompoundIndexes } from './compound.js';
-import { syncIndexes } from './indexes.js';
+import { isUsersCollection, syncIndexes, syncUserUniques } from './indexes.js';
 import { createPartition, truncatePartition } from './partitions.js';
 import * as q from './queries.js';
 import { applyRlsChange, defaultRls, type RlsInput } from './rls.js';
@@ -46,6 +46,14 @@ function checkedIndexes(raw: unknown, fields: FieldDef[]): CompoundIndex[] {
   return raw as CompoundIndex[]; // exactly `{ fields }` objects: the validation refuses other members
 }
 
+/** A new unique field over existing duplicates (documents, or the end users of a `users` schema) → 409. */
+function duplicatesConflict(err: unknown): never {
+  if (isUniqueViolation(err)) {
+    throw CollectionErrors.unique_duplicates('Cannot create unique index: duplicate values exist for a unique field.');
+  }
+  throw err;
+}
+
 /** Creates a collection for a project owned by `plan`'s operator; each API renders its own view. */
 export async function createCollection(ctx: AppContext, projectId: string, planName: string, input: CreateCollectionInput): Promise<CollectionRow> {
   if (typeof input.name !== 'string' || !COLLECTION_NAME.test(input.name)) throw CollectionErrors.invalid_collection_name();
@@ -62,9 +70,9 @@ export async function createCollection(ctx: AppContext, projectId: string, planN
     }
     const created = await q.insertCollection(tx, { projectId, name: input.name, fields, rls, indexes, now: ctx.clock.now() });
     await createPartition(tx, created.id);
-    await syncIndexes(tx, created.id, fields, indexes);
+    await syncIndexes(tx, created, fields, indexes);
     return created;
-  });
+  }).catch(duplicatesConflict);
   await announceChange(ctx, projectId);
   return row;
 }
@@ -91,15 +99,10 @@ export async function updateSchema(ctx: AppContext, projectId: string, name: str
     .transaction()
     .execute(async (tx) => {
       const updated = await q.updateCollectionFields(tx, current.id, fields, indexes, ctx.clock.now());
-      await syncIndexes(tx, current.id, fields, indexes);
+      await syncIndexes(tx, current, fields, indexes);
       return updated;
     })
-    .catch((err: unknown) => {
-      if (isUniqueViolation(err)) {
-        throw CollectionErrors.unique_duplicates('Cannot create unique index: duplicate values exist for a unique field.');
-      }
-      throw err;
-    });
+    .catch(duplicatesConflict);
   await announceChange(ctx, projectId);
   return collectionView(row);
 }
@@ -125,6 +128,7 @@ export async function deleteCollection(ctx: AppContext, projectId: string, name:
   await ctx.db.admin.transaction().execute(async (tx) => {
     const bytes = await truncatePartition(tx, current.id);
     await q.deleteCollection(tx, current.id);
+    if (isUsersCollection(current.name)) await syncUserUniques(tx, projectId, []);
     if (bytes > 0) await refund(tx, dbBytes(projectId), bytes);
     await enqueuePartitionCleanup(ctx, tx);
   });

@@ -8,7 +8,7 @@
 import type { Task } from 'graphile-worker';
 import type { AppContext } from '../../context.js';
 import { refund } from '../../lib/quota.js';
-import type { MailJob } from './enqueue.js';
+import { openJobMail, type MailJob } from './enqueue.js';
 import { jobState, markAccepted, markFailed, scoped, scopedRead } from './queries.js';
 import { senderFor, type Sender } from './providers/select.js';
 import { mailCounter } from './quota.js';
@@ -35,8 +35,10 @@ export async function runMailJob(ctx: AppContext, job: MailJob, attempt: { attem
   const state = await scopedRead(ctx, job.projectId, (db) => jobState(db, job.logId));
   if (!state || state.status !== 'queued' || state.provider_email_id) return; // done, or project deleted
   const project = job.projectId ? { id: job.projectId, settings: state.settings ?? {}, secrets: state.secrets ?? {} } : null;
+  const mail = openJobMail(ctx, job);
+  if (!mail) return failed(ctx, job, 'The queued message could not be decrypted (was ENCRYPTION_KEY changed?).');
   const sender = senderFor(ctx, project);
-  const res = await sender.provider.send({ from: sender.from, ...job.mail }, job.logId);
+  const res = await sender.provider.send({ from: sender.from, ...mail }, job.logId);
   if (res.ok) return accepted(ctx, job, sender, res.data.id);
   const reason = `${res.status ?? 'network'}: ${res.message}`;
   if (res.transient && attempt.attempts < attempt.max_attempts) throw new TransientMailError(reason);

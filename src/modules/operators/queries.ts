@@ -27,7 +27,7 @@ export function insertOperator(db: Db, row: { email: string; passwordHash: strin
     .executeTakeFirst();
 }
 
-export function updateOperator(db: Db, id: string, patch: { password_hash?: string; is_verified?: boolean; plan?: 'free' | 'pro' }, now: Date) {
+export function updateOperator(db: Db, id: string, patch: { password_hash?: string; is_verified?: boolean; plan?: 'free' | 'pro'; tokens_valid_after?: Date }, now: Date) {
   return db.updateTable('operators').set({ ...patch, updated_at: now }).where('id', '=', id).returning(OPERATOR_COLUMNS).executeTakeFirst();
 }
 

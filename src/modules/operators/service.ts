@@ -23,7 +23,13 @@ export interface PublicOperator {
 /** Email verification is only asked for when a real mail provider can deliver the code. */
 export const verificationRequired = (ctx: AppContext) => !!ctx.config.mail.resendApiKey;
 
-export const isAdminEmail = (ctx: AppContext, email: string) => !!ctx.config.adminEmail && email === ctx.config.adminEmail;
+/**
+ * ADMIN_EMAIL makes an account admin only once its owner has proven the mailbox whenever
+ * verification is on: registering the address first, unverified, gives nothing (the real
+ * owner takes the account over by password reset, which verifies it and ends every session).
+ */
+export const isAdmin = (ctx: AppContext, row: { email: string; is_verified: boolean }) =>
+  !!ctx.config.adminEmail && row.email === ctx.config.adminEmail && (row.is_verified || !verificationRequired(ctx));
 
 export function toPublic(ctx: AppContext, row: Omit<OperatorRow, 'password_hash'>): PublicOperator {
   return {
@@ -32,7 +38,7 @@ export function toPublic(ctx: AppContext, row: Omit<OperatorRow, 'password_hash'
     name: row.name,
     plan: row.plan,
     isVerified: row.is_verified,
-    isAdmin: isAdminEmail(ctx, row.email),
+    isAdmin: isAdmin(ctx, row),
     createdAt: row.created_at.toISOString(),
   };
 }
@@ -71,12 +77,13 @@ export async function loadOperator(ctx: AppContext, id: string): Promise<PublicO
 
 /**
  * Stores a new password hash and ends every session in one transaction: a password change
- * must never leave the old sessions alive.
+ * must never leave the old sessions alive (refresh sessions revoked, older access tokens
+ * refused by plugins/operator-auth.ts).
  */
 async function replacePassword(ctx: AppContext, operatorId: string, passwordHash: string, verified?: true): Promise<void> {
   const now = ctx.clock.now();
   await ctx.db.admin.transaction().execute(async (tx) => {
-    await updateOperator(tx, operatorId, { password_hash: passwordHash, ...(verified ? { is_verified: true } : {}) }, now);
+    await updateOperator(tx, operatorId, { password_hash: passwordHash, tokens_valid_after: now, ...(verified ? { is_verified: true } : {}) }, now);
     await revokeAllSessions(tx, operatorId, now);
   });
 }

@@ -5,7 +5,7 @@
  */
 import type { AppContext } from '../../context.js';
 import { randomToken, sha256Hex } from '../../lib/crypto.js';
-import { objectId } from '../../lib/ids.js';
+import { randomId } from '../../lib/ids.js';
 import { OperatorErrors } from './errors.js';
 import { consumeSession, findSession, insertSession, revokeFamily } from './queries.js';
 import { OPERATOR_ACCESS_TTL_SECONDS, signOperatorToken } from './tokens.js';
@@ -20,7 +20,7 @@ export interface IssuedSession {
   expiresIn: string;
 }
 
-export async function issueSession(ctx: AppContext, operatorId: string, familyId = objectId()): Promise<IssuedSession> {
+export async function issueSession(ctx: AppContext, operatorId: string, familyId = randomId()): Promise<IssuedSession> {
   const now = ctx.clock.now();
   const refreshToken = randomToken(32);
   await insertSession(ctx.db.admin, {

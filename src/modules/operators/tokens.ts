@@ -20,8 +20,8 @@ export async function signOperatorToken(secret: Buffer, operatorId: string, now:
     .sign(secret);
 }
 
-/** The operator id, or null when the token is malformed, forged or expired. */
-export async function verifyOperatorToken(secret: Buffer, token: string, now: Date): Promise<string | null> {
+/** The operator id and the issue time (seconds), or null when the token is malformed, forged or expired. */
+export async function verifyOperatorToken(secret: Buffer, token: string, now: Date): Promise<{ id: string; issuedAt: number } | null> {
   try {
     const { payload } = await jwtVerify(token, secret, {
       algorithms: ['HS256'],
@@ -29,7 +29,8 @@ export async function verifyOperatorToken(secret: Buffer, token: string, now: Da
       audience: AUDIENCE,
       currentDate: now,
     });
-    return payload.typ === 'operator' && typeof payload.sub === 'string' ? payload.sub : null;
+    if (payload.typ !== 'operator' || typeof payload.sub !== 'string' || typeof payload.iat !== 'number') return null;
+    return { id: payload.sub, issuedAt: payload.iat };
   } catch {
     return null;
   }

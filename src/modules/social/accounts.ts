@@ -1,11 +1,22 @@
 /**
  * Find, link or create the end user behind a provider identity (contract §2.17 step 7):
- * (a) known provider id → that user; (b) no email → error; (c) same email → link, but only
- * when the provider verified the email; (d) otherwise a new user with an unguessable password.
+ * (a) known provider id → that user; (b) no email, or one the provider has not verified →
+ * error (an unverified address never creates or links an account); (c) same email → link;
+ * (d) otherwise a new user with an unguessable password. The project's
+ * `requireEmailVerification` turns unverified users away as login does.
+ *
+ * Pre-account takeover: when (c) finds an account whose email was never verified, whoever
+ * created it did not prove the mailbox, and the provider has just proven it belongs to the
+ * person signing in. That account's password is replaced by an unusable one and all its
+ * refresh sessions are revoked before linking, so a squatter who signed up with someone
+ * else's address loses every way back in; the owner sets a password by reset if they want one.
  */
 import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/pool.js';
-import { findUserByEmail, findUserByProvider, insertUser, linkProvider, type UserRow } from '../auth/queries.js';
+import { AuthErrors } from '../auth/errors.js';
+import { findUserByEmail, findUserByProvider, insertUser, linkProvider, setPasswordHash, type UserRow } from '../auth/queries.js';
+import { revokeUserSessions } from '../auth/session-queries.js';
+import { freeDerivedValues, rethrowTaken } from '../auth/unique.js';
 import { randomPasswordHash } from '../../lib/passwords.js';
 import type { UsersSchema } from '../auth/schema.js';
 import type { ProjectRecord } from '../projects/cache.js';
@@ -30,21 +41,35 @@ function profileData(profile: SocialProfile, schema: UsersSchema): Record<string
   return data;
 }
 
+function unverifiedEmail(p: ProviderName, existing: UserRow | null) {
+  const what = existing ? `Cannot link ${label(p)} account` : `Cannot sign in with ${label(p)}`;
+  return SocialErrors.email_not_verified(`${what}: the provider email is not verified. Please verify your email with ${label(p)} first.`);
+}
+
+/** The unproven credentials of an account whose email was never verified: password and sessions. */
+async function dropUnprovenCredentials(ctx: AppContext, tx: Tx, user: UserRow): Promise<void> {
+  const now = ctx.clock.now();
+  await setPasswordHash(tx, user.id, await randomPasswordHash(), now);
+  await revokeUserSessions(tx, user.id, now);
+}
+
 /** Steps (a)–(c) in `tx`; null means "create a new user". */
 async function findOrLink(ctx: AppContext, tx: Tx, p: ProviderName, profile: SocialProfile): Promise<SignedIn | null> {
   const known = await findUserByProvider(tx, p, profile.providerId);
   if (known) return { user: known, isNewUser: false, linkedByEmail: false };
   if (!profile.email) throw SocialErrors.no_email(`${label(p)} did not return an email address for this account.`);
   const existing = await findUserByEmail(tx, profile.email);
+  if (!profile.emailVerified) throw unverifiedEmail(p, existing);
   if (!existing) return null;
-  if (!profile.emailVerified) {
-    throw SocialErrors.email_not_verified(
-      `Cannot link ${label(p)} account: the provider email is not verified. Please verify your email with ${label(p)} first.`,
-    );
-  }
+  if (!existing.email_verified) await dropUnprovenCredentials(ctx, tx, existing);
   const extra = profile.avatarUrl ? { avatarUrl: profile.avatarUrl } : {};
   const user = await linkProvider(tx, existing.id, p, profile.providerId, extra, ctx.clock.now());
   return { user, isNewUser: false, linkedByEmail: true };
+}
+
+/** `requireEmailVerification` applies to social sign-in exactly as to login. */
+function checkVerified(project: ProjectRecord, user: UserRow): void {
+  if (project.settings.requireEmailVerification === true && !user.email_verified) throw AuthErrors.email_not_verified();
 }
 
 /** Resolves the user and runs `then` (issue tokens) in the same transaction. */
@@ -59,17 +84,20 @@ export async function signInWithProvider<T>(
   const scope = { projectId: project.id, keyKind: 'publishable' as const };
   const found = await ctx.db.tenant(scope, async (tx) => {
     const r = await findOrLink(ctx, tx, p, profile);
+    if (r) checkVerified(project, r.user);
     return r ? { r, out: await then(tx, r) } : null;
-  });
+  }).catch(rethrowTaken);
   if (found) return found.out;
   const passwordHash = await randomPasswordHash();
   return ctx.db.tenant(scope, async (tx) => {
+    const data = profileData(profile, schema);
+    await freeDerivedValues(tx, project.id, data, ['name', 'username']); // the provider's names, not chosen here
     const user = await insertUser(tx, {
       projectId: project.id,
       email: profile.email!,
       passwordHash,
-      emailVerified: profile.emailVerified,
-      data: profileData(profile, schema),
+      emailVerified: true, // findOrLink refused unverified provider emails
+      data,
       githubId: p === 'github' ? profile.providerId : null,
       googleId: p === 'google' ? profile.providerId : null,
       authProviders: [p],
@@ -77,5 +105,5 @@ export async function signInWithProvider<T>(
     });
     if (!user) throw SocialErrors.invalid_state('This account was created at the same moment; please sign in again.');
     return then(tx, { user, isNewUser: true, linkedByEmail: false });
-  });
+  }).catch(rethrowTaken);
 }

@@ -7,6 +7,7 @@ import type { ProviderName } from './providers.js';
 
 export interface NewState {
   stateHash: string;
+  browserHash: string;
   projectId: string;
   provider: ProviderName;
   codeVerifier: Encrypted;
@@ -20,6 +21,7 @@ export async function insertState(tx: Tx, s: NewState): Promise<void> {
     .insertInto('social_states')
     .values({
       state_hash: s.stateHash,
+      browser_hash: s.browserHash,
       project_id: s.projectId,
       provider: s.provider,
       code_verifier: JSON.stringify(s.codeVerifier) as never,
@@ -38,7 +40,7 @@ export async function takeState(admin: Kysely<Database>, stateHash: string) {
   return admin
     .deleteFrom('social_states')
     .where('state_hash', '=', stateHash)
-    .returning(['project_id', 'provider', 'code_verifier', 'nonce', 'expires_at'])
+    .returning(['project_id', 'provider', 'code_verifier', 'nonce', 'browser_hash', 'expires_at'])
     .executeTakeFirst();
 }
 

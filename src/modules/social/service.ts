@@ -26,16 +26,26 @@ function requireCredentials(ctx: AppContext, project: ProjectRecord, p: Provider
   return creds;
 }
 
-/** Creates the single-use state and returns the provider's authorization URL. */
-export async function begin(ctx: AppContext, project: ProjectRecord, p: ProviderName): Promise<string> {
+export interface Begun {
+  /** The provider's authorization URL. */
+  url: string;
+  state: string;
+  /** Goes to the starting browser only (cookie.ts); its SHA-256 is stored with the state. */
+  browserKey: string;
+}
+
+/** Creates the single-use state, bound to a key for the starting browser. */
+export async function begin(ctx: AppContext, project: ProjectRecord, p: ProviderName): Promise<Begun> {
   const creds = requireCredentials(ctx, project, p);
   const state = oauth.generateRandomState();
+  const browserKey = randomToken(32);
   const verifier = oauth.generateRandomCodeVerifier();
   const nonce = p === 'google' ? oauth.generateRandomNonce() : null;
   const now = ctx.clock.now();
   await ctx.db.read({ projectId: project.id, keyKind: 'publishable' }, (tx) =>
     insertState(tx, {
       stateHash: sha256Hex(state),
+      browserHash: sha256Hex(browserKey),
       projectId: project.id,
       provider: p,
       codeVerifier: encrypt(ctx.config.encryptionKey, verifier),
@@ -46,7 +56,7 @@ export async function begin(ctx: AppContext, project: ProjectRecord, p: Provider
   );
   if (Math.random() < 0.01) void deleteExpiredStates(ctx.db.admin, now).catch(() => {});
   const codeChallenge = await oauth.calculatePKCECodeChallenge(verifier);
-  return authorizeUrl(ctx, p, { clientId: creds.clientId, state, codeChallenge, nonce });
+  return { url: authorizeUrl(ctx, p, { clientId: creds.clientId, state, codeChallenge, nonce }), state, browserKey };
 }
 
 export interface PendingFlow {
@@ -55,10 +65,15 @@ export interface PendingFlow {
   verifier: string;
   nonce: string | null;
   callbackUrl: string;
+  /** Whether the callback came from the browser that started the flow (it holds the key). */
+  sameBrowser: boolean;
 }
 
-/** Takes the state out (single use). Unknown or expired → 400 (no callback URL is known yet). */
-export async function resume(ctx: AppContext, state: string): Promise<PendingFlow> {
+/**
+ * Takes the state out (single use). Unknown or expired → 400 (no callback URL is known yet);
+ * whether the browser presented the state's key is for the caller to act on (an error redirect).
+ */
+export async function resume(ctx: AppContext, state: string, browserKey: string | undefined): Promise<PendingFlow> {
   const row = await takeState(ctx.db.admin, sha256Hex(state));
   if (!row || row.expires_at <= ctx.clock.now()) throw SocialErrors.invalid_state();
   const project = await ctx.projects.byId(row.project_id);
@@ -66,7 +81,8 @@ export async function resume(ctx: AppContext, state: string): Promise<PendingFlo
   if (!project || !verifier) throw SocialErrors.invalid_state();
   if (!project.siteUrl) throw SocialErrors.site_url_missing();
   const callbackUrl = `${project.siteUrl.replace(/\/+$/, '')}/auth/callback`;
-  return { project, provider: row.provider, verifier, nonce: row.nonce, callbackUrl };
+  const sameBrowser = browserKey !== undefined && safeEqual(row.browser_hash, sha256Hex(browserKey));
+  return { project, provider: row.provider, verifier, nonce: row.nonce, callbackUrl, sameBrowser };
 }
 
 export interface Finished {

@@ -48,15 +48,6 @@ describe('refresh-token rotation', () => {
     expect(rows.every((r) => r.revoked_at !== null)).toBe(true);
   });
 
-  it('a forged secret for a real session id → 403 mismatch and the family is revoked', async () => {
-    const { body } = await signup(env, p);
-    const [id] = body.data.refreshToken.split('.');
-    const res = await refresh(env, p, `${id}.${'A'.repeat(43)}`);
-    expect(res.statusCode).toBe(403);
-    expect(res.json().message).toBe('Refresh token mismatch');
-    expect((await refresh(env, p, body.data.refreshToken)).statusCode).toBe(403);
-  });
-
   it('401 for missing, malformed and unknown tokens; the cookie is cleared', async () => {
     const missing = await env.app.inject({ method: 'POST', url: '/api/userAuth/refresh-token', headers: p.pk });
     expect(missing.statusCode).toBe(401);
@@ -64,7 +55,7 @@ describe('refresh-token rotation', () => {
     expect(cookieOf(missing)?.value).toBe('');
     const bad = await refresh(env, p, 'garbage');
     expect([bad.statusCode, bad.json().message]).toEqual([401, 'Invalid refresh token format']);
-    const unknown = await refresh(env, p, `${'a'.repeat(24)}.${'B'.repeat(43)}`);
+    const unknown = await refresh(env, p, `${'a'.repeat(32)}.${'B'.repeat(43)}`);
     expect([unknown.statusCode, unknown.json().message]).toEqual([401, 'Refresh session not found']);
   });
 

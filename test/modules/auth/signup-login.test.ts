@@ -28,7 +28,7 @@ describe('POST /api/userAuth/signup', () => {
     expect(user.password).toBeUndefined();
     expect(token).toBe(accessToken);
     expect(expiresIn).toBe('15m');
-    expect(refreshToken).toMatch(/^[0-9a-f]{24}\.[A-Za-z0-9_-]{43}$/);
+    expect(refreshToken).toMatch(/^[0-9a-f]{32}\.[A-Za-z0-9_-]{43}$/);
     expect(res.headers['x-refresh-token']).toBe(refreshToken);
     const cookie = cookieOf(res)!;
     expect(cookie).toMatchObject({ value: refreshToken, httpOnly: true, path: '/api/userAuth', sameSite: 'Lax' });

@@ -9,6 +9,7 @@ import type { TestEnv } from '../../helpers/context.js';
 import { drainJobs } from '../../helpers/jobs.js';
 import { makeProject, type TestProject } from '../../helpers/fixtures.js';
 import type { FakeResend } from '../../fakes/resend.js';
+import { encrypt } from '../../../src/lib/crypto.js';
 import { MAIL_MAX_ATTEMPTS } from '../../../src/modules/mail/enqueue.js';
 import { runMailJob } from '../../../src/modules/mail/worker.js';
 import { logsOf, mailUsage, runDueJobs, send, setProjectMailKey, startMailTest, stopMailTest } from './helpers.js';
@@ -105,8 +106,17 @@ describe('mail.send job', () => {
     await send(env, p, { to: 'a@example.com', subject: 'dup', text: 't' });
     const [log] = await logsOf(env, p.id);
     await drainJobs(env);
-    await runMailJob(env.ctx, { logId: log!.id, projectId: p.id, charged: true, period: '', mail: { to: ['a@example.com'], subject: 'dup', text: 't' } }, { attempts: 1, max_attempts: 8 });
+    const sealed = encrypt(env.ctx.config.encryptionKey, JSON.stringify({ to: ['a@example.com'], subject: 'dup', text: 't' }));
+    await runMailJob(env.ctx, { logId: log!.id, projectId: p.id, charged: true, period: '', sealed }, { attempts: 1, max_attempts: 8 });
     expect(fake.requests.filter((r) => r.path === '/emails')).toHaveLength(1);
+  });
+
+  it('a job queued before messages were encrypted (message in clear) is still sent', async () => {
+    await send(env, p, { to: 'a@example.com', subject: 'old', text: 't' });
+    const [log] = await logsOf(env, p.id);
+    const legacy = { logId: log!.id, projectId: p.id, charged: true, period: '', mail: { to: ['a@example.com'], subject: 'old', text: 't' } };
+    await runMailJob(env.ctx, legacy as never, { attempts: 1, max_attempts: 8 });
+    expect([...fake.emails.values()].map((m) => m.subject)).toEqual(['old']);
   });
 
   it('a revoked own key (401) is a permanent failure: failed + refund, no fallback to the platform key', async () => {

@@ -1,5 +1,6 @@
 /** Social sign-in test set-up: fake providers, a project with both providers enabled, a flow runner. */
 import { expect } from 'vitest';
+import type { SystemMail } from '../../../src/context.js';
 import type { App } from '../../../src/server.js';
 import { startFakeGithub, type FakeGithub } from '../../fakes/github.js';
 import { startFakeGoogle, type FakeGoogle } from '../../fakes/google.js';
@@ -9,6 +10,8 @@ import { authProject, captureMail } from '../auth/helpers.js';
 
 export interface SocialEnv {
   env: TestEnv;
+  /** System mails (verification and reset codes) sent so far. */
+  mail: SystemMail[];
   github: FakeGithub;
   google: FakeGoogle;
   providerEnv: Record<string, string>;
@@ -20,9 +23,9 @@ export async function createSocialEnv(): Promise<SocialEnv> {
   const google = await startFakeGoogle();
   const providerEnv = { GITHUB_BASE_URL: github.url, GITHUB_API_BASE_URL: github.url, ...google.env, RATE_LIMIT_SCALE: '100' };
   const env = await createTestEnv(providerEnv);
-  captureMail(env);
+  const mail = captureMail(env);
   return {
-    env, github, google, providerEnv,
+    env, mail, github, google, providerEnv,
     async close() {
       await env.close();
       await github.close();
@@ -55,14 +58,23 @@ export interface FlowResult {
   cookies: Array<{ name: string; value: string }>;
 }
 
-/** Browser steps: start (app A) → provider consents → callback (app B, default A). */
-export async function runFlow(startApp: App, provider: 'github' | 'google', p: TestProject, callbackApp: App = startApp, keyParam = 'key'): Promise<FlowResult> {
+/** The cookies a response set, as a browser would send them back (name → value). */
+export const jarOf = (res: { cookies: Array<{ name: string; value: string }> }) =>
+  Object.fromEntries(res.cookies.map((c) => [c.name, c.value]));
+
+/**
+ * Browser steps: start (app A) → provider consents → callback (app B, default A), the browser
+ * carrying the cookies /start set (`cookies` replaces them: another browser's jar).
+ */
+export async function runFlow(
+  startApp: App, provider: 'github' | 'google', p: TestProject, callbackApp: App = startApp, keyParam = 'key', cookies?: Record<string, string>,
+): Promise<FlowResult> {
   const start = await startApp.inject({ method: 'GET', url: `/api/userAuth/social/${provider}/start?${keyParam}=${p.publishableKey}` });
   expect(start.statusCode).toBe(302);
   const consent = await fetch(start.headers.location as string, { redirect: 'manual' });
   const back = new URL(consent.headers.get('location')!);
   const callbackPath = back.pathname + back.search;
-  const res = await callbackApp.inject({ method: 'GET', url: callbackPath });
+  const res = await callbackApp.inject({ method: 'GET', url: callbackPath, cookies: cookies ?? jarOf(start) });
   return {
     callbackPath,
     status: res.statusCode,

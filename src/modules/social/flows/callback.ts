@@ -12,6 +12,7 @@ import type { App } from '../../../server.js';
 import { AppError } from '../../../lib/errors.js';
 import { clientMeta, setRefreshCookie } from '../../auth/delivery.js';
 import { SocialErrors } from '../errors.js';
+import { takeBrowserKey } from '../cookie.js';
 import { isProvider } from '../providers.js';
 import { finish, resume, type Finished, type PendingFlow } from '../service.js';
 
@@ -65,8 +66,9 @@ export default async function socialCallbackFlow(app: App, ctx: AppContext): Pro
       const { provider } = req.params;
       if (!isProvider(provider)) throw SocialErrors.unsupported_provider();
       if (!req.query.state) throw SocialErrors.invalid_state();
-      const flow = await resume(ctx, req.query.state);
-      if (flow.provider !== provider) return redirectError(reply, flow, 'OAuth state mismatch');
+      const flow = await resume(ctx, req.query.state, takeBrowserKey(ctx, req, reply, req.query.state));
+      // Another browser than the one that started the flow (login CSRF), or another provider.
+      if (!flow.sameBrowser || flow.provider !== provider) return redirectError(reply, flow, 'OAuth state mismatch');
       if (req.query.error || req.query.error_description) {
         return redirectError(reply, flow, req.query.error_description ?? req.query.error ?? 'Sign-in was cancelled');
       }

@@ -1,7 +1,7 @@
 /**
  * GET /api/userAuth/social/:provider/start: the browser is sent here (publishable key in
  * `?key=` or `?x-api-key=`) and redirected to the provider with a fresh single-use state and
- * a PKCE challenge.
+ * a PKCE challenge; the state is bound to this browser by a short-lived cookie (cookie.ts).
  */
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
@@ -10,6 +10,7 @@ import { projectOf } from '../../../plugins/api-key.js';
 import { authPreHandlers } from '../../auth/schema.js';
 import { SocialErrors } from '../errors.js';
 import { isProvider } from '../providers.js';
+import { setBrowserCookie } from '../cookie.js';
 import { begin } from '../service.js';
 
 export default async function socialStartFlow(app: App, ctx: AppContext): Promise<void> {
@@ -30,7 +31,8 @@ export default async function socialStartFlow(app: App, ctx: AppContext): Promis
     handler: async (req, reply) => {
       const provider = req.params.provider;
       if (!isProvider(provider)) throw SocialErrors.unsupported_provider();
-      const url = await begin(ctx, projectOf(req), provider);
+      const { url, state, browserKey } = await begin(ctx, projectOf(req), provider);
+      setBrowserCookie(ctx, reply, state, browserKey);
       return reply.header('cache-control', 'no-store').redirect(url, 302);
     },
   });
