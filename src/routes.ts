@@ -17,6 +17,7 @@ import socialSettingsRoutes from './modules/social/settings.js';
 import { mailDashboardRoutes, mailPublicRoutes } from './modules/mail/routes/index.js';
 import collectionRoutes from './modules/collections/routes.js';
 import dataRoutes from './modules/data/routes.js';
+import dataOperatorRoutes from './modules/data/operator/routes.js';
 import schemaRoutes from './modules/schemas/routes.js';
 
 export type RouteModule = (app: App, ctx: AppContext) => Promise<void>;
@@ -25,4 +26,4 @@ export const commonRoutes: RouteModule[] = [healthRoutes];
 
 export const publicRoutes: RouteModule[] = [authRoutes, socialRoutes, storageRoutes, mailPublicRoutes, dataRoutes, schemaRoutes];
 
-export const dashboardRoutes: RouteModule[] = [operatorRoutes, projectRoutes, adminRoutes, aiRoutes, storageDashboardRoutes, authAdminRoutes, socialSettingsRoutes, mailDashboardRoutes, collectionRoutes];
+export const dashboardRoutes: RouteModule[] = [operatorRoutes, projectRoutes, adminRoutes, aiRoutes, storageDashboardRoutes, authAdminRoutes, socialSettingsRoutes, mailDashboardRoutes, collectionRoutes, dataOperatorRoutes];
