@@ -9,7 +9,7 @@ import { randomToken, safeEqual, sha256Hex } from '../../lib/crypto.js';
 import { objectId } from '../../lib/ids.js';
 import type { ProjectRecord } from '../projects/cache.js';
 import { AuthErrors } from './errors.js';
-import { findSession, insertSession, revokeFamily, revokeSession, rotateSession, sessionExistsAnywhere } from './session-queries.js';
+import { findSession, insertSession, isUserDisabled, revokeFamily, revokeSession, rotateSession, sessionExistsAnywhere } from './session-queries.js';
 import { signAccessToken } from './tokens.js';
 
 export interface ClientMeta {
@@ -45,18 +45,21 @@ function accessTokenFor(ctx: AppContext, project: ProjectRecord, userId: string)
 /** Starts a new session family for a user (signup, login, social sign-in) inside `tx`. */
 export async function startSession(ctx: AppContext, tx: Tx, project: ProjectRecord, userId: string, meta: ClientMeta): Promise<Tokens> {
   const s = newSecret(ctx);
-  await insertSession(tx, { ...s, projectId: project.id, userId, familyId: s.id, ip: meta.ip, userAgent: meta.userAgent });
+  if (!(await insertSession(tx, { ...s, projectId: project.id, userId, familyId: s.id, ip: meta.ip, userAgent: meta.userAgent }))) {
+    throw AuthErrors.user_disabled();
+  }
   const accessToken = await accessTokenFor(ctx, project, userId);
   return { accessToken, refreshToken: s.raw, expiresIn: ctx.config.userAccessTokenTtl.text };
 }
 
-type Outcome = { ok: true; userId: string } | { ok: false; error: 'not_found' | 'reused' | 'mismatch' };
+type Outcome = { ok: true; userId: string } | { ok: false; error: 'not_found' | 'reused' | 'mismatch' | 'disabled' };
 
 /** Why a token was not accepted; revokes the family when it was replayed or forged. */
 async function classifyRejection(ctx: AppContext, tx: Tx, id: string, secret: string): Promise<Outcome> {
   const row = await findSession(tx, id);
   if (!row) return { ok: false, error: 'not_found' };
   await revokeFamily(tx, row.family_id, ctx.clock.now());
+  if (await isUserDisabled(tx, row.user_id)) return { ok: false, error: 'disabled' };
   return { ok: false, error: safeEqual(row.token_hash, sha256Hex(secret)) ? 'reused' : 'mismatch' };
 }
 
@@ -79,6 +82,7 @@ export async function rotate(ctx: AppContext, project: ProjectRecord, raw: strin
     return classifyRejection(ctx, tx, parsed.id, parsed.secret);
   });
   if (!outcome.ok) {
+    if (outcome.error === 'disabled') throw AuthErrors.user_disabled();
     if (outcome.error === 'reused') throw AuthErrors.refresh_reused();
     if (outcome.error === 'mismatch') throw AuthErrors.refresh_mismatch();
     throw (await belongsElsewhere(ctx, parsed.id)) ? AuthErrors.refresh_wrong_project() : AuthErrors.refresh_not_found();
