@@ -120,6 +120,7 @@ export async function expectAccessible(page: Page, screen: string): Promise<void
 /** A screenshot as a test artefact; with PLINTH_DOC_SCREENSHOTS=1 also the docs' copy. */
 export async function shot(page: Page, name: string, opts: { doc?: boolean } = {}): Promise<void> {
   mkdirSync(ARTIFACTS, { recursive: true });
+  await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
   if (opts.doc && refreshDocs) {
     mkdirSync(DOC_IMAGES, { recursive: true });

@@ -64,7 +64,9 @@ export default function JsonEditor({ value, onChange, label }: { value: string; 
           syntaxHighlighting(isDark ? darkHighlight : defaultHighlightStyle),
           keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab]),
           theme(isDark),
-          EditorView.contentAttributes.of({ 'aria-label': label }),
+          // tabindex: axe sees the scroller's focusable content (contenteditable alone does not count).
+          EditorView.contentAttributes.of({ 'aria-label': label, tabindex: '0' }),
+          EditorView.lineWrapping,
           EditorView.updateListener.of((u) => {
             if (u.docChanged) change.current(u.state.doc.toString());
           }),
