@@ -28,9 +28,10 @@ export default function Admin() {
                 <td>
                   <label class="sr-only" for={`plan-${o._id}`}>Plan of {o.email}</label>
                   <select id={`plan-${o._id}`} value={o.plan} onChange={async (e) => {
+                    const plan = e.currentTarget.value;
                     try {
-                      await api.patch(`/api/admin/operators/${o._id}/plan`, { plan: e.currentTarget.value });
-                      toast(`${o.email} is now on ${e.currentTarget.value}`);
+                      await api.patch(`/api/admin/operators/${o._id}/plan`, { plan });
+                      toast(`${o.email} is now on ${plan}`);
                       ops.reload();
                     } catch (err) {
                       toastError(err);

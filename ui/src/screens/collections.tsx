@@ -143,7 +143,9 @@ function RlsEditor({ projectId, col, onSaved }: { projectId: string; col: Collec
       e.preventDefault();
       setBusy(true);
       try {
-        await api.patch(projectPath(projectId, 'collections', col.name, 'rls'), rls);
+        // The owner field only when it changed: a stale default need not be in the schema.
+        const { ownerField, ...rest } = rls;
+        await api.patch(projectPath(projectId, 'collections', col.name, 'rls'), ownerField === col.rls.ownerField ? rest : rls);
         toast('Row-level security saved');
         onSaved();
       } catch (err) {
@@ -154,7 +156,9 @@ function RlsEditor({ projectId, col, onSaved }: { projectId: string; col: Collec
     }}>
       <Check label="Enabled (publishable-key writes by signed-in users)" checked={rls.enabled} onChange={(enabled) => setRls({ ...rls, enabled })} />
       <Select label="Mode" value={rls.mode} options={[{ value: 'public-read', label: 'public-read: anyone reads, owners write' }, { value: 'private', label: 'private: owners read and write their own' }]} onChange={(mode) => setRls({ ...rls, mode })} />
-      <Field label="Owner field" class="mono" value={rls.ownerField} onInput={(e) => setRls({ ...rls, ownerField: e.currentTarget.value })} hint="The field holding the owner's user id (or _id)." />
+      <Select label="Owner field (holds the owner's user id)" value={rls.ownerField}
+        options={[...new Set([rls.ownerField, ...(col.name.toLowerCase() === 'users' ? ['_id'] : []), ...col.model.filter((f) => f.type === 'String' || f.type === 'Ref').map((f) => f.key)])]}
+        onChange={(ownerField) => setRls({ ...rls, ownerField })} />
       <Check label="Require sign-in for writes" checked={rls.requireAuthForWrite} onChange={(requireAuthForWrite) => setRls({ ...rls, requireAuthForWrite })} />
       <div class="actions"><button class="btn" disabled={busy}>Save row-level security</button></div>
     </form>
