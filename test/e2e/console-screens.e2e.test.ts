@@ -71,7 +71,7 @@ describe.skipIf(!run)('console screens', { timeout: 120_000 }, () => {
     await page.getByRole('button', { name: 'Add nested field' }).click();
     await page.getByLabel('Name of field 1').last().fill('city');
     await expectAccessible(page, 'new collection');
-    await shot(page, 'schema-new', { doc: true });
+    await shot(page, 'schema-new');
     await page.getByRole('button', { name: 'Create collection' }).click();
     await page.getByRole('heading', { name: 'posts' }).waitFor();
     const created = (await call('GET', `/api/projects/${p.id}/collections/posts`, op.auth)).data;

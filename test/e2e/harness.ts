@@ -121,9 +121,13 @@ export async function expectAccessible(page: Page, screen: string): Promise<void
 export async function shot(page: Page, name: string, opts: { doc?: boolean } = {}): Promise<void> {
   mkdirSync(ARTIFACTS, { recursive: true });
   await page.evaluate(() => window.scrollTo(0, 0));
+  // Toasts of earlier steps would cover the screen; hidden for the picture only.
+  const toasts = page.locator('.toasts');
+  await toasts.evaluate((el: HTMLElement) => (el.style.visibility = 'hidden')).catch(() => undefined);
   await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
   if (opts.doc && refreshDocs) {
     mkdirSync(DOC_IMAGES, { recursive: true });
     await page.screenshot({ path: path.join(DOC_IMAGES, `console-${name}.png`) });
   }
+  await toasts.evaluate((el: HTMLElement) => (el.style.visibility = '')).catch(() => undefined);
 }

@@ -16,7 +16,7 @@ export class ApiError extends Error {
 /** Raised to the shell when the session is gone (it shows the sign-in screen). */
 export const sessionExpired = signal(0);
 
-function cookie(name: string): string | null {
+export function cookie(name: string): string | null {
   for (const part of document.cookie.split(';')) {
     const [k, ...v] = part.trim().split('=');
     if (k === name) return decodeURIComponent(v.join('='));

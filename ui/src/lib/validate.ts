@@ -4,7 +4,7 @@
  * nested Object fields, Array items, Ref ids. The server checks again; this only spares a
  * round trip and points at the field.
  */
-import type { FieldDef, FieldType } from './types';
+import type { FieldDef, FieldType } from './types.js';
 
 const OBJECT_ID = /^[0-9a-f]{24}$/;
 const SYSTEM = new Set(['_id', 'createdAt', 'updatedAt', 'isDeleted', 'deletedAt', '__v']);
@@ -31,7 +31,8 @@ function checkValue(def: Omit<FieldDef, 'key'>, v: unknown, label: string): stri
     case 'Ref':
       return typeof v === 'string' && OBJECT_ID.test(v) ? null : typeError('Ref', label);
     case 'Object':
-      return isObject(v) ? checkFields(def.fields ?? [], v, 'insert', label) : typeError('Object', label);
+      // Nested fields are named by their own key, as the server does.
+      return isObject(v) ? checkFields(def.fields ?? [], v, 'insert') : typeError('Object', label);
     case 'Array': {
       if (!Array.isArray(v)) return typeError('Array', label);
       if (!def.items) return null;
@@ -42,6 +43,7 @@ function checkValue(def: Omit<FieldDef, 'key'>, v: unknown, label: string): stri
       return null;
     }
   }
+  return null;
 }
 
 function checkFields(fields: FieldDef[], doc: Record<string, unknown>, mode: 'insert' | 'update', prefix = ''): string | null {
