@@ -128,7 +128,8 @@ describe.skipIf(!run)('console: records browser on 10 000 documents', { timeout:
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByText('Document saved').waitFor();
     expect(await api('GET', `/api/projects/${p.id}/data/products/${id}`)).toMatchObject({ title: 'Edited', price: 1, tags: ['x'] });
-    await page.getByRole('button', { name: 'Close the panel' }).click();
+    await page.keyboard.press('Escape');
+    await page.getByRole('complementary', { name: `Document ${id}` }).waitFor({ state: 'detached' });
   });
 
   it('bulk-deletes a shift-selected range and restores it', async () => {

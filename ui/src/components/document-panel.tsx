@@ -3,7 +3,7 @@
  * demand), checked against the collection schema before it is saved. Also soft delete,
  * restore and permanent delete of that document.
  */
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, projectPath } from '../lib/api';
 import { toast, toastError } from '../lib/toast';
 import type { Collection, Doc } from '../lib/types';
@@ -17,10 +17,24 @@ const JsonEditor = lazy(() => import('./json-editor'));
 export function DocumentPanel({ projectId, col, id, onClose, onChanged }: { projectId: string; col: Collection; id: string | null; onClose: () => void; onChanged: () => void }) {
   const base = projectPath(projectId, 'data', col.name);
   const state = useLoad(async (signal) => (id ? api.get<Doc>(`${base}/${id}?include_deleted=true`, signal) : null), [id]);
+  const heading = useRef<HTMLHeadingElement>(null);
+  // Keyboard users land in the panel, and Escape closes it (focus goes back to the page).
+  useEffect(() => {
+    const opener = document.activeElement as HTMLElement | null;
+    heading.current?.focus();
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape' && !document.querySelector('dialog[open]')) onClose();
+    };
+    document.addEventListener('keydown', onKey);
+    return () => {
+      document.removeEventListener('keydown', onKey);
+      opener?.focus?.();
+    };
+  }, [id]);
   return (
     <aside class="panel" aria-label={id ? `Document ${id}` : 'New document'}>
       <header class="panel-head">
-        <h2>{id ? 'Document' : 'New document'}</h2>
+        <h2 ref={heading} tabIndex={-1}>{id ? 'Document' : 'New document'}</h2>
         <button type="button" class="btn ghost" aria-label="Close the panel" onClick={onClose}>✕</button>
       </header>
       {state.error ? <ErrorBox error={state.error} retry={state.reload} /> : state.data === undefined ? <Spinner /> : (

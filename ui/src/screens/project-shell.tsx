@@ -64,7 +64,8 @@ export default function ProjectShell({ projectId, section, rest }: { projectId: 
                 {collections.length === 0 && <li class="muted small">No collections</li>}
                 {collections.map((c) => (
                   <li key={c._id}>
-                    <a href={href('p', projectId, 'data', c.name)} aria-current={current === c.name ? 'page' : undefined}>{c.name}</a>
+                    {/* The users collection is served by the end-user API: its screen is Users. */}
+                    <a href={c.name.toLowerCase() === 'users' ? href('p', projectId, 'users') : href('p', projectId, 'data', c.name)} aria-current={current === c.name ? 'page' : undefined}>{c.name}</a>
                   </li>
                 ))}
               </ul>
