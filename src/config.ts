@@ -30,6 +30,8 @@ export interface Config {
   publicUrl: string;
   dashboardUrl: string;
   routes: RouteGroup;
+  /** DASHBOARD: serve the operator console at /_/ (with the dashboard routes). */
+  dashboard: boolean;
   encryptionKey: Buffer;
   dashboardJwtSecret: Buffer;
   adminEmail?: string;
@@ -101,8 +103,8 @@ function num(env: Env, name: string, def: number): number {
 function bool(env: Env, name: string, def: boolean): boolean {
   const raw = str(env, name);
   if (raw === undefined) return def;
-  if (/^(1|true|yes)$/i.test(raw)) return true;
-  if (/^(0|false|no)$/i.test(raw)) return false;
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
   return fail(name, `must be true or false, got "${raw}"`);
 }
 
@@ -173,6 +175,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicUrl,
     dashboardUrl: url(env, 'DASHBOARD_URL', publicUrl)!,
     routes: oneOf(env, 'PLINTH_ROUTES', ['public', 'dashboard', 'all'] as const, 'all'),
+    dashboard: bool(env, 'DASHBOARD', true),
     encryptionKey: secret(env, 'ENCRYPTION_KEY', dataDir, production),
     dashboardJwtSecret: secret(env, 'DASHBOARD_JWT_SECRET', dataDir, production),
     adminEmail: str(env, 'ADMIN_EMAIL')?.toLowerCase(),

@@ -9,7 +9,7 @@ import operatorRoutes from './modules/operators/routes.js';
 import projectRoutes from './modules/projects/routes.js';
 import adminRoutes from './modules/admin/routes.js';
 import aiRoutes from './modules/ai/routes/index.js';
-import storageRoutes, { storageDashboardRoutes } from './modules/storage/routes/index.js';
+import storageRoutes, { storageDashboardFileRoutes, storageDashboardRoutes } from './modules/storage/routes/index.js';
 import authRoutes from './modules/auth/routes.js';
 import authAdminRoutes from './modules/auth/admin.js';
 import socialRoutes from './modules/social/routes.js';
@@ -17,6 +17,7 @@ import socialSettingsRoutes from './modules/social/settings.js';
 import { mailDashboardRoutes, mailPublicRoutes } from './modules/mail/routes/index.js';
 import collectionRoutes from './modules/collections/routes.js';
 import dataRoutes from './modules/data/routes.js';
+import dataOperatorRoutes from './modules/data/operator/routes.js';
 import schemaRoutes from './modules/schemas/routes.js';
 
 export type RouteModule = (app: App, ctx: AppContext) => Promise<void>;
@@ -25,4 +26,4 @@ export const commonRoutes: RouteModule[] = [healthRoutes];
 
 export const publicRoutes: RouteModule[] = [authRoutes, socialRoutes, storageRoutes, mailPublicRoutes, dataRoutes, schemaRoutes];
 
-export const dashboardRoutes: RouteModule[] = [operatorRoutes, projectRoutes, adminRoutes, aiRoutes, storageDashboardRoutes, authAdminRoutes, socialSettingsRoutes, mailDashboardRoutes, collectionRoutes];
+export const dashboardRoutes: RouteModule[] = [operatorRoutes, projectRoutes, adminRoutes, aiRoutes, storageDashboardRoutes, storageDashboardFileRoutes, authAdminRoutes, socialSettingsRoutes, mailDashboardRoutes, collectionRoutes, dataOperatorRoutes];

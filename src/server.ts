@@ -7,6 +7,7 @@ import { objectId } from './lib/ids.js';
 import { registerErrorHandling } from './plugins/errors.js';
 import { registerCors } from './plugins/cors.js';
 import { registerDocs } from './plugins/docs.js';
+import { registerDashboardUi } from './plugins/dashboard-ui.js';
 import { commonRoutes, dashboardRoutes, publicRoutes } from './routes.js';
 
 export type App = FastifyInstance<
@@ -43,6 +44,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   await app.register(cookie);
   await registerCors(app, ctx.config);
   await registerDocs(app, ctx.config);
+  await registerDashboardUi(app, ctx.config);
 
   const groups = [commonRoutes];
   if (ctx.config.routes !== 'dashboard') groups.push(publicRoutes);

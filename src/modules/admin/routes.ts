@@ -5,6 +5,7 @@ import { ok } from '../../lib/envelope.js';
 import { operatorAuth } from '../../plugins/operator-auth.js';
 import type { App } from '../../server.js';
 import { requireAdmin } from '../operators/guards.js';
+import { PLANS } from '../plans/plans.js';
 import { envelopeOf, OperatorUser } from '../operators/schemas.js';
 import { changePlan, listOperators } from './service.js';
 
@@ -19,6 +20,12 @@ export default async function adminRoutes(app: App, ctx: AppContext): Promise<vo
     '/api/admin/operators',
     { preHandler: guards, schema: { tags: TAGS, summary: 'Every operator account', security, response: { 200: envelopeOf(Type.Array(OperatorEntry)) } } },
     async () => ok(await listOperators(ctx)),
+  );
+
+  app.get(
+    '/api/admin/plans',
+    { preHandler: guards, schema: { tags: TAGS, summary: 'The plans and their limits (-1: unlimited)', security, response: { 200: envelopeOf(Type.Unknown({ description: '{free: {...limits}, pro: {...limits}}' })) } } },
+    async () => ok(PLANS),
   );
 
   app.patch(

@@ -13,7 +13,7 @@ import { isObjectId } from '../../lib/ids.js';
 import { operatorAuth, operatorOf } from '../../plugins/operator-auth.js';
 import { loadOwnedProject } from '../projects/access.js';
 import { AuthErrors } from './errors.js';
-import { deleteUser, findUserById, listUsers } from './queries.js';
+import { deleteUser, findUserById, listUsers, markEmailVerified, setUserDisabled } from './queries.js';
 import { findSession, listLiveSessions, revokeFamily, revokeUserSessions } from './session-queries.js';
 import { toUser } from './users.js';
 
@@ -23,6 +23,7 @@ const SessionParams = Type.Object({ projectId: Type.String(), userId: Type.Strin
 const Paging = Type.Object({
   page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 }),
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+  q: Type.Optional(Type.String({ maxLength: 200, description: 'Part of the email, name or username, or a user id' })),
 });
 
 type Ids = { projectId: string; userId?: string };
@@ -52,11 +53,12 @@ export default async function authAdminRoutes(app: App, ctx: AppContext): Promis
   }
 
   app.get('/api/projects/:projectId/users', {
-    ...route("List the project's end users (newest first, no passwords)", ProjectParams, { querystring: Paging }),
+    ...route("List the project's end users (newest first, no passwords; q searches)", ProjectParams, { querystring: Paging }),
     handler: async (req) => {
-      const { page, limit } = req.query;
-      const { rows, total } = await inProject(req, req.params, (tx) => listUsers(tx, limit, (page - 1) * limit), true);
-      return ok({ items: rows.map((r) => toUser(r)), total, page, limit }, 'Users fetched successfully');
+      const { page, limit, q } = req.query;
+      const { rows, total } = await inProject(req, req.params, (tx) => listUsers(tx, limit, (page - 1) * limit, q?.trim() || undefined), true);
+      const items = rows.map((r) => ({ ...toUser(r), disabled: r.disabled_at !== null }));
+      return ok({ items, total, page, limit }, 'Users fetched successfully');
     },
   });
 
@@ -101,4 +103,29 @@ export default async function authAdminRoutes(app: App, ctx: AppContext): Promis
       return done('Session revoked successfully');
     },
   });
+
+  app.post('/api/projects/:projectId/users/:userId/verify', {
+    ...route("Mark a user's email as verified", UserParams),
+    handler: async (req) => {
+      await inProject(req, req.params, (tx) => markEmailVerified(tx, req.params.userId, ctx.clock.now()));
+      return ok({ userId: req.params.userId, emailVerified: true }, 'User verified');
+    },
+  });
+
+  // Disabling revokes every session in the same transaction; login, social sign-in and refresh
+  // then answer 403 user_disabled (checked in the statements that start or rotate a session).
+  // Access tokens already issued stay valid until they expire (USER_ACCESS_TOKEN_TTL).
+  for (const disabled of [true, false]) {
+    app.post(`/api/projects/:projectId/users/:userId/${disabled ? 'disable' : 'enable'}`, {
+      ...route(disabled ? 'Disable a user: no login or refresh, sessions revoked' : 'Enable a disabled user again', UserParams),
+      handler: async (req) => {
+        await inProject(req, req.params, async (tx) => {
+          const now = ctx.clock.now();
+          await setUserDisabled(tx, req.params.userId, disabled ? now : null, now);
+          if (disabled) await revokeUserSessions(tx, req.params.userId, now);
+        });
+        return ok({ userId: req.params.userId, disabled }, disabled ? 'User disabled' : 'User enabled');
+      },
+    });
+  }
 }

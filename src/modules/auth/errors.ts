@@ -31,4 +31,5 @@ export const AuthErrors = defineErrors({
   refresh_reused: { status: 403, message: 'Refresh token is invalid or already used' },
   session_not_found: { status: 404, message: 'Session not found or does not belong to this user' },
   app_user_not_found: { status: 404, message: 'User not found in this project' },
+  user_disabled: { status: 403, message: 'This account has been disabled.' },
 });

@@ -5,6 +5,7 @@ import type { UserOtpPurpose } from './tables.js';
 
 export const USER_COLUMNS = [
   'id', 'email', 'password_hash', 'email_verified', 'data', 'github_id', 'google_id', 'auth_providers', 'created_at', 'updated_at',
+  'disabled_at',
 ] as const;
 
 export interface UserRow {
@@ -18,6 +19,7 @@ export interface UserRow {
   auth_providers: string[];
   created_at: Date;
   updated_at: Date;
+  disabled_at: Date | null;
 }
 
 export interface NewUser {
@@ -124,17 +126,29 @@ export async function linkProvider(tx: Tx, id: string, provider: 'github' | 'goo
   return row as UserRow;
 }
 
-export async function listUsers(tx: Tx, limit: number, offset: number): Promise<{ rows: UserRow[]; total: number }> {
-  const rows = await tx
-    .selectFrom('app_users')
-    .select(USER_COLUMNS)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .offset(offset)
-    .execute();
-  const { total } = await tx.selectFrom('app_users').select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
+/**
+ * A page of users, newest first. `search`: part of the email, name or username (case-
+ * insensitive), or an exact user id.
+ */
+export async function listUsers(tx: Tx, limit: number, offset: number, search?: string): Promise<{ rows: UserRow[]; total: number }> {
+  const pattern = search ? `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
+  const base = tx.selectFrom('app_users').$if(pattern !== null, (qb) =>
+    qb.where((eb) =>
+      eb.or([
+        eb('email', 'ilike', pattern!),
+        eb(sql`data ->> 'name'`, 'ilike', pattern!),
+        eb(sql`data ->> 'username'`, 'ilike', pattern!),
+        eb('id', '=', search!),
+      ]),
+    ),
+  );
+  const rows = await base.select(USER_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute();
+  const { total } = await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
   return { rows: rows as UserRow[], total: Number(total) };
+}
+
+export async function setUserDisabled(tx: Tx, id: string, at: Date | null, now: Date): Promise<void> {
+  await tx.updateTable('app_users').set({ disabled_at: at, updated_at: now }).where('id', '=', id).execute();
 }
 
 export async function deleteUser(tx: Tx, id: string): Promise<boolean> {

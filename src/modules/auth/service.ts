@@ -38,6 +38,7 @@ export async function login(ctx: AppContext, project: ProjectRecord, email: stri
   const user = await ctx.db.read(scope(project), (db) => findUserByEmail(db, email));
   const ok = await verifyPassword(user?.password_hash ?? null, password);
   if (!ok || !user) throw AuthErrors.invalid_credentials();
+  if (user.disabled_at) throw AuthErrors.user_disabled();
   if (project.settings.requireEmailVerification === true && !user.email_verified) throw AuthErrors.email_not_verified();
   // One INSERT: an autocommit statement, no transaction round trips.
   const tokens = await ctx.db.read(scope(project, user.id), (db) => startSession(ctx, db, project, user.id, meta));

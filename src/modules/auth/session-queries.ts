@@ -18,22 +18,15 @@ export interface NewSession {
   expiresAt: Date;
 }
 
-export async function insertSession(tx: Tx, s: NewSession): Promise<void> {
-  await tx
-    .insertInto('app_user_sessions')
-    .values({
-      id: s.id,
-      project_id: s.projectId,
-      user_id: s.userId,
-      family_id: s.familyId,
-      token_hash: s.tokenHash,
-      ip: s.ip,
-      user_agent: s.userAgent,
-      created_at: s.now,
-      last_used_at: s.now,
-      expires_at: s.expiresAt,
-    })
-    .execute();
+/** Inserts a session unless the user is disabled (then false): the one check every sign-in passes. */
+export async function insertSession(tx: Tx, s: NewSession): Promise<boolean> {
+  const res = await sql`
+    INSERT INTO app_user_sessions
+      (id, project_id, user_id, family_id, token_hash, ip, user_agent, created_at, last_used_at, expires_at)
+    SELECT ${s.id}, ${s.projectId}, ${s.userId}, ${s.familyId}, ${s.tokenHash}, ${s.ip}, ${s.userAgent}, ${s.now}, ${s.now}, ${s.expiresAt}
+    WHERE NOT EXISTS (SELECT 1 FROM app_users WHERE id = ${s.userId} AND disabled_at IS NOT NULL)
+    RETURNING id`.execute(tx);
+  return res.rows.length > 0;
 }
 
 /**
@@ -52,6 +45,7 @@ export async function rotateSession(
          SET used_at = ${next.now}, last_used_at = ${next.now}, rotated_to = ${next.id}
        WHERE id = ${r.id} AND token_hash = ${r.tokenHash}
          AND used_at IS NULL AND revoked_at IS NULL AND expires_at > ${next.now}
+         AND NOT EXISTS (SELECT 1 FROM app_users u WHERE u.id = app_user_sessions.user_id AND u.disabled_at IS NOT NULL)
       RETURNING project_id, user_id, family_id)
     INSERT INTO app_user_sessions
       (id, project_id, user_id, family_id, token_hash, ip, user_agent, created_at, last_used_at, expires_at)
@@ -81,6 +75,11 @@ export async function revokeFamily(tx: Tx, familyId: string, now: Date): Promise
 
 export async function revokeSession(tx: Tx, id: string, now: Date): Promise<void> {
   await tx.updateTable('app_user_sessions').set({ revoked_at: now }).where('id', '=', id).execute();
+}
+
+export async function isUserDisabled(tx: Tx, userId: string): Promise<boolean> {
+  const row = await tx.selectFrom('app_users').select('disabled_at').where('id', '=', userId).executeTakeFirst();
+  return !!row?.disabled_at;
 }
 
 /** Whether a session with this id and token hash exists in any project (owner connection: RLS would hide other projects'). */

@@ -12,7 +12,7 @@ import { randomToken, safeEqual, sha256Hex } from '../../lib/crypto.js';
 import { randomId } from '../../lib/ids.js';
 import type { ProjectRecord } from '../projects/cache.js';
 import { AuthErrors } from './errors.js';
-import { findSession, insertSession, revokeFamily, revokeSession, rotateSession, sessionExistsAnywhere } from './session-queries.js';
+import { findSession, insertSession, isUserDisabled, revokeFamily, revokeSession, rotateSession, sessionExistsAnywhere } from './session-queries.js';
 import { signAccessToken } from './tokens.js';
 
 export interface ClientMeta {
@@ -49,12 +49,14 @@ function accessTokenFor(ctx: AppContext, project: ProjectRecord, userId: string)
 /** Starts a new session family for a user (signup, login, social sign-in) inside `tx`. */
 export async function startSession(ctx: AppContext, tx: Tx, project: ProjectRecord, userId: string, meta: ClientMeta): Promise<Tokens> {
   const s = newSecret(ctx);
-  await insertSession(tx, { ...s, projectId: project.id, userId, familyId: s.id, ip: meta.ip, userAgent: meta.userAgent });
+  if (!(await insertSession(tx, { ...s, projectId: project.id, userId, familyId: s.id, ip: meta.ip, userAgent: meta.userAgent }))) {
+    throw AuthErrors.user_disabled();
+  }
   const accessToken = await accessTokenFor(ctx, project, userId);
   return { accessToken, refreshToken: s.raw, expiresIn: ctx.config.userAccessTokenTtl.text };
 }
 
-type Outcome = { ok: true; userId: string } | { ok: false; error: 'not_found' | 'reused' };
+type Outcome = { ok: true; userId: string } | { ok: false; error: 'not_found' | 'reused' | 'disabled' };
 
 /**
  * Why a token was not accepted. Only the real token of a session that is no longer live (a
@@ -64,6 +66,7 @@ async function classifyRejection(ctx: AppContext, tx: Tx, id: string, tokenHash:
   const row = await findSession(tx, id);
   if (!row || !safeEqual(row.token_hash, tokenHash)) return { ok: false, error: 'not_found' };
   await revokeFamily(tx, row.family_id, ctx.clock.now());
+  if (await isUserDisabled(tx, row.user_id)) return { ok: false, error: 'disabled' };
   return { ok: false, error: 'reused' };
 }
 
@@ -91,6 +94,7 @@ export async function rotate(ctx: AppContext, project: ProjectRecord, raw: strin
     return classifyRejection(ctx, tx, parsed.id, tokenHash);
   });
   if (!outcome.ok) {
+    if (outcome.error === 'disabled') throw AuthErrors.user_disabled();
     if (outcome.error === 'reused') throw AuthErrors.refresh_reused();
     throw (await belongsElsewhere(ctx, parsed.id, tokenHash)) ? AuthErrors.refresh_wrong_project() : AuthErrors.refresh_not_found();
   }

@@ -15,6 +15,8 @@ export interface AppUsersTable {
   auth_providers: ColumnType<string[], string[] | undefined, string[]>;
   created_at: ColumnType<Date, Date | string | undefined, Date | string>;
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  /** Set when an operator disabled the user (migrations/018_app_users_disabled.sql). */
+  disabled_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export interface AppUserSessionsTable {

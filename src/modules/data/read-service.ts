@@ -43,7 +43,11 @@ export async function countDocuments(ctx: AppContext, col: CollectionDef, access
   return guardDb(() => inScope(ctx, access, q, (tx) => countRows(tx, docScope(col, access, q.includeDeleted), where)));
 }
 
-export async function listDocuments(ctx: AppContext, col: CollectionDef, access: Access, q: ListQuery) {
+/**
+ * `exactTotal: false` (the dashboard's cursor pages, exports) skips the count in cursor mode:
+ * on a large collection it is the slow part, and walking pages does not need it.
+ */
+export async function listDocuments(ctx: AppContext, col: CollectionDef, access: Access, q: ListQuery, opts: { exactTotal?: boolean } = {}) {
   const conditions = filterConditions(col, q.filters);
   const scope = docScope(col, access, q.includeDeleted);
   const cursorMode = q.cursor !== undefined;
@@ -60,7 +64,7 @@ export async function listDocuments(ctx: AppContext, col: CollectionDef, access:
       });
       // The page query carries the total (a sub-select) for offset pages; a cursor's total
       // ignores the keyset condition, and a page past the end has no row to carry it.
-      const total = rows[0]?.total ?? (await countRows(tx, scope, and(conditions)));
+      const total = rows[0]?.total ?? (cursorMode && opts.exactTotal === false ? null : await countRows(tx, scope, and(conditions)));
       const more = cursorMode && rows.length > q.limit;
       const page = more ? rows.slice(0, q.limit) : rows;
       const items = page.map(documentView);

@@ -68,3 +68,13 @@ describe('PATCH /api/admin/operators/:id/plan', () => {
     expect((await env.ctx.projects.resolveKey(p.secretKey))?.project.plan.projectsPerOperator).toBe(3);
   });
 });
+
+describe('plans', () => {
+  it('the admin reads the plan table; others get 403', async () => {
+    const res = await env.app.inject({ method: 'GET', url: '/api/admin/plans', headers: admin.auth });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().data.free).toMatchObject({ projectsPerOperator: 3, broadcasts: false });
+    expect(res.json().data.pro).toMatchObject({ broadcasts: true });
+    expect((await env.app.inject({ method: 'GET', url: '/api/admin/plans', headers: member.auth })).statusCode).toBe(403);
+  });
+});

@@ -4,6 +4,7 @@ import type { App } from '../../../server.js';
 import audienceRoutes from './audiences.js';
 import broadcastRoutes from './broadcasts.js';
 import dashboardMailRoutes from './dashboard.js';
+import dashboardMailExtraRoutes from './dashboard-extra.js';
 import logRoutes from './logs.js';
 import sendBatchRoute from './send-batch.js';
 import sendRoute from './send.js';
@@ -15,5 +16,5 @@ export async function mailPublicRoutes(app: App, ctx: AppContext): Promise<void>
 }
 
 export async function mailDashboardRoutes(app: App, ctx: AppContext): Promise<void> {
-  for (const mod of [dashboardMailRoutes, templateRoutes]) await mod(app, ctx);
+  for (const mod of [dashboardMailRoutes, templateRoutes, dashboardMailExtraRoutes]) await mod(app, ctx);
 }

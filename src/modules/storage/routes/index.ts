@@ -16,3 +16,4 @@ export default async function storageRoutes(app: App, ctx: AppContext): Promise<
 }
 
 export { default as storageDashboardRoutes } from './dashboard.js';
+export { default as storageDashboardFileRoutes } from './dashboard-files.js';

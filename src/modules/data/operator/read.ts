@@ -1,0 +1,47 @@
+/**
+ * GET /api/projects/:projectId/data/:collectionName (list or count) and GET …/:id, for the
+ * dashboard: the public API's query grammar, parsed by the same parser. Cursor pages carry no
+ * exact total (`total: null`): the console asks for `count=true` when the operator wants one.
+ */
+import type { AppContext } from '../../../context.js';
+import { ok } from '../../../lib/envelope.js';
+import { operatorAuth } from '../../../plugins/operator-auth.js';
+import type { App } from '../../../server.js';
+import { parseListQuery } from '../query.js';
+import { countDocuments, getDocument, listDocuments } from '../read-service.js';
+import { rawQuery } from '../target.js';
+import { CollectionParams, DocumentParams, operatorTarget, security, TAGS } from './target.js';
+
+export default async function operatorReadRoutes(app: App, ctx: AppContext): Promise<void> {
+  app.get(
+    '/api/projects/:projectId/data/:collectionName',
+    {
+      preHandler: operatorAuth(ctx),
+      schema: {
+        tags: TAGS,
+        security,
+        summary: 'List documents as the project owner (the /api/data query grammar; cursor pages have total: null)',
+        params: CollectionParams,
+      },
+    },
+    async (req) => {
+      const t = await operatorTarget(ctx, req, req.params.projectId, req.params.collectionName);
+      const q = parseListQuery(rawQuery(req));
+      if (q.count) return ok({ count: await countDocuments(ctx, t.col, t.access, q) }, 'Count fetched successfully.');
+      return ok(await listDocuments(ctx, t.col, t.access, q, { exactTotal: false }), 'Data fetched successfully');
+    },
+  );
+
+  app.get(
+    '/api/projects/:projectId/data/:collectionName/:id',
+    {
+      preHandler: operatorAuth(ctx),
+      schema: { tags: TAGS, security, summary: 'Get one document as the project owner (include_deleted=true sees soft-deleted ones)', params: DocumentParams },
+    },
+    async (req) => {
+      const t = await operatorTarget(ctx, req, req.params.projectId, req.params.collectionName);
+      const doc = await getDocument(ctx, t.col, t.access, req.params.id, parseListQuery(rawQuery(req)));
+      return ok(doc, 'Data fetched successfully');
+    },
+  );
+}

@@ -1,0 +1,40 @@
+/** The operator's own account: profile, password, and the account AI key. */
+import { useState } from 'preact/hooks';
+import { api } from '../lib/api';
+import { me } from '../lib/session';
+import { toast, toastError } from '../lib/toast';
+import { Field, PageHead } from '../components/ui';
+import { KeyForm } from './ai';
+
+export default function Account() {
+  const user = me.value!;
+  const [hasKey, setHasKey] = useState(false);
+  const [pw, setPw] = useState({ currentPassword: '', newPassword: '' });
+  return (
+    <main id="main" tabIndex={-1} class="page narrow">
+      <PageHead title="Account" />
+      <dl class="meta">
+        <dt>Email</dt><dd>{user.email}</dd>
+        <dt>Plan</dt><dd>{user.plan}</dd>
+        <dt>Email verified</dt><dd>{user.isVerified ? 'yes' : 'no'}</dd>
+      </dl>
+      <h2>Change password</h2>
+      <form onSubmit={async (e) => {
+        e.preventDefault();
+        try {
+          await api.put('/api/auth/change-password', pw);
+          setPw({ currentPassword: '', newPassword: '' });
+          toast('Password changed');
+        } catch (err) {
+          toastError(err);
+        }
+      }}>
+        <Field label="Current password" type="password" autoComplete="current-password" required value={pw.currentPassword} onInput={(e) => setPw({ ...pw, currentPassword: e.currentTarget.value })} />
+        <Field label="New password" type="password" autoComplete="new-password" minLength={8} required value={pw.newPassword} onInput={(e) => setPw({ ...pw, newPassword: e.currentTarget.value })} />
+        <div class="actions"><button class="btn primary">Change password</button></div>
+      </form>
+      <h2>Account AI key</h2>
+      <KeyForm url="/api/user/me/byok" has={hasKey} what="Your account key (used by all your projects without their own)" onSaved={setHasKey} />
+    </main>
+  );
+}

@@ -1,0 +1,172 @@
+/**
+ * Sign-in, registration, email verification by code (when the server sends mail), forgotten
+ * password. The session arrives as HttpOnly cookies; the token in the answer is not kept.
+ */
+import { useState } from 'preact/hooks';
+import type { ComponentChildren } from 'preact';
+import { api, ApiError, request } from '../lib/api';
+import { href, navigate, route } from '../lib/router';
+import { me } from '../lib/session';
+import { toast } from '../lib/toast';
+import type { Operator } from '../lib/types';
+import { Field } from '../components/ui';
+
+function Card({ title, children, error }: { title: string; children: ComponentChildren; error?: string }) {
+  return (
+    <main class="auth">
+      <div class="auth-card">
+        <p class="brand">Plinth</p>
+        <h1>{title}</h1>
+        {error && (
+          <p class="form-error" role="alert">
+            {error}
+          </p>
+        )}
+        {children}
+      </div>
+    </main>
+  );
+}
+
+function useForm() {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string>();
+  const run = (fn: () => Promise<void>) => async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      await fn();
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, error, run };
+}
+
+const signIn = (user: Operator) => {
+  me.value = user;
+  navigate('#/projects', true);
+};
+
+export function Login() {
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const f = useForm();
+  return (
+    <Card title="Sign in" error={f.error}>
+      <form onSubmit={f.run(async () => {
+        try {
+          const data = await request<{ user: Operator }>('POST', '/api/auth/login', { body: { email, password }, noRefresh: true });
+          signIn(data.user);
+        } catch (err) {
+          if (err instanceof ApiError && err.code === 'email_not_verified') navigate(`#/verify?email=${encodeURIComponent(email)}`);
+          throw err;
+        }
+      })}>
+        <Field label="Email" type="email" autoComplete="username" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
+        <Field label="Password" type="password" autoComplete="current-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
+        <button class="btn primary wide" disabled={f.busy}>{f.busy ? 'Signing in…' : 'Sign in'}</button>
+      </form>
+      <p class="auth-links">
+        <a href="#/register">Create an account</a> · <a href="#/forgot">Forgot password?</a>
+      </p>
+    </Card>
+  );
+}
+
+export function Register() {
+  const [name, setName] = useState('');
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const f = useForm();
+  return (
+    <Card title="Create an account" error={f.error}>
+      <form onSubmit={f.run(async () => {
+        const data = await request<{ verificationRequired: boolean }>('POST', '/api/auth/register', { body: { email, password, name: name || undefined }, noRefresh: true });
+        if (data.verificationRequired) {
+          toast('Account created. Enter the code we emailed you.');
+          navigate(`#/verify?email=${encodeURIComponent(email)}`);
+          return;
+        }
+        const login = await request<{ user: Operator }>('POST', '/api/auth/login', { body: { email, password }, noRefresh: true });
+        signIn(login.user);
+      })}>
+        <Field label="Name (optional)" autoComplete="name" value={name} onInput={(e) => setName(e.currentTarget.value)} />
+        <Field label="Email" type="email" autoComplete="username" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
+        <Field label="Password" type="password" autoComplete="new-password" required minLength={8} hint="At least 8 characters." value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
+        <button class="btn primary wide" disabled={f.busy}>{f.busy ? 'Creating…' : 'Create account'}</button>
+      </form>
+      <p class="auth-links">
+        <a href="#/login">I have an account</a>
+      </p>
+    </Card>
+  );
+}
+
+export function Verify() {
+  const [email, setEmail] = useState(route.value.query.get('email') ?? '');
+  const [otp, setOtp] = useState('');
+  const f = useForm();
+  return (
+    <Card title="Verify your email" error={f.error}>
+      <form onSubmit={f.run(async () => {
+        const data = await request<{ user: Operator }>('POST', '/api/auth/verify-otp', { body: { email, otp }, noRefresh: true });
+        toast('Email verified.');
+        signIn(data.user);
+      })}>
+        <Field label="Email" type="email" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
+        <Field label="6-digit code" inputMode="numeric" pattern="[0-9]{6}" autoComplete="one-time-code" required value={otp} onInput={(e) => setOtp(e.currentTarget.value.trim())} />
+        <button class="btn primary wide" disabled={f.busy}>Verify</button>
+      </form>
+      <p class="auth-links">
+        <button type="button" class="link" onClick={async () => {
+          await api.post('/api/auth/send-otp', { email }).then(() => toast('If this account needs verification, a new code is on its way.'), (e: Error) => toast(e.message, 'error'));
+        }}>Send a new code</button>
+        {' · '}
+        <a href="#/login">Back to sign in</a>
+      </p>
+    </Card>
+  );
+}
+
+export function Forgot() {
+  const [email, setEmail] = useState('');
+  const f = useForm();
+  return (
+    <Card title="Reset your password" error={f.error}>
+      <form onSubmit={f.run(async () => {
+        await request('POST', '/api/auth/forgot-password', { body: { email }, noRefresh: true });
+        toast('If the account exists, a reset code is on its way.');
+        navigate(`#/reset?email=${encodeURIComponent(email)}`);
+      })}>
+        <Field label="Email" type="email" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
+        <button class="btn primary wide" disabled={f.busy}>Send reset code</button>
+      </form>
+      <p class="auth-links"><a href="#/login">Back to sign in</a></p>
+    </Card>
+  );
+}
+
+export function Reset() {
+  const [email, setEmail] = useState(route.value.query.get('email') ?? '');
+  const [otp, setOtp] = useState('');
+  const [password, setPassword] = useState('');
+  const f = useForm();
+  return (
+    <Card title="Choose a new password" error={f.error}>
+      <form onSubmit={f.run(async () => {
+        await request('POST', '/api/auth/reset-password', { body: { email, otp, newPassword: password }, noRefresh: true });
+        toast('Password changed. Sign in with the new one.');
+        navigate(href('login'));
+      })}>
+        <Field label="Email" type="email" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
+        <Field label="6-digit code" inputMode="numeric" pattern="[0-9]{6}" required value={otp} onInput={(e) => setOtp(e.currentTarget.value.trim())} />
+        <Field label="New password" type="password" autoComplete="new-password" minLength={8} required value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
+        <button class="btn primary wide" disabled={f.busy}>Change password</button>
+      </form>
+    </Card>
+  );
+}

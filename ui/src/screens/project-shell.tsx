@@ -1,0 +1,83 @@
+/** One project: its navigation (sections, collections) and the section the route names. */
+import { api, projectPath } from '../lib/api';
+import { href } from '../lib/router';
+import type { Collection, Project } from '../lib/types';
+import { useLoad } from '../lib/use-load';
+import { lazy } from '../components/lazy';
+import { Loadable } from '../components/ui';
+
+export interface SectionProps {
+  project: Project;
+  collections: Collection[];
+  rest: string[];
+  reload: () => void;
+}
+
+const SECTIONS = {
+  collections: lazy<SectionProps>(() => import('./collections')),
+  data: lazy<SectionProps>(() => import('./records')),
+  users: lazy<SectionProps>(() => import('./users')),
+  files: lazy<SectionProps>(() => import('./files')),
+  mail: lazy<SectionProps>(() => import('./mail')),
+  ai: lazy<SectionProps>(() => import('./ai')),
+  usage: lazy<SectionProps>(() => import('./usage')),
+  settings: lazy<SectionProps>(() => import('./settings')),
+} as const;
+
+const NAV: Array<[keyof typeof SECTIONS, string]> = [
+  ['collections', 'Collections'],
+  ['users', 'Users'],
+  ['files', 'Files'],
+  ['mail', 'Mail'],
+  ['ai', 'AI'],
+  ['usage', 'Usage'],
+  ['settings', 'Settings'],
+];
+
+export default function ProjectShell({ projectId, section, rest }: { projectId: string; section: string; rest: string[] }) {
+  const state = useLoad(async (signal) => {
+    const [project, collections] = await Promise.all([
+      api.get<Project>(projectPath(projectId), signal),
+      api.get<Collection[]>(projectPath(projectId, 'collections'), signal),
+    ]);
+    return { project, collections };
+  }, [projectId]);
+  const key = (Object.hasOwn(SECTIONS, section) ? section : 'collections') as keyof typeof SECTIONS;
+  const Section = SECTIONS[key];
+  const current = key === 'data' ? rest[0] : undefined;
+  return (
+    <div class="layout">
+      <nav class="sidebar" aria-label="Project">
+        <Loadable state={state}>
+          {({ project, collections }) => (
+            <>
+              <p class="sidebar-title" title={project.name}>{project.name}</p>
+              <ul>
+                {NAV.map(([s, label]) => (
+                  <li key={s}>
+                    <a href={href('p', projectId, s)} aria-current={key === s ? 'page' : undefined}>{label}</a>
+                  </li>
+                ))}
+              </ul>
+              <p class="sidebar-sub">Data</p>
+              <ul>
+                {collections.length === 0 && <li class="muted small">No collections</li>}
+                {collections.map((c) => (
+                  <li key={c._id}>
+                    {/* The users collection is served by the end-user API: its screen is Users. */}
+                    <a href={c.name.toLowerCase() === 'users' ? href('p', projectId, 'users') : href('p', projectId, 'data', c.name)} aria-current={current === c.name ? 'page' : undefined}>{c.name}</a>
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
+        </Loadable>
+      </nav>
+      <main id="main" tabIndex={-1} class="page">
+        <Loadable state={state}>
+          {({ project, collections }) => <Section project={project} collections={collections} rest={rest} reload={state.reload} />}
+        </Loadable>
+      </main>
+    </div>
+  );
+}

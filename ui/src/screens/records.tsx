@@ -1,0 +1,260 @@
+/**
+ * The records browser: one collection's documents through the dashboard data routes. The
+ * route's query string is the filter (the data API's own grammar), so a filter can be saved,
+ * shared as a link, pasted, or filled by the AI query builder. Pages are keyset cursors with
+ * no exact total (on a large collection the count is the slow part); "Count" asks for it.
+ */
+import { useMemo, useRef, useState } from 'preact/hooks';
+import { api, ApiError, projectPath } from '../lib/api';
+import { cell, dateTime, plural } from '../lib/format';
+import { savedColumns, setSavedColumns } from '../lib/prefs';
+import { parseSort, RESERVED, sortParam, type SortState } from '../lib/query';
+import { route, setQuery } from '../lib/router';
+import { toast, toastError } from '../lib/toast';
+import type { Collection, ListPage } from '../lib/types';
+import { useLoad } from '../lib/use-load';
+import { Check, Confirm, Empty, ErrorBox, PageHead, Select, Spinner } from '../components/ui';
+import { FilterBar } from '../components/filter-bar';
+import { DocumentPanel } from '../components/document-panel';
+import { ImportDialog } from '../components/import-dialog';
+import type { SectionProps } from './project-shell';
+
+const SYSTEM_COLUMNS = ['_id', 'createdAt', 'updatedAt', 'isDeleted'];
+const PAGE_SIZES = ['25', '50', '100'];
+
+function defaultColumns(col: Collection): string[] {
+  return ['_id', ...col.model.slice(0, 8).map((f) => f.key), 'createdAt'];
+}
+
+/** The filter and options of the route, without the paging cursor. */
+function listQuery(q: URLSearchParams): URLSearchParams {
+  const out = new URLSearchParams();
+  for (const [k, v] of q) if (k !== 'cursor') out.append(k, v);
+  if (!out.has('limit')) out.set('limit', '25');
+  return out;
+}
+
+export default function Records({ project, collections, rest }: SectionProps) {
+  const name = rest[0] ?? '';
+  const col = collections.find((c) => c.name === name);
+  if (!col) {
+    return (
+      <Empty title={name ? `No collection named “${name}”` : 'Pick a collection'}>
+        <p>Choose a collection in the sidebar, or create one under Collections.</p>
+      </Empty>
+    );
+  }
+  return <Browser key={col._id} projectId={project._id} col={col} />;
+}
+
+function Browser({ projectId, col }: { projectId: string; col: Collection }) {
+  const query = listQuery(route.value.query);
+  const qs = query.toString();
+  const [cursors, setCursors] = useState<string[]>(['']);
+  const [lastQs, setLastQs] = useState(qs);
+  if (lastQs !== qs) {
+    setLastQs(qs);
+    setCursors(['']);
+  }
+  const cursor = cursors[cursors.length - 1] ?? '';
+  const base = projectPath(projectId, 'data', col.name);
+  const page = useLoad((signal) => api.get<ListPage>(`${base}?${qs}&cursor=${encodeURIComponent(cursor)}`, signal), [base, qs, cursor]);
+  const [columns, setColumns] = useState<string[]>(() => savedColumns(projectId, col.name) ?? defaultColumns(col));
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const anchor = useRef<number | null>(null);
+  const [open, setOpen] = useState<{ id: string | null } | null>(null);
+  const [count, setCount] = useState<number | null>(null);
+  const [confirm, setConfirm] = useState<null | { hard: boolean }>(null);
+  const [importing, setImporting] = useState(false);
+  const sort = parseSort(query.get('sort'));
+  const showDeleted = query.get('include_deleted') === 'true';
+  const items = page.data?.items ?? [];
+
+  const seenKeys = useMemo(() => {
+    const keys = new Set<string>([...SYSTEM_COLUMNS, ...col.model.map((f) => f.key)]);
+    for (const d of items) for (const k of Object.keys(d)) keys.add(k);
+    keys.delete('deletedAt');
+    return [...keys];
+  }, [items, col]);
+
+  const update = (mutate: (q: URLSearchParams) => void) => {
+    const next = new URLSearchParams(query);
+    mutate(next);
+    setCount(null);
+    setSelected(new Set());
+    setQuery(next);
+  };
+
+  const toggleSort = (field: string) => {
+    const next: SortState | null = sort?.field !== field ? { field, desc: false } : sort.desc ? null : { field, desc: true };
+    update((q) => {
+      const v = sortParam(next);
+      if (v) q.set('sort', v);
+      else q.delete('sort');
+    });
+  };
+
+  const pick = (index: number, id: string, e: MouseEvent | KeyboardEvent) => {
+    const next = new Set(selected);
+    if (e.shiftKey && anchor.current !== null) {
+      const [a, b] = [Math.min(anchor.current, index), Math.max(anchor.current, index)];
+      const on = !selected.has(id);
+      for (const d of items.slice(a, b + 1)) {
+        if (on) next.add(d._id);
+        else next.delete(d._id);
+      }
+    } else if (next.has(id)) next.delete(id);
+    else next.add(id);
+    anchor.current = index;
+    setSelected(next);
+  };
+
+  const bulk = async (action: 'delete' | 'hard' | 'restore') => {
+    const ids = [...selected];
+    let done = 0;
+    const failed: string[] = [];
+    for (let i = 0; i < ids.length; i += 100) {
+      const chunk = ids.slice(i, i + 100);
+      const r = action === 'restore'
+        ? await api.post<{ done: string[]; failed: Array<{ message: string }> }>(`${base}/bulk-restore`, { ids: chunk })
+        : await api.post<{ done: string[]; failed: Array<{ message: string }> }>(`${base}/bulk-delete`, { ids: chunk, hard: action === 'hard' });
+      done += r.done.length;
+      failed.push(...r.failed.map((f) => f.message));
+    }
+    const verb = action === 'restore' ? 'restored' : action === 'hard' ? 'deleted permanently' : 'deleted';
+    toast(`${plural(done, 'document')} ${verb}${failed.length ? `; ${failed.length} failed (${failed[0]})` : ''}`, failed.length ? 'error' : 'ok');
+    setSelected(new Set());
+    page.reload();
+  };
+
+  const exportHref = (format: 'json' | 'ndjson') => {
+    const q = new URLSearchParams();
+    for (const [k, v] of query) if (!['limit', 'sort', 'cursor'].includes(k)) q.append(k, v);
+    const s = q.toString();
+    return `${base}/export/${format}${s ? `?${s}` : ''}`;
+  };
+
+  const allOnPage = items.length > 0 && items.every((d) => selected.has(d._id));
+
+  return (
+    <section aria-labelledby="records-title">
+      <PageHead title={col.name}>
+        <button type="button" class="btn primary" onClick={() => setOpen({ id: null })}>New document</button>
+        <button type="button" class="btn" onClick={() => setImporting(true)}>Import</button>
+        <a class="btn" href={exportHref('json')} download={`${col.name}.json`}>Export JSON</a>
+        <a class="btn" href={exportHref('ndjson')} download={`${col.name}.ndjson`}>Export NDJSON</a>
+      </PageHead>
+      <h2 id="records-title" class="sr-only">Documents of {col.name}</h2>
+
+      <FilterBar projectId={projectId} col={col} query={query} onApply={(params) => update((q) => {
+        for (const k of [...q.keys()]) if (!RESERVED.has(k)) q.delete(k);
+        for (const [k, v] of params) q.append(k, v);
+      })} />
+
+      <div class="toolbar">
+        <Select label="Rows per page" value={query.get('limit') ?? '25'} options={PAGE_SIZES} onChange={(v) => update((q) => q.set('limit', v))} />
+        <Check label="Show deleted" checked={showDeleted} onChange={(v) => update((q) => (v ? q.set('include_deleted', 'true') : q.delete('include_deleted')))} />
+        <details class="columns">
+          <summary class="btn">Columns</summary>
+          <fieldset>
+            <legend>Visible columns</legend>
+            {seenKeys.map((k) => (
+              <Check key={k} label={k} checked={columns.includes(k)} onChange={(on) => {
+                const next = on ? [...columns, k] : columns.filter((c) => c !== k);
+                setColumns(next);
+                setSavedColumns(projectId, col.name, next);
+              }} />
+            ))}
+          </fieldset>
+        </details>
+        <button type="button" class="btn" onClick={async () => {
+          const q = new URLSearchParams(query);
+          q.set('count', 'true');
+          try {
+            setCount((await api.get<{ count: number }>(`${base}?${q}`)).count);
+          } catch (e) {
+            toastError(e);
+          }
+        }}>Count</button>
+        {count !== null && <span class="muted" role="status">{plural(count, 'match', 'matches')}</span>}
+      </div>
+
+      {selected.size > 0 && (
+        <div class="bulkbar" role="region" aria-label="Bulk actions">
+          <span>{selected.size} selected</span>
+          <button type="button" class="btn" onClick={() => setConfirm({ hard: false })}>Delete</button>
+          {showDeleted && <button type="button" class="btn" onClick={() => bulk('restore').catch(toastError)}>Restore</button>}
+          <button type="button" class="btn danger" onClick={() => setConfirm({ hard: true })}>Delete permanently</button>
+          <button type="button" class="btn ghost" onClick={() => setSelected(new Set())}>Clear selection</button>
+        </div>
+      )}
+
+      {page.error ? (
+        <ErrorBox error={page.error} retry={page.reload} />
+      ) : page.data === undefined ? (
+        <Spinner label="Loading documents…" />
+      ) : items.length === 0 ? (
+        <Empty title={cursor ? 'No more documents' : [...query.keys()].some((k) => !RESERVED.has(k)) ? 'No document matches this filter' : 'This collection is empty'}>
+          <p>Create a document, import a file, or change the filter.</p>
+        </Empty>
+      ) : (
+        <div class="table-wrap" aria-busy={page.loading}>
+          <table class="grid">
+            <thead>
+              <tr>
+                <th scope="col" class="sel">
+                  <input type="checkbox" aria-label="Select every row on this page" checked={allOnPage} onChange={() => setSelected(allOnPage ? new Set() : new Set(items.map((d) => d._id)))} />
+                </th>
+                {columns.map((c) => (
+                  <th scope="col" key={c} aria-sort={sort?.field === c ? (sort.desc ? 'descending' : 'ascending') : undefined}>
+                    <button type="button" class="sort" onClick={() => toggleSort(c)}>
+                      {c} <span aria-hidden="true">{sort?.field === c ? (sort.desc ? '▼' : '▲') : ''}</span>
+                    </button>
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {items.map((d, i) => (
+                <tr key={d._id} class={selected.has(d._id) ? 'selected' : d.isDeleted ? 'deleted' : undefined}>
+                  <td class="sel">
+                    <input type="checkbox" aria-label={`Select ${d._id}`} checked={selected.has(d._id)} onClick={(e) => { e.preventDefault(); pick(i, d._id, e); }} />
+                  </td>
+                  {columns.map((c) => (
+                    <td key={c} title={c === '_id' ? undefined : cell(d[c], 400)}>
+                      {c === '_id' ? (
+                        <button type="button" class="link mono" onClick={() => setOpen({ id: d._id })}>{d._id}</button>
+                      ) : c === 'createdAt' || c === 'updatedAt' ? dateTime(d[c] as string) : cell(d[c])}
+                    </td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+
+      <nav class="pager" aria-label="Pages">
+        <button type="button" class="btn" disabled={cursors.length <= 1} onClick={() => setCursors(cursors.slice(0, -1))}>Previous</button>
+        <span class="muted">Page {cursors.length}{page.data ? ` · ${plural(items.length, 'row')}` : ''}</span>
+        <button type="button" class="btn" disabled={!page.data?.nextCursor} onClick={() => page.data?.nextCursor && setCursors([...cursors, page.data.nextCursor])}>Next</button>
+      </nav>
+
+      {open && (
+        <DocumentPanel projectId={projectId} col={col} id={open.id} onClose={() => setOpen(null)} onChanged={page.reload} />
+      )}
+      {confirm && (
+        <Confirm
+          title={confirm.hard ? 'Delete permanently?' : 'Delete documents?'}
+          message={confirm.hard
+            ? <p>{plural(selected.size, 'document')} will be purged. This cannot be undone.</p>
+            : <p>{plural(selected.size, 'document')} will be soft-deleted (restorable with “Show deleted”).</p>}
+          action={confirm.hard ? 'Delete permanently' : 'Delete'}
+          onConfirm={() => bulk(confirm.hard ? 'hard' : 'delete').catch((e) => toastError(e instanceof ApiError ? e : new Error(String(e))))}
+          onClose={() => setConfirm(null)}
+        />
+      )}
+      {importing && <ImportDialog base={base} onClose={() => setImporting(false)} onDone={page.reload} />}
+    </section>
+  );
+}
