@@ -5,9 +5,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from './context.js';
 import { objectId } from './lib/ids.js';
 import { registerErrorHandling } from './plugins/errors.js';
-import { registerCors } from './plugins/cors.js';
+import { registerCors, registerPreflightRoutes } from './plugins/cors.js';
 import { registerDocs } from './plugins/docs.js';
-import { commonRoutes, dashboardRoutes, publicRoutes } from './routes.js';
+import { commonRoutes, dashboardRoutes, publicRoutes, registerRouteGroup } from './routes.js';
 
 export type App = FastifyInstance<
   RawServerDefault,
@@ -44,10 +44,10 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   await registerCors(app, ctx.config);
   await registerDocs(app, ctx.config);
 
-  const groups = [commonRoutes];
-  if (ctx.config.routes !== 'dashboard') groups.push(publicRoutes);
-  if (ctx.config.routes !== 'public') groups.push(dashboardRoutes);
-  for (const mod of groups.flat()) await mod(app, ctx);
+  await registerRouteGroup(app, ctx, 'public', commonRoutes);
+  if (ctx.config.routes !== 'dashboard') await registerRouteGroup(app, ctx, 'public', publicRoutes);
+  if (ctx.config.routes !== 'public') await registerRouteGroup(app, ctx, 'dashboard', dashboardRoutes);
+  registerPreflightRoutes(app);
   await app.ready();
   return app;
 }
