@@ -7,6 +7,7 @@ import { objectId } from './lib/ids.js';
 import { registerErrorHandling } from './plugins/errors.js';
 import { registerCors, registerPreflightRoutes } from './plugins/cors.js';
 import { registerDocs } from './plugins/docs.js';
+import { registerJsonBody } from './plugins/json-body.js';
 import { commonRoutes, dashboardRoutes, publicRoutes, registerRouteGroup } from './routes.js';
 
 export type App = FastifyInstance<
@@ -37,6 +38,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   registerErrorHandling(app);
+  registerJsonBody(app);
   app.addHook('onSend', async (req, reply) => {
     reply.header('x-request-id', req.id);
   });
