@@ -24,7 +24,9 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   const app = Fastify({
     loggerInstance: ctx.log as FastifyBaseLogger,
     bodyLimit: ctx.config.bodyLimit,
-    trustProxy: ctx.config.production,
+    // TRUST_PROXY; default: no proxy, X-Forwarded-For ignored. Fastify takes a hop count at run
+    // time (lib/request.js), its types only omit it.
+    trustProxy: ctx.config.trustProxy as boolean | string[],
     requestIdHeader: false, // genReqId reads and validates x-request-id itself
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
