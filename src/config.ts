@@ -45,6 +45,8 @@ export interface Config {
   userAccessTokenTtl: { text: string; seconds: number };
   userRefreshTokenTtlSeconds: number;
   rateLimitScale: number;
+  /** Noisy-neighbour bounds of tenant work (src/db/pool.ts, src/db/gate.ts). */
+  tenantDb: { projectConcurrency: number; queueWaitMs: number; publishableStatementTimeoutMs: number };
   storage: {
     driver: StorageDriver;
     localDir: string;
@@ -212,6 +214,11 @@ export function loadConfig(env: Env = process.env): Config {
     userAccessTokenTtl: duration(env, 'USER_ACCESS_TOKEN_TTL', '15m'),
     userRefreshTokenTtlSeconds: duration(env, 'USER_REFRESH_TOKEN_TTL', '7d').seconds,
     rateLimitScale: num(env, 'RATE_LIMIT_SCALE', 1),
+    tenantDb: {
+      projectConcurrency: int(env, 'PROJECT_DB_CONCURRENCY', 10, 1, 1000),
+      queueWaitMs: int(env, 'PROJECT_DB_QUEUE_MS', 1000, 0, 60_000),
+      publishableStatementTimeoutMs: int(env, 'PUBLISHABLE_STATEMENT_TIMEOUT_MS', 1500, 100, 600_000),
+    },
     storage: {
       driver: oneOf(env, 'STORAGE_DRIVER', ['local', 's3'] as const, 'local'),
       localDir: path.join(dataDir, 'storage'),

@@ -15,8 +15,9 @@
  * that routed path. A path no route matches (even after decoding) gets no grant and a 404.
  */
 import cors from '@fastify/cors';
-import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
+import { registerRouteTable, routeTableOf, shapeOf, type RouteTable } from './route-table.js';
 
 export type Surface = 'public' | 'dashboard';
 
@@ -35,33 +36,21 @@ const DASHBOARD_HEADERS = ['x-api-key', 'authorization', 'content-type', 'x-refr
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'];
 const EXPOSED = ['x-refresh-token', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'x-request-id'];
 
-/** A route's URL with its parameter names erased: `/a/:x` and `/a/:y` are one path to the router. */
-const shapeOf = (url: string) => url.replace(/:[^/]+/g, ':');
-
-/**
- * Per routed path (its shape): the route of each method served there. The routes themselves,
- * read when a preflight comes: the group's own onRoute hook stamps `config.surface` after the
- * root's hook has seen the route.
- */
-type SurfaceTable = Map<string, Map<string, RouteOptions>>;
-
-const tables = new WeakMap<FastifyInstance, { table: SurfaceTable; urls: Map<string, string> }>();
-
-function methodsOf(route: RouteOptions): string[] {
-  return [route.method].flat().map((m) => m.toUpperCase());
-}
-
 function isPreflight(req: FastifyRequest): boolean {
   return req.method === 'OPTIONS' && typeof req.headers['access-control-request-method'] === 'string';
 }
 
-/** The surface that decides this request: the routed route's, or (preflight) its target's. */
-function surfaceOf(table: SurfaceTable, req: FastifyRequest): Surface | undefined {
+/**
+ * The surface that decides this request: the routed route's, or (preflight) its target's. For a
+ * preflight the table holds the route objects themselves, read now: a group's own onRoute hook
+ * stamps `config.surface` after the root's hook has seen the route.
+ */
+function surfaceOf(table: RouteTable, req: FastifyRequest): Surface | undefined {
   const url = req.routeOptions.url;
   if (url === undefined) return undefined; // no route matched: the 404 handler
   if (!isPreflight(req)) return req.routeOptions.config.surface;
   const wanted = String(req.headers['access-control-request-method']).trim().toUpperCase();
-  return table.get(shapeOf(url))?.get(wanted)?.config?.surface;
+  return table.get(shapeOf(url))?.methods.get(wanted)?.config?.surface;
 }
 
 export async function registerCors(app: FastifyInstance, config: Config): Promise<void> {
@@ -69,16 +58,7 @@ export async function registerCors(app: FastifyInstance, config: Config): Promis
   if (!config.production) {
     for (const o of ['http://localhost:5173', 'http://localhost:3000', 'http://127.0.0.1:5173']) dashboardOrigins.add(o);
   }
-  const table: SurfaceTable = new Map();
-  const urls = new Map<string, string>();
-  tables.set(app, { table, urls });
-  app.addHook('onRoute', (route) => {
-    const shape = shapeOf(route.url);
-    const methods = table.get(shape) ?? new Map<string, RouteOptions>();
-    table.set(shape, methods);
-    if (!urls.has(shape)) urls.set(shape, route.url);
-    for (const m of methodsOf(route)) if (!methods.has(m)) methods.set(m, route);
-  });
+  const table = registerRouteTable(app);
 
   await app.register(cors, {
     hook: 'onRequest',
@@ -105,11 +85,9 @@ export async function registerCors(app: FastifyInstance, config: Config): Promis
  * on a real route. Call after every route group is registered.
  */
 export function registerPreflightRoutes(app: FastifyInstance): void {
-  const state = tables.get(app);
-  if (!state) throw new Error('registerCors must run first');
-  for (const [shape, methods] of [...state.table]) {
+  for (const { url, methods } of [...routeTableOf(app).values()]) {
     if (methods.has('OPTIONS')) continue;
-    app.options(state.urls.get(shape)!, { schema: { hide: true } }, async (req, reply) => {
+    app.options(url, { schema: { hide: true } }, async (req, reply) => {
       // Reached only when the hook granted nothing (or it was no preflight): as unrouted.
       if (!req.corsPreflightEnabled) return reply.callNotFound();
       return reply.code(204).send();
