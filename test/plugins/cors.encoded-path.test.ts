@@ -49,6 +49,13 @@ describe('credentialed reads of dashboard routes from a foreign origin', () => {
     expect(res.headers['access-control-allow-credentials']).toBeUndefined();
   });
 
+  it('HEAD (the route Fastify derives from GET) keeps the dashboard policy', async () => {
+    const evil = await env.app.inject({ method: 'HEAD', url: '/api/%70rojects', headers: { origin: EVIL, cookie } });
+    expect(evil.headers['access-control-allow-origin']).toBeUndefined();
+    const dash = await env.app.inject({ method: 'HEAD', url: '/api/%70rojects', headers: { origin: DASH, cookie } });
+    expect(dash.headers['access-control-allow-origin']).toBe(DASH);
+  });
+
   it('an encoded form keeps the dashboard policy for the dashboard origin', async () => {
     const res = await env.app.inject({ method: 'GET', url: '/api/%70rojects', headers: { origin: DASH, cookie } });
     expect(res.statusCode).toBe(200);
