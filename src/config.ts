@@ -3,12 +3,15 @@
  * once, at start-up; a bad value stops the process with a message naming the variable.
  */
 import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseDuration } from './lib/duration.js';
 
 export type RouteGroup = 'public' | 'dashboard' | 'all';
 export type StorageDriver = 'local' | 's3';
+/** Fastify's trustProxy: none/all, a hop count, or the proxies' addresses and CIDR ranges. */
+export type TrustProxy = boolean | number | string[];
 
 export interface S3Config {
   endpoint?: string;
@@ -36,12 +39,16 @@ export interface Config {
   dashboardJwtSecret: Buffer;
   adminEmail?: string;
   allowedOrigins: string[];
+  /** TRUST_PROXY: whose X-Forwarded-For decides the client address (rate limits, sessions). */
+  trustProxy: TrustProxy;
   redisUrl?: string;
   bodyLimit: number;
   logLevel: string;
   userAccessTokenTtl: { text: string; seconds: number };
   userRefreshTokenTtlSeconds: number;
   rateLimitScale: number;
+  /** Noisy-neighbour bounds of tenant work (src/db/pool.ts, src/db/gate.ts). */
+  tenantDb: { projectConcurrency: number; queueWaitMs: number; publishableStatementTimeoutMs: number };
   storage: {
     driver: StorageDriver;
     localDir: string;
@@ -145,6 +152,29 @@ function secret(env: Env, name: string, dataDir: string, production: boolean): B
   return value;
 }
 
+/**
+ * TRUST_PROXY: unset or `false` trusts no proxy (the client address is the TCP peer); a number
+ * trusts that many hops; a comma list trusts those proxy addresses / CIDR ranges; `true` trusts
+ * any X-Forwarded-For (only behind a proxy that always overwrites it).
+ */
+function trustProxy(env: Env, name: string): TrustProxy {
+  const raw = str(env, name);
+  if (raw === undefined || /^false$/i.test(raw)) return false;
+  if (/^true$/i.test(raw)) return true;
+  if (/^\d+$/.test(raw)) return int(env, name, 0, 0, 32);
+  const list = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const entry of list) {
+    const [addr, bits, extra] = entry.split('/');
+    const family = isIP(addr ?? '');
+    const maxBits = family === 6 ? 128 : 32;
+    const bitsOk = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= maxBits);
+    if (!family || !bitsOk || extra !== undefined) {
+      fail(name, `must be true, false, a hop count or a comma list of IP addresses / CIDR ranges, got "${entry}"`);
+    }
+  }
+  return list;
+}
+
 function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], def: T): T {
   const raw = str(env, name) ?? def;
   if (!allowed.includes(raw as T)) fail(name, `must be one of ${allowed.join(', ')}, got "${raw}"`);
@@ -180,12 +210,18 @@ export function loadConfig(env: Env = process.env): Config {
     dashboardJwtSecret: secret(env, 'DASHBOARD_JWT_SECRET', dataDir, production),
     adminEmail: str(env, 'ADMIN_EMAIL')?.toLowerCase(),
     allowedOrigins: (str(env, 'ALLOWED_ORIGINS') ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    trustProxy: trustProxy(env, 'TRUST_PROXY'),
     redisUrl: str(env, 'REDIS_URL'),
     bodyLimit: byteSize(env, 'BODY_LIMIT', 1024 * 1024),
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
     userAccessTokenTtl: duration(env, 'USER_ACCESS_TOKEN_TTL', '15m'),
     userRefreshTokenTtlSeconds: duration(env, 'USER_REFRESH_TOKEN_TTL', '7d').seconds,
     rateLimitScale: num(env, 'RATE_LIMIT_SCALE', 1),
+    tenantDb: {
+      projectConcurrency: int(env, 'PROJECT_DB_CONCURRENCY', 10, 1, 1000),
+      queueWaitMs: int(env, 'PROJECT_DB_QUEUE_MS', 1000, 0, 60_000),
+      publishableStatementTimeoutMs: int(env, 'PUBLISHABLE_STATEMENT_TIMEOUT_MS', 1500, 100, 600_000),
+    },
     storage: {
       driver: oneOf(env, 'STORAGE_DRIVER', ['local', 's3'] as const, 'local'),
       localDir: path.join(dataDir, 'storage'),

@@ -3,6 +3,7 @@
  * API or both (PLINTH_ROUTES). Each module exports `(app, ctx) => Promise<void>`.
  */
 import type { AppContext } from './context.js';
+import type { Surface } from './plugins/cors.js';
 import type { App } from './server.js';
 import healthRoutes from './modules/health/routes.js';
 import operatorRoutes from './modules/operators/routes.js';
@@ -27,3 +28,17 @@ export const commonRoutes: RouteModule[] = [healthRoutes];
 export const publicRoutes: RouteModule[] = [authRoutes, socialRoutes, storageRoutes, mailPublicRoutes, dataRoutes, schemaRoutes];
 
 export const dashboardRoutes: RouteModule[] = [operatorRoutes, projectRoutes, adminRoutes, aiRoutes, storageDashboardRoutes, storageDashboardFileRoutes, authAdminRoutes, socialSettingsRoutes, mailDashboardRoutes, collectionRoutes, dataOperatorRoutes];
+
+/**
+ * Registers a group's modules in their own scope, stamping each route with the group's surface
+ * (`config.surface`): CORS and anything else that depends on "which kind of route is this"
+ * reads it from the routed route, never from the URL.
+ */
+export async function registerRouteGroup(app: App, ctx: AppContext, surface: Surface, modules: RouteModule[]): Promise<void> {
+  await app.register(async (scope) => {
+    scope.addHook('onRoute', (route) => {
+      route.config = { ...route.config, surface };
+    });
+    for (const mod of modules) await mod(scope, ctx);
+  });
+}

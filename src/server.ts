@@ -5,10 +5,11 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from './context.js';
 import { objectId } from './lib/ids.js';
 import { registerErrorHandling } from './plugins/errors.js';
-import { registerCors } from './plugins/cors.js';
+import { registerCors, registerPreflightRoutes } from './plugins/cors.js';
 import { registerDocs } from './plugins/docs.js';
 import { registerDashboardUi } from './plugins/dashboard-ui.js';
-import { commonRoutes, dashboardRoutes, publicRoutes } from './routes.js';
+import { registerJsonBody } from './plugins/json-body.js';
+import { commonRoutes, dashboardRoutes, publicRoutes, registerRouteGroup } from './routes.js';
 
 export type App = FastifyInstance<
   RawServerDefault,
@@ -24,7 +25,9 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   const app = Fastify({
     loggerInstance: ctx.log as FastifyBaseLogger,
     bodyLimit: ctx.config.bodyLimit,
-    trustProxy: ctx.config.production,
+    // TRUST_PROXY; default: no proxy, X-Forwarded-For ignored. Fastify takes a hop count at run
+    // time (lib/request.js), its types only omit it.
+    trustProxy: ctx.config.trustProxy as boolean | string[],
     requestIdHeader: false, // genReqId reads and validates x-request-id itself
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
@@ -38,6 +41,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   registerErrorHandling(app);
+  registerJsonBody(app);
   app.addHook('onSend', async (req, reply) => {
     reply.header('x-request-id', req.id);
   });
@@ -46,10 +50,10 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   await registerDocs(app, ctx.config);
   await registerDashboardUi(app, ctx.config);
 
-  const groups = [commonRoutes];
-  if (ctx.config.routes !== 'dashboard') groups.push(publicRoutes);
-  if (ctx.config.routes !== 'public') groups.push(dashboardRoutes);
-  for (const mod of groups.flat()) await mod(app, ctx);
+  await registerRouteGroup(app, ctx, 'public', commonRoutes);
+  if (ctx.config.routes !== 'dashboard') await registerRouteGroup(app, ctx, 'public', publicRoutes);
+  if (ctx.config.routes !== 'public') await registerRouteGroup(app, ctx, 'dashboard', dashboardRoutes);
+  registerPreflightRoutes(app);
   await app.ready();
   return app;
 }

@@ -60,4 +60,15 @@ describe('config', () => {
     expect(c.bodyLimit).toBe(2 * 1024 * 1024);
     expect(c.allowedOrigins).toEqual(['https://a.com', 'https://b.com']);
   });
+
+  it('TRUST_PROXY: none by default (also in production), true/false, a hop count, or proxy addresses/CIDRs', () => {
+    const prod = { NODE_ENV: 'production', ENCRYPTION_KEY: HEX, DASHBOARD_JWT_SECRET: HEX, PLINTH_DATA_DIR: tmp() };
+    expect(loadConfig(prod).trustProxy).toBe(false);
+    expect(loadConfig({ ...prod, TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadConfig({ ...prod, TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ ...prod, TRUST_PROXY: '10.0.0.0/8, 127.0.0.1, ::1, fd00::/8' }).trustProxy).toEqual(['10.0.0.0/8', '127.0.0.1', '::1', 'fd00::/8']);
+    for (const bad of ['proxy.local', '10.0.0.0/33', '1.2.3.4/8/9', '-1']) {
+      expect(() => loadConfig({ ...prod, TRUST_PROXY: bad }), bad).toThrow(/TRUST_PROXY/);
+    }
+  });
 });

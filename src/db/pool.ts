@@ -12,11 +12,17 @@
  * so a request whose scope matches skips that round trip: a single-statement read costs one
  * round trip, like hand-written SQL. Any error forgets the remembered scope (it is set again
  * before the next use), and a connection without a scope sees no tenant rows at all.
+ *
+ * Noisy neighbours: every tenant call first enters its project's lane of the ProjectGate
+ * (gate.ts; calls nested in one of the same project pass), so one project holds at most
+ * `projectConcurrency` connections; and publishable-key scopes run with a tighter
+ * statement_timeout (they are anyone's browser).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import pg from 'pg';
 import { isObjectId } from '../lib/ids.js';
+import { ProjectGate } from './gate.js';
 import type { Database } from './types.js';
 
 export type KeyKind = 'secret' | 'publishable' | 'operator' | 'system';
@@ -86,9 +92,18 @@ export function scopeStatement(scope: TenantScope): string {
   );
 }
 
+/**
+ * The statement timeout a scope runs with: publishable-key work gets `publishableMs`; any other
+ * scope the server's own setting (RESET). Part of the remembered scope, so it costs nothing
+ * while the scope stays.
+ */
+function timeoutStatement(scope: TenantScope, publishableMs: number): string {
+  return scope.keyKind === 'publishable' ? `SET statement_timeout = ${Math.trunc(publishableMs)}` : 'RESET statement_timeout';
+}
+
 /** Makes the connection carry `scope`, in the same round trip as `then` (e.g. BEGIN) if given. */
-async function enterScope(client: ScopedClient, scope: TenantScope, then?: string): Promise<void> {
-  const statement = scopeStatement(scope);
+async function enterScope(client: ScopedClient, scope: TenantScope, publishableMs: number, then?: string): Promise<void> {
+  const statement = `${timeoutStatement(scope, publishableMs)}; ${scopeStatement(scope)}`;
   if (client[SCOPE] === statement) {
     if (then) await client.query(then);
     return;
@@ -108,6 +123,18 @@ export interface PoolSizes {
   /** Owner connections: platform queries plus the job worker's concurrency when it runs here. */
   admin: number;
 }
+
+/** Per-project bounds of tenant work (PROJECT_DB_CONCURRENCY etc., src/config.ts). */
+export interface TenantLimits {
+  /** Tenant calls of one project holding a connection at once. */
+  projectConcurrency: number;
+  /** How long a call beyond that waits for a slot before 429 project_busy. */
+  queueWaitMs: number;
+  /** statement_timeout of publishable-key scopes. */
+  publishableStatementTimeoutMs: number;
+}
+
+export const DEFAULT_TENANT_LIMITS: TenantLimits = { projectConcurrency: 10, queueWaitMs: 1000, publishableStatementTimeoutMs: 1500 };
 
 /**
  * `pool.end()` resolves once it has *asked* its connections to close, not when they have. A
@@ -131,7 +158,7 @@ function trackConnections(pools: pg.Pool[]) {
   };
 }
 
-export function createDb(databaseUrl: string, sizes: PoolSizes = { tenant: 20, admin: 10 }): Db {
+export function createDb(databaseUrl: string, sizes: PoolSizes = { tenant: 20, admin: 10 }, limits: TenantLimits = DEFAULT_TENANT_LIMITS): Db {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: sizes.admin, idleTimeoutMillis: 30_000 });
   const tenantPool = new pg.Pool({ connectionString: databaseUrl, max: sizes.tenant, idleTimeoutMillis: 30_000 });
   for (const p of [pool, tenantPool]) p.on('error', () => {}); // idle-client errors surface on next use
@@ -151,7 +178,22 @@ export function createDb(databaseUrl: string, sizes: PoolSizes = { tenant: 20, a
   };
   const scoped = new Kysely<Database>({ dialect: new PostgresDialect({ pool: routed }) });
 
-  async function withClient<T>(fn: (client: ScopedClient) => Promise<T>): Promise<T> {
+  const gate = new ProjectGate(limits.projectConcurrency, limits.queueWaitMs);
+  // The project whose slot the current async context holds: a call nested in a call of the same
+  // project passes the gate (waiting for a second slot of its own could deadlock the lane).
+  const holding = new AsyncLocalStorage<string>();
+
+  async function withClient<T>(projectId: string, fn: (client: ScopedClient) => Promise<T>): Promise<T> {
+    if (holding.getStore() === projectId) return connected(fn);
+    const leave = await gate.enter(projectId);
+    try {
+      return await holding.run(projectId, () => connected(fn));
+    } finally {
+      leave();
+    }
+  }
+
+  async function connected<T>(fn: (client: ScopedClient) => Promise<T>): Promise<T> {
     const client: ScopedClient = await tenantPool.connect();
     try {
       return await fn(client);
@@ -164,8 +206,8 @@ export function createDb(databaseUrl: string, sizes: PoolSizes = { tenant: 20, a
   }
 
   const tenant = <T>(scope: TenantScope, fn: (tx: Tx) => Promise<T>) =>
-    withClient(async (client) => {
-      await enterScope(client, scope, 'BEGIN');
+    withClient(scope.projectId, async (client) => {
+      await enterScope(client, scope, limits.publishableStatementTimeoutMs, 'BEGIN');
       try {
         const result = await current.run(client, () => fn(scoped));
         const done = await client.query('COMMIT');
@@ -181,8 +223,8 @@ export function createDb(databaseUrl: string, sizes: PoolSizes = { tenant: 20, a
     });
 
   const read = <T>(scope: TenantScope, fn: (db: Tx) => Promise<T>) =>
-    withClient(async (client) => {
-      await enterScope(client, scope);
+    withClient(scope.projectId, async (client) => {
+      await enterScope(client, scope, limits.publishableStatementTimeoutMs);
       return current.run(client, () => fn(scoped));
     });
 

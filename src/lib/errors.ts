@@ -39,6 +39,7 @@ export const Errors = defineErrors({
     status: 400,
     message: 'Check your request body syntax. Stray characters outside the JSON object are not allowed.',
   },
+  json_too_deep: { status: 400, message: 'The JSON is nested too deeply.' },
   invalid_id: { status: 400, message: 'Invalid ID format.' },
   payload_too_large: { status: 413, message: 'Request body is too large.' },
   unsupported_media_type: { status: 415, message: 'Unsupported Content-Type.' },

@@ -1,6 +1,7 @@
 /**
  * Fixed-window rate limiting with two stores: in-process memory (one node) and Redis (several
- * API nodes share the counts). `hit` counts one attempt and says whether it is allowed.
+ * API nodes share the counts). `hit` counts one attempt and says whether it is allowed;
+ * `release` takes one back (an attempt that turned out not to count).
  */
 import { Redis } from 'ioredis';
 import { tooManyRequests } from './errors.js';
@@ -13,6 +14,8 @@ export interface LimitResult {
 
 export interface RateLimiter {
   hit(key: string, limit: number, windowSeconds: number): Promise<LimitResult>;
+  /** Un-counts one hit of the current window (never below zero, never opens a window). */
+  release(key: string): Promise<void>;
   reset(key: string): Promise<void>;
   close(): Promise<void>;
 }
@@ -31,6 +34,11 @@ export class MemoryRateLimiter implements RateLimiter {
     }
     w.count++;
     return { allowed: w.count <= limit, remaining: Math.max(0, limit - w.count), retryAfterSeconds: (w.resetAt - now) / 1000 };
+  }
+
+  async release(key: string): Promise<void> {
+    const w = this.windows.get(key);
+    if (w && w.resetAt > this.now() && w.count > 0) w.count--;
   }
 
   async reset(key: string): Promise<void> {
@@ -62,6 +70,16 @@ export class RedisRateLimiter implements RateLimiter {
     return { allowed: count <= limit, remaining: Math.max(0, limit - count), retryAfterSeconds: ttlMs / 1000 };
   }
 
+  async release(key: string): Promise<void> {
+    // Only an existing window, and never below zero (a DECR on a missing key would create one
+    // without expiry).
+    await this.redis.eval(
+      "if (tonumber(redis.call('get', KEYS[1]) or '0') > 0) then return redis.call('decr', KEYS[1]) end return 0",
+      1,
+      this.prefix + key,
+    );
+  }
+
   async reset(key: string): Promise<void> {
     await this.redis.del(this.prefix + key);
   }
@@ -90,7 +108,42 @@ export class Limits {
     if (!r.allowed) throw tooManyRequests(r.retryAfterSeconds, message);
   }
 
+  /**
+   * Limits FAILED attempts only (logins): `attempt` runs unless one of `limits` is full, and
+   * each of them counts it only if it fails with an error `isFailure` accepts. Every attempt
+   * takes its slots before it runs, so concurrent guesses cannot overshoot a limit; a success
+   * (or an error that is no failure) gives them back, so an account's own logins never lock it.
+   */
+  async failures<T>(limits: FailureLimit[], isFailure: (err: unknown) => boolean, attempt: () => Promise<T>): Promise<T> {
+    if (this.scale === 0) return attempt();
+    const taken: string[] = [];
+    const giveBack = () => Promise.all(taken.map((k) => this.limiter.release(k)));
+    for (const l of limits) {
+      const r = await this.limiter.hit(l.key, Math.max(1, Math.floor(l.limit * this.scale)), l.windowSeconds);
+      taken.push(l.key);
+      if (!r.allowed) {
+        await giveBack(); // a refused attempt is no failure: it never ran
+        throw tooManyRequests(r.retryAfterSeconds, l.message);
+      }
+    }
+    try {
+      const result = await attempt();
+      await giveBack();
+      return result;
+    } catch (err) {
+      if (!isFailure(err)) await giveBack();
+      throw err;
+    }
+  }
+
   reset(key: string): Promise<void> {
     return this.limiter.reset(key);
   }
+}
+
+export interface FailureLimit {
+  key: string;
+  limit: number;
+  windowSeconds: number;
+  message?: string;
 }

@@ -6,7 +6,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { AppError, Errors } from '../lib/errors.js';
 import { errorBody } from '../lib/envelope.js';
-import { isUnstorableText } from '../db/errors.js';
+import { isUnstorableText, sqlState } from '../db/errors.js';
 
 function validationMessage(err: FastifyError): string {
   const first = err.validation?.[0];
@@ -47,6 +47,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (err instanceof SyntaxError) return send(reply, Errors.invalid_json());
     // PostgreSQL refusing text a client sent: bad input, whichever route let it through.
     if (isUnstorableText(err)) return send(reply, Errors.validation_failed('Text fields may not contain NUL (\\u0000) characters.'));
+    // A statement cut off by its timeout (the publishable-key one, a busy server): try later.
+    if (sqlState(err) === '57014') return send(reply, new AppError('query_timeout', 503, 'The query took too long and was cancelled. Please retry.', { 'retry-after': '1' }));
     const status = err.statusCode ?? 500;
     if (status >= 400 && status < 500) return reply.status(status).send(errorBody(err.message, 'bad_request'));
     req.log.error({ err }, 'unhandled error');

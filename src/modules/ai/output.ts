@@ -2,6 +2,7 @@
  * Helpers for reading a model's answer: it is untrusted text. Parse it as one JSON object or
  * refuse it (422); free text that we show back (explanations) is stripped and shortened.
  */
+import { jsonTooDeep } from '../../lib/json-depth.js';
 import { isPlainObject } from '../../lib/objects.js';
 import { AiErrors } from './errors.js';
 
@@ -11,6 +12,7 @@ export type Json = Record<string, unknown>;
 export function parseModelJson(content: string): Json {
   let value: unknown;
   try {
+    if (jsonTooDeep(content)) throw new SyntaxError('nested too deeply');
     value = JSON.parse(content);
   } catch {
     throw AiErrors.ai_output_invalid('The AI model returned malformed JSON. Try rephrasing the request.');

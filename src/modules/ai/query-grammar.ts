@@ -98,10 +98,10 @@ function addFilter(out: Record<string, string>, fields: QueryField[], item: unkn
   if (extra) throw new QueryRejected(`${where} has an unexpected member ${shown(extra)}`);
   const field = fieldNamed(fields, item.field, where);
   const op = item.op as Op;
-  if (typeof item.op !== 'string' || !(item.op in SUFFIX)) throw new QueryRejected(`${where} uses the unsupported operator ${shown(item.op)}`);
+  if (typeof item.op !== 'string' || !Object.hasOwn(SUFFIX, item.op)) throw new QueryRejected(`${where} uses the unsupported operator ${shown(item.op)}`);
   if (!opsFor(field).includes(op)) throw new QueryRejected(`${where}: operator '${op}' cannot be used on ${field.type} field ${shown(field.name)}`);
   const name = paramName(field, op);
-  if (name in out) throw new QueryRejected(`${where} repeats the '${op}' filter on ${shown(field.name)}`);
+  if (Object.hasOwn(out, name)) throw new QueryRejected(`${where} repeats the '${op}' filter on ${shown(field.name)}`);
   out[name] = checkValue(field, op, item.value, where);
 }
 

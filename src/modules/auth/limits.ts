@@ -3,13 +3,35 @@
  * one node, Redis across nodes when REDIS_URL is set. All scale with RATE_LIMIT_SCALE.
  */
 import type { AppContext } from '../../context.js';
+import { AppError } from '../../lib/errors.js';
 
 const MIN = 60;
 const TEN_MIN = 600;
+const FIFTEEN_MIN = 900;
 
-export async function loginLimits(ctx: AppContext, projectId: string, ip: string, email: string): Promise<void> {
-  await ctx.limits.enforce(`ua:login:ip:${projectId}:${ip}`, 30, MIN, 'Too many login attempts from this IP, please try again later.');
-  await ctx.limits.enforce(`ua:login:ipe:${projectId}:${ip}:${email}`, 10, MIN, 'Too many login attempts, please try again later.');
+/** Login attempts per address (any outcome): a flood guard. */
+export function loginLimit(ctx: AppContext, projectId: string, ip: string): Promise<void> {
+  return ctx.limits.enforce(`ua:login:ip:${projectId}:${ip}`, 30, MIN, 'Too many login attempts from this IP, please try again later.');
+}
+
+/** A wrong email/password (401); a correct password on an unverified account is no failure. */
+const isBadCredential = (err: unknown) => err instanceof AppError && err.status === 401;
+
+/**
+ * Runs a login attempt under the failed-login limits: per account (the email, whatever address
+ * the guesses come from) 10 and per address 50 failures per 15 minutes. Successful logins do
+ * not count.
+ */
+export function withLoginFailureLimits<T>(ctx: AppContext, projectId: string, ip: string, email: string, attempt: () => Promise<T>): Promise<T> {
+  const message = 'Too many failed login attempts, please try again later.';
+  return ctx.limits.failures(
+    [
+      { key: `ua:login:fail:acct:${projectId}:${email}`, limit: 10, windowSeconds: FIFTEEN_MIN, message },
+      { key: `ua:login:fail:ip:${projectId}:${ip}`, limit: 50, windowSeconds: FIFTEEN_MIN, message },
+    ],
+    isBadCredential,
+    attempt,
+  );
 }
 
 export function signupLimit(ctx: AppContext, projectId: string, ip: string): Promise<void> {

@@ -35,7 +35,7 @@ function keyProblem(key: unknown): string | null {
 
 function checkDefault(f: FieldDef): string | null {
   if (f.default === undefined) return null;
-  const want = DEFAULT_TYPES[f.type];
+  const want = Object.hasOwn(DEFAULT_TYPES, f.type) ? DEFAULT_TYPES[f.type] : undefined;
   if (!want || typeof f.default !== want || f.required) return DEFAULT_MESSAGE;
   if (typeof f.default === 'string' && f.default.includes('\u0000')) return `Field '${f.key}': the default may not contain NUL.`;
   return null;

@@ -1,14 +1,11 @@
 /**
- * Request-body hygiene for documents: no prototype keys, no `$` operators, bounded nesting,
- * system fields owned by the server; and dot-notation merges (`{"meta.views": 3}` updates
+ * Request-body hygiene for documents: no prototype keys, no `$` operators, system fields owned
+ * by the server (nesting is bounded for every JSON body by src/plugins/json-body.ts); and dot-notation merges (`{"meta.views": 3}` updates
  * only that inner key, and never walks through a non-object).
  */
 import { isPlainObject } from '../../lib/objects.js';
 import { FORBIDDEN_KEYS, SYSTEM_FIELDS } from '../collections/fields.js';
 import { DataErrors } from './errors.js';
-
-const MAX_DEPTH = 32;
-
 
 function badKey(key: string): boolean {
   return key.startsWith('$') || FORBIDDEN_KEYS.has(key);
@@ -17,24 +14,20 @@ function badKey(key: string): boolean {
 /** PostgreSQL text and jsonb cannot hold U+0000. */
 const NUL = '\u0000';
 
-/**
- * Throws 400 on `__proto__`/`constructor`/`$` keys at any depth, nesting deeper than MAX_DEPTH,
- * or a NUL character in a key or string.
- */
-export function assertSafe(value: unknown, depth = 0): void {
-  if (depth > MAX_DEPTH) throw DataErrors.invalid_body(`Document is nested too deeply (max ${MAX_DEPTH} levels).`);
+/** Throws 400 on `__proto__`/`constructor`/`$` keys at any depth, or a NUL character in a key or string. */
+export function assertSafe(value: unknown): void {
   if (typeof value === 'string') {
     if (value.includes(NUL)) throw DataErrors.invalid_body('Strings may not contain the NUL character.');
     return;
   }
   if (Array.isArray(value)) {
-    for (const v of value) assertSafe(v, depth + 1);
+    for (const v of value) assertSafe(v);
     return;
   }
   if (!isPlainObject(value)) return;
   for (const key of Object.keys(value)) {
     if (badKey(key) || key.includes(NUL)) throw DataErrors.invalid_body(`Key '${key}' is not allowed.`);
-    assertSafe(value[key], depth + 1);
+    assertSafe(value[key]);
   }
 }
 

@@ -6,6 +6,7 @@
  */
 import { sql, type RawBuilder } from 'kysely';
 import { isObjectId } from '../../lib/ids.js';
+import { jsonTooDeep } from '../../lib/json-depth.js';
 import type { FieldRef } from './fields.js';
 
 interface CursorValue {
@@ -19,7 +20,9 @@ export function encodeCursor(v: string | null, id: string): string {
 
 function decode(raw: string): CursorValue | null {
   try {
-    const c = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as CursorValue;
+    const text = Buffer.from(raw, 'base64url').toString('utf8');
+    if (jsonTooDeep(text)) return null;
+    const c = JSON.parse(text) as CursorValue;
     if (!c || !isObjectId(c.id) || (c.v !== null && typeof c.v !== 'string')) return null;
     return c;
   } catch {
@@ -37,6 +40,7 @@ function typed(ref: FieldRef, v: string): RawBuilder<unknown> | null {
     case 'bool':
       return v === 'true' || v === 'false' ? sql`${v === 'true'}::boolean` : null;
     case 'loose':
+      if (jsonTooDeep(v)) return null;
       try {
         JSON.parse(v);
         return sql`${v}::jsonb`;

@@ -30,12 +30,13 @@ export interface FieldRef {
   presence: RawBuilder<unknown>;
 }
 
-const SYSTEM: Record<string, { kind: Kind; column: string }> = {
-  _id: { kind: 'id', column: 'id' },
-  createdAt: { kind: 'ts', column: 'created_at' },
-  updatedAt: { kind: 'ts', column: 'updated_at' },
-  deletedAt: { kind: 'ts', column: 'deleted_at' },
-};
+/** A Map, not an object literal: field names are client text (`constructor`, `toString`...). */
+const SYSTEM = new Map<string, { kind: Kind; column: string }>([
+  ['_id', { kind: 'id', column: 'id' }],
+  ['createdAt', { kind: 'ts', column: 'created_at' }],
+  ['updatedAt', { kind: 'ts', column: 'updated_at' }],
+  ['deletedAt', { kind: 'ts', column: 'deleted_at' }],
+]);
 
 function fieldPath(name: string): string[] {
   const parts = name.split('.');
@@ -64,7 +65,7 @@ export function resolveField(col: CollectionDef, name: string): FieldRef {
     const expr = sql`(deleted_at IS NOT NULL)`;
     return { name, kind: 'bool', expr, text: sql`(deleted_at IS NOT NULL)::text`, presence: sql`true` };
   }
-  const sys = SYSTEM[name];
+  const sys = SYSTEM.get(name);
   if (sys) {
     const expr = sql.ref(sys.column);
     return { name, kind: sys.kind, expr, text: sql`${expr}::text`, presence: expr };

@@ -1,6 +1,7 @@
 /** Reads: list (offset or keyset), count, get by id. Knows no HTTP. */
 import { sql } from 'kysely';
 import type { AppContext } from '../../context.js';
+import { sqlState } from '../../db/errors.js';
 import type { Tx } from '../../db/pool.js';
 import type { CollectionDef } from '../collections/cache.js';
 import { docScope, type Access } from './access.js';
@@ -20,20 +21,33 @@ const DEEP_OFFSET = 10_000;
 /**
  * Queries that can run long (a regex, a deep offset) get a statement timeout, which needs a
  * transaction; the others are index scans bounded by `limit` and run as plain autocommit
- * reads (one round trip each).
+ * reads (one round trip each). Never longer than the publishable-key timeout every pk scope
+ * already runs with (PUBLISHABLE_STATEMENT_TIMEOUT_MS, src/db/pool.ts).
  */
-function timeoutFor(q: ListQuery): number | null {
-  if (hasRegex(q.filters)) return REGEX_TIMEOUT_MS;
-  return q.offset > DEEP_OFFSET ? LIST_TIMEOUT_MS : null;
+function timeoutFor(ctx: AppContext, access: Access, q: ListQuery): number | null {
+  const ms = hasRegex(q.filters) ? REGEX_TIMEOUT_MS : q.offset > DEEP_OFFSET ? LIST_TIMEOUT_MS : null;
+  if (ms === null || access.scope.keyKind !== 'publishable') return ms;
+  return Math.min(ms, ctx.config.tenantDb.publishableStatementTimeoutMs);
 }
 
+/**
+ * What PostgreSQL's regex engine answers to a pattern it cannot afford (nested bounded repeats:
+ * "invalid memory alloc request size", out of memory, too complex, stack depth).
+ */
+const REGEX_EXHAUSTION = new Set(['XX000', '53200', '54000', '54001']);
+
 function inScope<T>(ctx: AppContext, access: Access, q: ListQuery, fn: (tx: Tx) => Promise<T>): Promise<T> {
-  const ms = timeoutFor(q);
+  const ms = timeoutFor(ctx, access, q);
   if (ms === null) return ctx.db.read(access.scope, fn);
-  return ctx.db.tenant(access.scope, async (tx) => {
-    await setStatementTimeout(tx, ms);
-    return fn(tx);
-  });
+  return ctx.db
+    .tenant(access.scope, async (tx) => {
+      await setStatementTimeout(tx, ms);
+      return fn(tx);
+    })
+    .catch((err) => {
+      if (hasRegex(q.filters) && REGEX_EXHAUSTION.has(String(sqlState(err)))) throw DataErrors.invalid_query('Regex pattern is too complex.');
+      throw err;
+    });
 }
 
 const paths = (fields: string[] | null) => (fields ? fields.map((f) => f.split('.')) : null);

@@ -8,15 +8,18 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/types.js';
 import type { MailStatus } from './tables.js';
 
-/** Event type → new status and its rank (the tie-break for events with the same time). */
-export const EVENT_EFFECTS: Record<string, { status: MailStatus; rank: number }> = {
-  'email.delivery_delayed': { status: 'queued', rank: 0 },
-  'email.sent': { status: 'sent', rank: 1 },
-  'email.delivered': { status: 'delivered', rank: 2 },
-  'email.failed': { status: 'failed', rank: 3 },
-  'email.bounced': { status: 'bounced', rank: 3 },
-  'email.complained': { status: 'complained', rank: 4 },
-};
+/**
+ * Event type → new status and its rank (the tie-break for events with the same time). A Map:
+ * the type is the sender's text, and `constructor` must not find anything.
+ */
+export const EVENT_EFFECTS: ReadonlyMap<string, { status: MailStatus; rank: number }> = new Map([
+  ['email.delivery_delayed', { status: 'queued', rank: 0 }],
+  ['email.sent', { status: 'sent', rank: 1 }],
+  ['email.delivered', { status: 'delivered', rank: 2 }],
+  ['email.failed', { status: 'failed', rank: 3 }],
+  ['email.bounced', { status: 'bounced', rank: 3 }],
+  ['email.complained', { status: 'complained', rank: 4 }],
+] as const);
 
 export interface MailEvent {
   /** '' for events signed with the platform secret, else the project whose secret signed it. */
@@ -44,7 +47,7 @@ export async function recordEvent(db: Kysely<Database>, e: MailEvent): Promise<b
  * project-scoped one only that project's own-key logs. Returns whether a log changed.
  */
 export async function applyEvent(db: Kysely<Database>, e: MailEvent): Promise<boolean> {
-  const effect = EVENT_EFFECTS[e.type];
+  const effect = EVENT_EFFECTS.get(e.type);
   if (!effect) return false;
   const scoped = e.scope === '' ? sql`using_byok = false` : sql`project_id = ${e.scope} AND using_byok = true`;
   const res = await sql`

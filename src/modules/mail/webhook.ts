@@ -80,7 +80,7 @@ export async function handleWebhook(
 
   const type = typeof payload?.type === 'string' ? payload.type : '';
   const emailId = typeof payload?.data?.email_id === 'string' ? payload.data.email_id : '';
-  if (!EVENT_EFFECTS[type] || !emailId) return { status: 200, body: { success: true, message: 'Event ignored.' } };
+  if (!EVENT_EFFECTS.has(type) || !emailId) return { status: 200, body: { success: true, message: 'Event ignored.' } };
   const at = eventTime(payload?.created_at, sentAt);
   const r = await ingestEvent(ctx.db.admin, { scope: projectId ?? '', eventId: svix['svix-id'], emailId, type, at });
   return { status: 200, body: { success: true, message: r.duplicate ? 'Event already processed.' : 'Event processed.' } };

@@ -1,15 +1,15 @@
 /**
- * upload-confirm (contract §6.3): verify the object, charge the quota once, mark it confirmed.
+ * upload-confirm (contract §6.3): verify the object, mark it confirmed (its bytes were charged
+ * to the quota when the upload was requested).
  *
  * The common case costs one object stat and one statement: the object is looked up on the
  * backend new uploads go to, and one statement (shared with concurrent confirms: batching.ts)
- * locks, charges and confirms the pending row only if its path, size and provider all match.
+ * locks and confirms the pending row only if its path, size and provider all match.
  * Anything else (never requested, already confirmed, a size mismatch, a file on a bucket the
  * project has since left, a current backend that cannot be used) falls back to reading the row
  * first, which decides the answer.
  */
 import type { AppContext } from '../../context.js';
-import { quotaCap } from '../../lib/quota.js';
 import { backendFor, backendOfFile, storeCall } from './backends.js';
 import { confirmPendingFile } from './batching.js';
 import type { ObjectInfo } from './drivers/types.js';
@@ -32,7 +32,7 @@ function confirmedView(ctx: AppContext, caller: Caller, row: FileRow) {
 async function discard(ctx: AppContext, caller: Caller, row: FileRow): Promise<void> {
   try {
     await backendOfFile(ctx, caller.project, row.provider)?.remove([row.path]);
-    await ctx.db.read(scopeOf(caller), (db) => deletePending(db, row.project_id, row.id));
+    await ctx.db.tenant(scopeOf(caller), (tx) => deletePending(tx, row.project_id, row.id));
   } catch (err) {
     ctx.log.warn({ err, path: row.path }, 'storage: could not discard a rejected upload');
   }
@@ -40,13 +40,8 @@ async function discard(ctx: AppContext, caller: Caller, row: FileRow): Promise<v
 
 /** One statement (shared with concurrent confirms); undefined when no pending upload matched. */
 async function tryConfirm(ctx: AppContext, caller: Caller, path: string, size: number, provider: FileProvider) {
-  const { project } = caller;
-  const batch = { projectId: project.id, provider, cap: quotaCap(project.plan.storageBytes) };
+  const batch = { projectId: caller.project.id, provider };
   const row = await confirmPendingFile(ctx, { scope: scopeOf(caller), batch }, { path, size });
-  if (row?.status === 'pending') {
-    await discard(ctx, caller, row);
-    throw StorageErrors.storage_limit_exceeded();
-  }
   return row && confirmedView(ctx, caller, row);
 }
 

@@ -1,7 +1,8 @@
 /**
  * File paths: `<projectId>/<id>_<sanitised name>`. `sanitiseFilename` makes any client name
  * safe as one path segment; `checkPath` accepts a client-supplied path only when it is exactly
- * a path this project could have been issued (anything else: 403 `Access denied.`).
+ * a path this project could have been issued: another project's folder or a malformed path is 403
+ * `Access denied.`, a name in its own folder that was never issued 404 `File not found.`.
  */
 import { isObjectId } from '../../lib/ids.js';
 import { StorageErrors } from './errors.js';
@@ -43,9 +44,9 @@ export interface ParsedPath {
 }
 
 /**
- * Validates a path a client sent. Rejected: another project's prefix, `.`/`..` segments,
- * backslashes, control characters, percent-encoded anything (`%2f`, `%5c`, `%2e`...), and
- * any shape other than `<projectId>/<24-hex id>_<name>`.
+ * Validates a path a client sent. 403: another project's prefix, `.`/`..` segments,
+ * backslashes, control characters, percent-encoded anything (`%2f`, `%5c`, `%2e`...), any
+ * number of segments but two. 404: a name of the own folder other than `<24-hex id>_<name>`.
  */
 export function checkPath(projectId: string, raw: unknown): ParsedPath {
   if (typeof raw !== 'string') throw StorageErrors.access_denied();
@@ -56,11 +57,12 @@ export function checkPath(projectId: string, raw: unknown): ParsedPath {
     throw StorageErrors.access_denied();
   }
   const [prefix, name] = segments as [string, string];
+  if (prefix !== projectId) throw StorageErrors.access_denied();
+  // A plain name in the project's own folder that we could never have issued simply does not
+  // exist (spec: 404), like an issued-looking one that is not stored.
   const fileId = name.slice(0, 24);
-  if (prefix !== projectId || !isObjectId(fileId) || name[24] !== '_' || name.length < 26) {
-    throw StorageErrors.access_denied();
-  }
-  if (sanitiseFilename(name.slice(25)) !== name.slice(25)) throw StorageErrors.access_denied();
+  const issued = isObjectId(fileId) && name[24] === '_' && name.length >= 26 && sanitiseFilename(name.slice(25)) === name.slice(25);
+  if (!issued) throw StorageErrors.file_not_found();
   return { path, fileId };
 }
 

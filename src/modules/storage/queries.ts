@@ -1,5 +1,5 @@
 /** SQL of the storage domain. Tenant calls take the transaction of `ctx.db.tenant`. */
-import { METRICS } from '../../lib/quota.js';
+import { METRICS, refund } from '../../lib/quota.js';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database } from '../../db/types.js';
 import type { FilesTable, FileProvider } from './tables.js';
@@ -12,7 +12,7 @@ export interface PendingBatch {
   projectId: string;
   ownerId: string | null;
   provider: FileProvider;
-  /** Storage limit the project's confirmed usage plus a file must stay within; null: no check. */
+  /** The guard's cap for the storage counter (see quotaCap); null: not charged (a project's own bucket). */
   limit: number | null;
 }
 
@@ -25,19 +25,21 @@ export interface PendingFile {
 }
 
 /**
- * Inserts pending files, each only if the project's confirmed usage plus its size stays within
- * the limit (the request-time check; the charge happens at confirm). Returns the ids inserted.
+ * Inserts pending files, each only if the quota guard (plinth_reserve) charges its size to the
+ * project's storage counter: a pending upload holds its bytes from the request on (the signed
+ * PUT writes them to disk before any confirm), until it is deleted or swept. One statement, so
+ * the charges and the rows commit together. Returns the ids inserted.
  */
 export async function insertPending(db: Db, b: PendingBatch, files: PendingFile[]): Promise<Set<string>> {
+  // CASE, not OR: SQL does not promise to skip the (charging) call when there is no limit.
   const { rows } = await sql<{ id: string }>`
     INSERT INTO files (project_id, id, path, owner_id, size, content_type, provider, created_at)
     SELECT ${b.projectId}, f.id, f.path, ${b.ownerId}, f.size, f.content_type, ${b.provider}, f.created_at
     FROM unnest(${files.map((f) => f.id)}::text[], ${files.map((f) => f.path)}::text[], ${files.map((f) => f.size)}::bigint[],
       ${files.map((f) => f.contentType)}::text[], ${files.map((f) => f.createdAt)}::timestamptz[])
       AS f(id, path, size, content_type, created_at)
-    WHERE ${b.limit}::bigint IS NULL OR coalesce((
-      SELECT used FROM usage_counters
-      WHERE subject_id = ${b.projectId} AND metric = ${METRICS.storageBytes} AND period = ''), 0) + f.size <= ${b.limit}::bigint
+    WHERE CASE WHEN ${b.limit}::bigint IS NULL THEN true
+      ELSE plinth_reserve(${b.projectId}, ${METRICS.storageBytes}, '', f.size, ${b.limit}::bigint) IS NOT NULL END
     RETURNING id`.execute(db);
   return new Set(rows.map((r) => r.id));
 }
@@ -50,34 +52,41 @@ export async function findByPath(db: Db, projectId: string, path: string): Promi
 export interface ConfirmBatch {
   projectId: string;
   provider: FileProvider;
-  /** The guard's cap for the storage counter (see quotaCap). */
-  cap: number;
 }
 
 /**
- * Charges and confirms pending uploads, each given by path and size, in one statement
- * (sql/55_storage_functions.sql). Per matched upload its row: confirmed, or still pending when
- * over the quota; uploads that matched nothing are absent.
+ * Confirms pending uploads (already charged at request), each given by path and size, in one
+ * statement (sql/55_storage_functions.sql). Per matched upload its confirmed row; uploads that
+ * matched nothing are absent.
  */
 export async function confirmPending(db: Db, b: ConfirmBatch, files: Array<{ path: string; size: number }>, at: Date): Promise<FileRow[]> {
   const { rows } = await sql<FileRow>`
     SELECT * FROM plinth_confirm_uploads(${b.projectId}, ${files.map((f) => f.path)}::text[], ${files.map((f) => f.size)}::bigint[],
-      ${b.provider}, ${METRICS.storageBytes}, ${b.cap}::bigint, ${at})`.execute(db);
+      ${b.provider}, ${at})`.execute(db);
   return rows;
 }
 
-export async function deleteByPath(db: Db, projectId: string, path: string): Promise<FileRow | undefined> {
-  return db.deleteFrom('files').where('project_id', '=', projectId).where('path', '=', path).returningAll().executeTakeFirst();
+/** Gives back what a deleted file was charged (files on platform storage, pending or confirmed). */
+async function refundRow(db: Db, row: FileRow | undefined): Promise<FileRow | undefined> {
+  if (row?.provider === 'internal') await refund(db, { subjectId: row.project_id, metric: METRICS.storageBytes }, row.size);
+  return row;
 }
 
+/** Deletes a file and refunds its charge: call inside a transaction. */
+export async function deleteByPath(db: Db, projectId: string, path: string): Promise<FileRow | undefined> {
+  return refundRow(db, await db.deleteFrom('files').where('project_id', '=', projectId).where('path', '=', path).returningAll().executeTakeFirst());
+}
+
+/** Deletes a still-pending upload and refunds its charge: call inside a transaction. */
 export async function deletePending(db: Db, projectId: string, id: string): Promise<FileRow | undefined> {
-  return db
+  const row = await db
     .deleteFrom('files')
     .where('project_id', '=', projectId)
     .where('id', '=', id)
     .where('status', '=', 'pending')
     .returningAll()
     .executeTakeFirst();
+  return refundRow(db, row);
 }
 
 /** Any project's file by path (admin connection): for the signed PUT and public serving. */

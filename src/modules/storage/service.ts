@@ -1,13 +1,13 @@
 /**
  * Upload requests and deletion (contract §6), knowing no HTTP; confirmation is in confirm.ts.
- * Quota: checked against the headroom at request time, charged at confirm by the guarded
- * `plinth_reserve` in the statement that marks the file confirmed, refunded in the
- * transaction that deletes it.
+ * Quota: charged at request time by the guarded `plinth_reserve` in the statement that inserts
+ * the pending row (the signed PUT writes the bytes before any confirm, so pending uploads count),
+ * refunded in the transaction that deletes the file, pending or confirmed (or sweeps it).
  */
 import type { AppContext } from '../../context.js';
 import type { TenantScope } from '../../db/pool.js';
 import { objectId } from '../../lib/ids.js';
-import { METRICS, quotaCap, refund } from '../../lib/quota.js';
+import { METRICS, quotaCap } from '../../lib/quota.js';
 import type { ProjectRecord } from '../projects/cache.js';
 import { backendFor, backendOfFile, storeCall } from './backends.js';
 import { StorageErrors } from './errors.js';
@@ -67,7 +67,6 @@ export async function deleteFile(ctx: AppContext, caller: Caller, input: { path?
   await ctx.db.tenant(scopeOf(caller), async (tx) => {
     const row = await deleteByPath(tx, caller.project.id, path);
     if (!row || (caller.keyKind === 'publishable' && row.owner_id !== caller.userId)) throw StorageErrors.file_not_found();
-    if (row.status === 'confirmed' && row.provider === 'internal') await refund(tx, storageCounter(row.project_id), row.size);
     // Removed before commit: if the store fails, the row and the charge stay and a retry works.
     const driver = backendOfFile(ctx, caller.project, row.provider);
     if (driver) await storeCall(ctx, 'remove', { path }, () => driver.remove([path]));

@@ -1,5 +1,6 @@
 /**
- * Housekeeping: uploads never confirmed within 24 h are removed (object and row).
+ * Housekeeping: uploads never confirmed within 24 h are removed (object and row), and the bytes
+ * they were charged at request time are refunded.
  *
  * Scheduling: uploads are grouped by the UTC hour they were requested in. The first
  * upload-request of an hour (per process) enqueues one `storage.sweep` job for that hour
@@ -44,7 +45,7 @@ export async function ensureSweep(ctx: AppContext, createdAt: Date): Promise<voi
 async function sweepOne(ctx: AppContext, row: FileRow): Promise<boolean> {
   const project = await ctx.projects.byId(row.project_id);
   if (project) await backendOfFile(ctx, project, row.provider)?.remove([row.path]);
-  return !!(await deletePending(ctx.db.admin, row.project_id, row.id));
+  return !!(await ctx.db.admin.transaction().execute((tx) => deletePending(tx, row.project_id, row.id)));
 }
 
 /**

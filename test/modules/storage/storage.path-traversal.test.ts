@@ -41,8 +41,8 @@ describe('path rules', () => {
     `${a.id}/sub/${id}_x.txt`,
     `${a.id}`,
     `${a.id}/`,
-    `${a.id}/x.txt`,
   ];
+  // `${a.id}/x.txt` (a plain unknown name of the own folder) is 404: storage.delete-unknown.test.ts.
 
   it('delete: another project, dot segments, encoded separators, backslashes, control chars → 403', async () => {
     for (const p of bad()) {

@@ -1,12 +1,13 @@
 /**
- * Threat: concurrent confirms overspending the storage quota, or one file charged twice.
- * Free plan 20 MB: three 8 MB uploads confirmed at once → exactly two succeed.
+ * Threat: concurrent uploads overspending the storage quota, or one file charged twice. Bytes
+ * are charged when an upload is requested (its PUT fills the disk before any confirm): on the
+ * free plan's 20 MB, three 8 MB requests at once → exactly two granted.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv } from '../../helpers/context.js';
 import { makeProject } from '../../helpers/fixtures.js';
-import { confirmPending } from '../../../src/modules/storage/queries.js';
-import { confirm, grantUpload, MB, putSigned, storageUsed } from './helpers.js';
+import { insertPending } from '../../../src/modules/storage/queries.js';
+import { confirm, grantUpload, MB, putSigned, requestUpload, storageUsed } from './helpers.js';
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -20,13 +21,18 @@ async function prepared(headers: Record<string, string>, size: number) {
   return filePath;
 }
 
-it('three concurrent 8 MB confirms on a 20 MB quota: exactly two succeed', async () => {
+it('three concurrent 8 MB requests on a 20 MB quota: exactly two granted, and confirming them charges nothing more', async () => {
   const p = await makeProject(env.ctx);
-  const paths = [await prepared(p.sk, 8 * MB), await prepared(p.sk, 8 * MB), await prepared(p.sk, 8 * MB)];
-  const results = await Promise.all(paths.map((fp) => confirm(env, p.sk, fp, 8 * MB)));
-  const codes = results.map((r) => r.statusCode).sort();
-  expect(codes).toEqual([200, 200, 403]);
+  const body = { filename: 'f.bin', contentType: 'application/octet-stream', size: 8 * MB };
+  const results = await Promise.all([1, 2, 3].map(() => requestUpload(env, p.sk, body)));
+  expect(results.map((r) => r.statusCode).sort()).toEqual([200, 200, 403]);
   expect(results.find((r) => r.statusCode === 403)!.json().message).toBe('Internal storage limit exceeded.');
+  expect(await storageUsed(env, p.id)).toBe(16 * MB);
+  for (const r of results.filter((x) => x.statusCode === 200)) {
+    const { signedUrl, filePath } = r.json().data;
+    expect((await putSigned(env, signedUrl, Buffer.alloc(8 * MB, 7))).statusCode).toBe(200);
+    expect((await confirm(env, p.sk, filePath, 8 * MB)).statusCode).toBe(200);
+  }
   expect(await storageUsed(env, p.id)).toBe(16 * MB);
   const confirmed = await env.ctx.db.admin.selectFrom('files').select('id').where('project_id', '=', p.id).where('status', '=', 'confirmed').execute();
   expect(confirmed.length).toBe(2);
@@ -53,28 +59,31 @@ it('deleting frees exactly the charged bytes, concurrent deletes refund once', a
 
 it('concurrent requests and confirms sharing statements: each answered alone, the quota exact', async () => {
   const p = await makeProject(env.ctx);
-  // 7 × 3 MB = 21 MB asked for at once on a 20 MB quota: all requests fit the headroom, and
-  // confirmed together exactly six fit; every file gets its own answer.
-  const grants = await Promise.all(Array.from({ length: 7 }, (_, i) => grantUpload(env, p.sk, 3 * MB, 'a/b', `c${i}.bin`)));
-  expect(new Set(grants.map((g) => g.filePath)).size).toBe(7);
-  for (const g of grants) expect((await putSigned(env, g.signedUrl, Buffer.alloc(3 * MB, 1), { 'content-type': 'a/b' })).statusCode).toBe(200);
-  const results = await Promise.all(grants.map((g) => confirm(env, p.sk, g.filePath, 3 * MB)));
+  // 7 × 3 MB = 21 MB asked for at once on a 20 MB quota: exactly six requests fit; every file
+  // gets its own answer, and confirming the six changes nothing in the count.
+  const results = await Promise.all(Array.from({ length: 7 }, (_, i) => requestUpload(env, p.sk, { filename: `c${i}.bin`, contentType: 'a/b', size: 3 * MB })));
   expect(results.map((r) => r.statusCode).sort()).toEqual([200, 200, 200, 200, 200, 200, 403]);
-  results.forEach((r, i) => r.statusCode === 200 && expect(r.json().data.path).toBe(grants[i]!.filePath));
+  const grants = results.filter((r) => r.statusCode === 200).map((r) => r.json().data as { signedUrl: string; filePath: string });
+  expect(new Set(grants.map((g) => g.filePath)).size).toBe(6);
+  for (const g of grants) expect((await putSigned(env, g.signedUrl, Buffer.alloc(3 * MB, 1), { 'content-type': 'a/b' })).statusCode).toBe(200);
+  const confirms = await Promise.all(grants.map((g) => confirm(env, p.sk, g.filePath, 3 * MB)));
+  expect(confirms.every((r) => r.statusCode === 200)).toBe(true);
+  confirms.forEach((r, i) => expect(r.json().data.path).toBe(grants[i]!.filePath));
   expect(await storageUsed(env, p.id)).toBe(18 * MB);
   const rows = await env.ctx.db.admin.selectFrom('files').select(['path', 'status']).where('project_id', '=', p.id).execute();
   expect(rows.filter((r) => r.status === 'confirmed').length).toBe(6);
-  expect(rows.length).toBe(6); // the refused upload was discarded
+  expect(rows.length).toBe(6); // the refused request left no row
 });
 
-it('one confirm statement for more than the whole quota, on a project never charged before: only what fits', async () => {
+it('one request statement for more than the whole quota, on a project never charged before: only what fits', async () => {
   const p = await makeProject(env.ctx);
-  // Three pending 8 MB uploads (each fits the empty 20 MB quota at request time), confirmed by
-  // one statement while the project has no storage counter row yet: the guard must still hold.
-  const paths = [await prepared(p.sk, 8 * MB), await prepared(p.sk, 8 * MB), await prepared(p.sk, 8 * MB)];
-  const rows = await env.ctx.db.read({ projectId: p.id, keyKind: 'secret' }, (db) =>
-    confirmPending(db, { projectId: p.id, provider: 'internal', cap: 20 * MB }, paths.map((path) => ({ path, size: 8 * MB })), new Date()),
+  // Three 8 MB uploads requested by one statement while the project has no storage counter row
+  // yet: the guard must still hold.
+  const now = new Date();
+  const files = [1, 2, 3].map((i) => ({ id: `${'a'.repeat(23)}${i}`, path: `${p.id}/${'a'.repeat(23)}${i}_f.bin`, size: 8 * MB, contentType: 'a/b', createdAt: now }));
+  const inserted = await env.ctx.db.read({ projectId: p.id, keyKind: 'secret' }, (db) =>
+    insertPending(db, { projectId: p.id, ownerId: null, provider: 'internal', limit: 20 * MB }, files),
   );
-  expect(rows.map((r) => r.status).sort()).toEqual(['confirmed', 'confirmed', 'pending']);
+  expect(inserted.size).toBe(2);
   expect(await storageUsed(env, p.id)).toBe(16 * MB);
 });

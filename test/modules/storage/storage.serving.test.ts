@@ -26,9 +26,19 @@ describe('public files', () => {
     expect(res.headers['content-length']).toBe('20');
     expect(res.headers.etag).toMatch(/^"[0-9a-f]{24}-14-[0-9a-f]+"$/);
     expect(new Date(String(res.headers['last-modified'])).getTime()).toBeGreaterThan(0);
-    expect(res.headers['cache-control']).toContain('max-age=');
+    expect(res.headers['cache-control']).toBe('public, no-cache');
     expect(res.headers['accept-ranges']).toBe('bytes');
     expect(res.headers['x-content-type-options']).toBe('nosniff');
+  });
+
+  it('a deleted file does not linger in caches: every use revalidates, and the revalidation is a 404', async () => {
+    const { filePath } = await upload(env, p.sk, 'gone.txt', Buffer.from('soon deleted'), 'text/plain');
+    const first = await env.app.inject({ method: 'GET', url: `/api/storage/public/${filePath}` });
+    expect(first.headers['cache-control']).toMatch(/\bno-cache\b/);
+    expect(first.headers['cache-control']).not.toMatch(/max-age=[1-9]/);
+    expect((await env.app.inject({ method: 'DELETE', url: '/api/storage/file', headers: p.sk, payload: { path: filePath } })).statusCode).toBe(200);
+    const again = await env.app.inject({ method: 'GET', url: `/api/storage/public/${filePath}`, headers: { 'if-none-match': String(first.headers.etag) } });
+    expect(again.statusCode).toBe(404);
   });
 
   it('HEAD answers the headers without a body', async () => {

@@ -1,6 +1,7 @@
 /**
  * POST /api/userAuth/login (contract §2.5). Unknown email and wrong password get the same 401
  * after the same argon2 work; `requireEmailVerification` turns unverified logins away (403).
+ * Failed logins are limited per account and per address (limits.ts).
  */
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
@@ -9,7 +10,7 @@ import { ok } from '../../../lib/envelope.js';
 import { projectOf } from '../../../plugins/api-key.js';
 import { AuthErrors } from '../errors.js';
 import { clientMeta, deliverTokens, headerMode } from '../delivery.js';
-import { loginLimits } from '../limits.js';
+import { loginLimit, withLoginFailureLimits } from '../limits.js';
 import { authPreHandlers, schemaOf } from '../schema.js';
 import { login } from '../service.js';
 import { normalizeEmail } from '../../../lib/email.js';
@@ -34,9 +35,11 @@ export default async function loginFlow(app: App, ctx: AppContext): Promise<void
       const project = projectOf(req);
       const email = normalizeEmail(req.body.email);
       if (!email || !req.body.password) throw AuthErrors.invalid_input('Email and password are required.');
-      await loginLimits(ctx, project.id, req.ip, email);
-      if (req.body.password.length > 100) throw AuthErrors.invalid_credentials();
-      const { user, tokens } = await login(ctx, project, email, req.body.password, clientMeta(req));
+      await loginLimit(ctx, project.id, req.ip);
+      const { user, tokens } = await withLoginFailureLimits(ctx, project.id, req.ip, email, async () => {
+        if (req.body.password.length > 100) throw AuthErrors.invalid_credentials();
+        return login(ctx, project, email, req.body.password, clientMeta(req));
+      });
       const data = { user: toUser(user, schemaOf(req)), ...deliverTokens(ctx, reply, tokens, headerMode(req)) };
       return reply.send(ok(data, 'Login successful'));
     },

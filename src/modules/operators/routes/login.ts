@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import type { App } from '../../../server.js';
-import { limitAuthAttempts } from '../limits.js';
+import { limitAuthAttempts, withLoginFailureLimit } from '../limits.js';
 import { AnyPassword, Email, SessionEnvelope } from '../schemas.js';
 import { login } from '../service.js';
 import { sessionReply } from './reply.js';
@@ -15,7 +15,8 @@ export default async function loginRoute(app: App, ctx: AppContext): Promise<voi
     { schema: { tags: ['dashboard: auth'], summary: 'Sign in as an operator', body: Body, response: { 200: SessionEnvelope } } },
     async (req, reply) => {
       await limitAuthAttempts(ctx, req.ip);
-      return sessionReply(ctx, req, reply, await login(ctx, req.body), 'Login successful');
+      const session = await withLoginFailureLimit(ctx, req.body.email, () => login(ctx, req.body));
+      return sessionReply(ctx, req, reply, session, 'Login successful');
     },
   );
 }

@@ -39,7 +39,9 @@ async function serve(ctx: AppContext, req: FastifyRequest, reply: FastifyReply) 
     'content-type': row.content_type,
     etag,
     'last-modified': modified.toUTCString(),
-    'cache-control': 'public, max-age=86400',
+    // Revalidate on every use (ETag/Last-Modified make that a cheap 304): a deleted or
+    // replaced file must not stay served from caches for a day.
+    'cache-control': 'public, no-cache',
     'accept-ranges': 'bytes',
     'x-content-type-options': 'nosniff',
     'content-security-policy': "default-src 'none'; sandbox",
