@@ -1,5 +1,5 @@
 /**
- * PostgreSQL errors a client can cause, mapped to their 4xx answers: unique violations (409),
+ * PostgreSQL errors a client can cause, mapped to their 4xx answers: unique violations (409), a value too long for an index entry (400),
  * a pattern PostgreSQL's regex engine rejects (400), a statement timeout (400), a value it
  * cannot parse or store, such as a NUL character in a query value (400), a write to a
  * collection deleted meanwhile (404). Anything else
@@ -21,6 +21,8 @@ function mapPgError(err: unknown): unknown {
   // A write routed to no partition: the collection was deleted after the request looked it up.
   if (isMissingPartition(err)) return DataErrors.collection_not_found();
   if (code === '2201B') return DataErrors.invalid_query('Invalid regex pattern.');
+  // 54000 from a B-tree: the value does not fit an index entry (about a third of an 8 kB page).
+  if (code === '54000') return DataErrors.value_too_long();
   if (code === '57014') return DataErrors.query_timeout();
   if (BAD_VALUE.has(code) || isUnstorableText(err)) return DataErrors.invalid_query('Invalid value in query.');
   return err;
