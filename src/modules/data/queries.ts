@@ -66,6 +66,27 @@ export async function listRows(
   return res.rows;
 }
 
+/**
+ * Aggregates over the scope's documents. `inputs` are read once per matching document in an
+ * inner select (OFFSET 0 keeps the planner from folding them back into every aggregate that
+ * reads them); `select` (aliased group keys then aggregates) reads the inputs, grouped by its
+ * first `groupCount` columns. Reads `limit + 1` groups so the caller can tell more exist.
+ */
+export async function aggregateRows(
+  tx: Tx,
+  s: Scope,
+  where: RawBuilder<unknown>,
+  q: { inputs: RawBuilder<unknown>[]; select: RawBuilder<unknown>[]; groupCount: number; order: RawBuilder<unknown> | null; limit: number },
+): Promise<Array<Record<string, unknown>>> {
+  const groupBy = q.groupCount ? sql` GROUP BY ${sql.raw(Array.from({ length: q.groupCount }, (_, i) => i + 1).join(', '))}` : sql``;
+  const orderBy = q.order ? sql` ORDER BY ${q.order}` : sql``;
+  const res = await sql<Record<string, unknown>>`
+    SELECT ${sql.join(q.select)}
+    FROM (SELECT ${sql.join([sql`1 AS one`, ...q.inputs])} FROM documents WHERE ${scopeWhere(s)} AND ${where} OFFSET 0) AS d
+    ${groupBy}${orderBy} LIMIT ${q.limit + 1}`.execute(tx);
+  return res.rows;
+}
+
 export async function countRows(tx: Tx, s: Scope, where: RawBuilder<unknown>): Promise<number> {
   const res = await sql<{ n: number }>`SELECT count(*)::int AS n FROM documents WHERE ${scopeWhere(s)} AND ${where}`.execute(tx);
   return res.rows[0]?.n ?? 0;

@@ -43,21 +43,21 @@ const SUFFIXES: Array<[string, Op]> = [
 const MAX_FILTERS = 30;
 const MAX_REGEX = 128;
 
-type Raw = Record<string, unknown>;
+export type Raw = Record<string, unknown>;
 
-function strings(v: unknown): string[] {
+export function strings(v: unknown): string[] {
   if (Array.isArray(v)) return v.map(String);
   return v === undefined || v === null ? [] : [String(v)];
 }
 
-const first = (q: Raw, k: string): string | undefined => strings(q[k])[0];
+export const first = (q: Raw, k: string): string | undefined => strings(q[k])[0];
 
 /** A comma list, repeated parameters flattened, entries trimmed, empties dropped. */
-function list(v: unknown): string[] {
+export function list(v: unknown): string[] {
   return strings(v).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
 }
 
-function intParam(q: Raw, k: string, def: number): number {
+export function intParam(q: Raw, k: string, def: number): number {
   const raw = first(q, k);
   if (raw === undefined || raw.trim() === '') return def;
   const n = Number(raw);
@@ -65,13 +65,13 @@ function intParam(q: Raw, k: string, def: number): number {
   return Math.trunc(n);
 }
 
-function boolParam(q: Raw, k: string, def: boolean): boolean {
+export function boolParam(q: Raw, k: string, def: boolean): boolean {
   const raw = first(q, k);
   if (raw === undefined || raw === '') return def;
   return raw === 'true' || raw === '1';
 }
 
-function parseSort(raw: string | undefined): SortKey[] {
+export function parseSort(raw: string | undefined): SortKey[] {
   const items = list(raw);
   if (items.length > 5) throw DataErrors.invalid_query('At most 5 sort fields are allowed.');
   return items.map((item) => {
@@ -115,12 +115,18 @@ export function checkId(id: string): void {
   if (!isObjectId(id)) throw DataErrors.invalid_query('Invalid ID format.');
 }
 
+/** Every parameter that is not one of `reserved` is a filter (the list grammar's suffixes). */
+export function parseFilters(q: Raw, reserved: ReadonlySet<string>): Filter[] {
+  const filters = Object.keys(q).filter((k) => !reserved.has(k)).map((k) => parseFilter(k, q[k]));
+  if (filters.length > MAX_FILTERS) throw DataErrors.invalid_query(`At most ${MAX_FILTERS} filters are allowed.`);
+  return filters;
+}
+
 export function parseListQuery(q: Raw): ListQuery {
   const limit = Math.min(100, Math.max(1, intParam(q, 'limit', 20)));
   const page = Math.max(1, intParam(q, 'page', 1));
   const skip = first(q, 'skip') !== undefined ? Math.max(0, intParam(q, 'skip', 0)) : undefined;
-  const filters = Object.keys(q).filter((k) => !RESERVED.has(k)).map((k) => parseFilter(k, q[k]));
-  if (filters.length > MAX_FILTERS) throw DataErrors.invalid_query(`At most ${MAX_FILTERS} filters are allowed.`);
+  const filters = parseFilters(q, RESERVED);
   const fields = list(q.fields);
   return {
     filters,

@@ -1,6 +1,7 @@
 /** The public data API under /api/data/:collectionName. */
 import type { AppContext } from '../../context.js';
 import type { App } from '../../server.js';
+import aggregateRoutes from './routes/aggregate.js';
 import createRoutes from './routes/create.js';
 import deleteRoutes from './routes/delete.js';
 import guardRoute from './routes/guard.js';
@@ -8,5 +9,5 @@ import readRoutes from './routes/read.js';
 import updateRoutes from './routes/update.js';
 
 export default async function dataRoutes(app: App, ctx: AppContext): Promise<void> {
-  for (const mod of [readRoutes, createRoutes, updateRoutes, deleteRoutes, guardRoute]) await mod(app, ctx);
+  for (const mod of [readRoutes, aggregateRoutes, createRoutes, updateRoutes, deleteRoutes, guardRoute]) await mod(app, ctx);
 }
