@@ -9,6 +9,8 @@ export const FIELD_TYPES = ['String', 'Number', 'Boolean', 'Date', 'Object', 'Ar
 /** Types with one comparable value: filterable and sortable through an accessor, indexable. */
 export const SCALAR_TYPES: ReadonlySet<string> = new Set(['String', 'Number', 'Boolean', 'Date', 'Ref']);
 export const COLLECTION_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+/** Names a route of the data API takes (lower case; compared case-insensitively). */
+export const RESERVED_COLLECTION_NAMES: ReadonlySet<string> = new Set(['batch']);
 const UNIQUE_TYPES = new Set(['String', 'Number', 'Boolean', 'Date']);
 const DEFAULT_TYPES: Record<string, string> = { String: 'string', Number: 'number', Boolean: 'boolean' };
 /** Keys that would reach an object's prototype, or that the system fields own. */

@@ -9,7 +9,7 @@ import { refund } from '../../lib/quota.js';
 import { planOf } from '../plans/plans.js';
 import { announceChange } from './cache.js';
 import { CollectionErrors } from './errors.js';
-import { COLLECTION_NAME, normaliseFields, validateFieldDefs } from './fields.js';
+import { COLLECTION_NAME, RESERVED_COLLECTION_NAMES, normaliseFields, validateFieldDefs } from './fields.js';
 import { dropPartitionsNow, enqueuePartitionCleanup } from './cleanup.js';
 import { validateCompoundIndexes } from './compound.js';
 import { isUsersCollection, syncIndexes, syncUserUniques } from './indexes.js';
@@ -57,6 +57,8 @@ function duplicatesConflict(err: unknown): never {
 /** Creates a collection for a project owned by `plan`'s operator; each API renders its own view. */
 export async function createCollection(ctx: AppContext, projectId: string, planName: string, input: CreateCollectionInput): Promise<CollectionRow> {
   if (typeof input.name !== 'string' || !COLLECTION_NAME.test(input.name)) throw CollectionErrors.invalid_collection_name();
+  // POST /api/data/batch is the atomic batch: a collection of that name could not be written to.
+  if (RESERVED_COLLECTION_NAMES.has(input.name.toLowerCase())) throw CollectionErrors.invalid_collection_name(`'${input.name}' is reserved; choose another collection name.`);
   const fields = checkedFields(input.name, input.fields);
   const indexes = checkedIndexes(input.indexes ?? [], fields);
   let rls = defaultRls(input.name, fields);

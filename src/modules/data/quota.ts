@@ -5,7 +5,7 @@
  * on the write's real growth; the project's counter row is never held through a disk sync.
  */
 import type { AppContext } from '../../context.js';
-import type { Tx } from '../../db/pool.js';
+import type { TenantScope, Tx } from '../../db/pool.js';
 import { METRICS, refundAhead } from '../../lib/quota.js';
 import { QuotaLeases } from '../../lib/quota-leases.js';
 import { DataErrors } from './errors.js';
@@ -28,10 +28,16 @@ function leases(ctx: AppContext): QuotaLeases {
 /** An upper bound of a document's charged size: its jsonb text adds at most a space per `:` and `,`. */
 export const sizeBound = (json: string) => 2 * Buffer.byteLength(json, 'utf8') + 16;
 
-interface Paid<T> {
+export interface Paid<T> {
   result: T;
   growth: number;
 }
+
+/** How one write pays for its growth: on its own (`payEach`) or from a batch's budget (`paidForAll`). */
+export type Pay = <T>(bound: number, write: () => Promise<Paid<T> | null>) => Promise<T | null>;
+
+export const payEach = (ctx: AppContext, db: Tx, projectId: string, limit: number): Pay =>
+  (bound, write) => paidFor(ctx, db, projectId, bound, limit, write);
 
 /**
  * Takes `bound` (at least the write's growth) of quota, runs the write, then settles on its
@@ -55,4 +61,44 @@ export async function paidFor<T>(
   leases(ctx).give(counter, take - used);
   if (paid && paid.growth < 0) await refundAhead(db, counter, -paid.growth);
   return paid ? paid.result : null;
+}
+
+/**
+ * Several writes in one transaction (a batch). Leases are taken outside transactions, so
+ * `bound` (at least the writes' combined growth) is taken first; inside the
+ * transaction the writes add up their growth and `settle(tx)` takes what the bound missed (the
+ * plan does not allow it: 403, and the transaction rolls back) and refunds a net shrink there. After a commit the unused
+ * allowance goes back to this node; after a rollback, all of it.
+ */
+export async function paidForAll<T>(
+  ctx: AppContext, scope: TenantScope, bound: number, limit: number,
+  run: (pay: Pay, settle: (tx: Tx) => Promise<void>) => Promise<T>,
+): Promise<T> {
+  const counter = dbBytes(scope.projectId);
+  let take = 0;
+  const takeMore = async (amount: number) => {
+    // Its own connection (leases are taken outside transactions).
+    if (!(await ctx.db.read(scope, (db) => leases(ctx).take(db, counter, amount, limit)))) throw DataErrors.database_limit();
+    take += amount;
+  };
+  await takeMore(Math.max(0, bound)); // given back before the transaction takes its connection
+  let growth = 0;
+  const pay: Pay = async (_bound, write) => {
+    const paid = await write();
+    if (paid) growth += paid.growth;
+    return paid ? paid.result : null;
+  };
+  const settle = async (tx: Tx) => {
+    // The bound missed (a write grew more than its estimate): the rest, from a second connection.
+    if (growth > take) await takeMore(growth - take);
+    if (growth < 0) await refundAhead(tx, counter, -growth);
+  };
+  try {
+    const result = await run(pay, settle);
+    leases(ctx).give(counter, take - Math.max(0, growth));
+    return result;
+  } catch (err) {
+    leases(ctx).give(counter, take);
+    throw err;
+  }
 }

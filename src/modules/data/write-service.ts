@@ -1,5 +1,7 @@
 /**
  * Writes: create, bulk create, merge update, soft/hard delete, restore. Knows no HTTP.
+ * Each single write is an exported `…One` function over a given connection and a way to pay
+ * (`Pay`), so a batch (batch-service.ts) runs the very same checks inside one transaction.
  * Creates, top-level patches, soft deletes and restores are autocommit statements; other
  * updates use optimistic concurrency (a version check) instead of a row lock; only a hard
  * delete, which refunds its bytes, needs a transaction. Quota accounting is in ./quota.ts.
@@ -15,7 +17,7 @@ import { applyOwnerOnCreate, assertHardDeleteAllowed, assertOwner, assertOwnerUn
 import { assertSafe, mergeUpdate, withoutSystemFields } from './body.js';
 import { DataErrors } from './errors.js';
 import { guardDb } from './pg-errors.js';
-import { dbBytes, paidFor, sizeBound } from './quota.js';
+import { dbBytes, paidFor, payEach, sizeBound, type Pay } from './quota.js';
 import * as q from './queries.js';
 import { checkId } from './query.js';
 import { documentView } from './view.js';
@@ -48,18 +50,19 @@ function prepare(col: CollectionDef, access: Access, body: unknown, index: numbe
 }
 
 export async function createDocument(ctx: AppContext, col: CollectionDef, access: Access, body: unknown, limit: number) {
+  return guardDb(() => ctx.db.read(access.scope, (db) => insertOne(ctx, db, col, access, body, payEach(ctx, db, col.project_id, limit))));
+}
+
+/** Validates and inserts one document on `db`, paid by `pay`. */
+export async function insertOne(ctx: AppContext, db: Tx, col: CollectionDef, access: Access, body: unknown, pay: Pay) {
   if (!isPlainObject(body)) throw DataErrors.invalid_body('Request body must be a JSON object.');
   const row = prepare(col, access, body, 0);
   if (typeof row === 'string') throw DataErrors.document_invalid(row);
-  return guardDb(() =>
-    ctx.db.read(access.scope, async (db) => {
-      const stored = await paidFor(ctx, db, col.project_id, sizeBound(row.json), limit, async () => {
-        const [r] = await q.insertRows(db, col.project_id, col.id, [row], ctx.clock.now());
-        return { result: r!, growth: r!.size_bytes };
-      });
-      return documentView(stored!);
-    }),
-  );
+  const stored = await pay(sizeBound(row.json), async () => {
+    const [r] = await q.insertRows(db, col.project_id, col.id, [row], ctx.clock.now());
+    return { result: r!, growth: r!.size_bytes };
+  });
+  return documentView(stored!);
 }
 
 export async function createMany(ctx: AppContext, col: CollectionDef, access: Access, body: unknown, limit: number) {
@@ -88,33 +91,34 @@ export async function createMany(ctx: AppContext, col: CollectionDef, access: Ac
 const UPDATE_ATTEMPTS = 5;
 
 export async function updateDocument(ctx: AppContext, col: CollectionDef, access: Access, id: string, body: unknown, limit: number) {
+  return guardDb(() => ctx.db.read(access.scope, (db) => updateOne(ctx, db, col, access, id, body, payEach(ctx, db, col.project_id, limit))));
+}
+
+/** Merges `body` into one document on `db` (optimistic retries), paid by `pay`. */
+export async function updateOne(ctx: AppContext, db: Tx, col: CollectionDef, access: Access, id: string, body: unknown, pay: Pay) {
   checkId(id);
   if (!isPlainObject(body)) throw DataErrors.invalid_body('Request body must be a JSON object.');
   assertSafe(body);
-  return guardDb(() =>
-    ctx.db.read(access.scope, async (db) => {
-      if (access.secret && !Object.keys(body).some((k) => k.includes('.'))) return patchTopLevel(ctx, db, col, access, id, body, limit);
-      for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
-        const stored = await tryUpdate(ctx, db, col, access, id, body, limit);
-        if (stored) return documentView(stored);
-      }
-      throw DataErrors.write_conflict();
-    }),
-  );
+  if (access.secret && !Object.keys(body).some((k) => k.includes('.'))) return patchTopLevel(ctx, db, col, access, id, body, pay);
+  for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
+    const stored = await tryUpdate(ctx, db, col, access, id, body, pay);
+    if (stored) return documentView(stored);
+  }
+  throw DataErrors.write_conflict();
 }
 
 /**
  * The common update (secret key, top-level keys only) as one statement: validate the new
  * values, then `data || patch` in PostgreSQL, which is exactly the merge for top-level keys.
  */
-async function patchTopLevel(ctx: AppContext, db: Tx, col: CollectionDef, access: Access, id: string, body: Record<string, unknown>, limit: number) {
+async function patchTopLevel(ctx: AppContext, db: Tx, col: CollectionDef, access: Access, id: string, body: Record<string, unknown>, pay: Pay) {
   const checked = validateDocument(col.fields, withoutSystemFields(body), 'update');
   if (!checked.ok) throw DataErrors.document_invalid(checked.message);
   const patch = checked.value;
   const field = col.rls.ownerField;
   const ownerId = field !== '_id' && field in patch ? ownerOf(col, id, patch) : undefined;
   const json = JSON.stringify(patch);
-  const stored = await paidFor(ctx, db, col.project_id, sizeBound(json), limit, async () => {
+  const stored = await pay(sizeBound(json), async () => {
     const row = await q.patchRow(db, docScope(col, access), id, { json, ownerId }, ctx.clock.now());
     if (!row) throw DataErrors.document_not_found();
     return { result: row, growth: row.size_bytes - row.old_size };
@@ -123,7 +127,7 @@ async function patchTopLevel(ctx: AppContext, db: Tx, col: CollectionDef, access
 }
 
 /** One optimistic attempt: read, merge, validate, write if unchanged meanwhile (else null). */
-async function tryUpdate(ctx: AppContext, db: Tx, col: CollectionDef, access: Access, id: string, body: Record<string, unknown>, limit: number) {
+async function tryUpdate(ctx: AppContext, db: Tx, col: CollectionDef, access: Access, id: string, body: Record<string, unknown>, pay: Pay) {
   const current = await q.getRow(db, docScope(col, access), id);
   if (!current) throw DataErrors.document_not_found();
   assertOwner(access, current.owner_id);
@@ -135,7 +139,7 @@ async function tryUpdate(ctx: AppContext, db: Tx, col: CollectionDef, access: Ac
   const ownerId = ownerOf(col, id, doc);
   assertOwnerUnchanged(col, access, current.owner_id, ownerId);
   const json = JSON.stringify(doc);
-  return paidFor(ctx, db, col.project_id, sizeBound(json) - current.size_bytes, limit, async () => {
+  return pay(sizeBound(json) - current.size_bytes, async () => {
     const row = await q.updateRow(db, docScope(col, access), id, current.version, { ownerId, json }, ctx.clock.now());
     return row ? { result: row, growth: row.size_bytes - current.size_bytes } : null;
   });
@@ -143,44 +147,46 @@ async function tryUpdate(ctx: AppContext, db: Tx, col: CollectionDef, access: Ac
 
 export async function deleteDocument(ctx: AppContext, col: CollectionDef, access: Access, id: string, hard: boolean) {
   checkId(id);
-  if (hard) return hardDelete(ctx, col, access, id);
-  return guardDb(() =>
-    ctx.db.read(access.scope, async (db) => {
-      const s = docScope(col, access);
-      await checkOwner(db, s, access, id);
-      const now = ctx.clock.now();
-      if (!(await q.setDeleted(db, s, id, now, now))) throw DataErrors.document_not_found();
-      return { id };
-    }),
-  );
+  if (hard) {
+    assertHardDeleteAllowed(access);
+    return guardDb(() => ctx.db.tenant(access.scope, (tx) => hardDeleteOne(tx, col, access, id)));
+  }
+  return guardDb(() => ctx.db.read(access.scope, (db) => softDeleteOne(ctx, db, col, access, id)));
 }
 
-/** Purges a live or soft-deleted document (secret key only) and frees its bytes. */
-async function hardDelete(ctx: AppContext, col: CollectionDef, access: Access, id: string) {
+/** Marks one document deleted (its bytes stay charged until a hard delete). */
+export async function softDeleteOne(ctx: AppContext, db: Tx, col: CollectionDef, access: Access, id: string) {
+  checkId(id);
+  const s = docScope(col, access);
+  await checkOwner(db, s, access, id);
+  const now = ctx.clock.now();
+  if (!(await q.setDeleted(db, s, id, now, now))) throw DataErrors.document_not_found();
+  return { id };
+}
+
+/** Purges a live or soft-deleted document (secret key only) and frees its bytes; `tx` must be a transaction. */
+export async function hardDeleteOne(tx: Tx, col: CollectionDef, access: Access, id: string) {
+  checkId(id);
   assertHardDeleteAllowed(access);
-  return guardDb(() =>
-    ctx.db.tenant(access.scope, async (tx) => {
-      const gone = await q.hardDelete(tx, docScope(col, access, true), id);
-      if (!gone) throw DataErrors.document_not_found();
-      await refund(tx, dbBytes(col.project_id), gone.size_bytes);
-      return { id };
-    }),
-  );
+  const gone = await q.hardDelete(tx, docScope(col, access, true), id);
+  if (!gone) throw DataErrors.document_not_found();
+  await refund(tx, dbBytes(col.project_id), gone.size_bytes);
+  return { id };
 }
 
 /** Brings a soft-deleted document back (409 when its unique values were taken meanwhile). */
 export async function restoreDocument(ctx: AppContext, col: CollectionDef, access: Access, id: string) {
+  return guardDb(() => ctx.db.read(access.scope, (db) => restoreOne(ctx, db, col, access, id)));
+}
+
+export async function restoreOne(ctx: AppContext, db: Tx, col: CollectionDef, access: Access, id: string) {
   checkId(id);
-  return guardDb(() =>
-    ctx.db.read(access.scope, async (db) => {
-      const s = docScope(col, access, true);
-      const current = await q.getRow(db, s, id);
-      if (!current) throw DataErrors.document_not_found();
-      assertOwner(access, current.owner_id);
-      if (current.deleted_at === null) return documentView(current);
-      const restored = await q.setDeleted(db, s, id, null, ctx.clock.now());
-      if (!restored) throw DataErrors.document_not_found();
-      return documentView(restored);
-    }),
-  );
+  const s = docScope(col, access, true);
+  const current = await q.getRow(db, s, id);
+  if (!current) throw DataErrors.document_not_found();
+  assertOwner(access, current.owner_id);
+  if (current.deleted_at === null) return documentView(current);
+  const restored = await q.setDeleted(db, s, id, null, ctx.clock.now());
+  if (!restored) throw DataErrors.document_not_found();
+  return documentView(restored);
 }

@@ -1,0 +1,107 @@
+/**
+ * Atomic batch (POST /api/data/batch): 1-100 create/update/delete/restore operations across
+ * the project's collections in one transaction, all or nothing. Each operation runs the same
+ * `…One` function as its single call (schema, unique values, RLS owner rules), and the batch
+ * pays its quota once (`paidForAll`). A failure names the operation and rolls everything back.
+ * Knows no HTTP: the caller resolves each collection and its access first.
+ */
+import type { AppContext } from '../../context.js';
+import type { Tx } from '../../db/pool.js';
+import { AppError } from '../../lib/errors.js';
+import type { CollectionDef } from '../collections/cache.js';
+import type { Access } from './access.js';
+import { DataErrors } from './errors.js';
+import { guardDb } from './pg-errors.js';
+import { paidForAll, sizeBound, type Pay } from './quota.js';
+import { hardDeleteOne, insertOne, restoreOne, softDeleteOne, updateOne } from './write-service.js';
+
+export const BATCH_MAX = 100;
+
+export interface BatchOperation {
+  op: 'create' | 'update' | 'delete' | 'restore';
+  collection: string;
+  id?: string;
+  data?: unknown;
+  hard?: boolean;
+}
+
+export interface BatchTarget {
+  col: CollectionDef;
+  access: Access;
+}
+
+export interface BatchResult {
+  op: BatchOperation['op'];
+  collection: string;
+  id: string;
+  data?: unknown;
+}
+
+/** What a write may add beyond its own JSON: the owner field filled in and the schema's defaults. */
+function filledIn(col: CollectionDef): Record<string, unknown> {
+  const extra: Record<string, unknown> = { [col.rls.ownerField]: '0'.repeat(24) };
+  for (const f of col.fields) if (f.default !== undefined) extra[f.key] = f.default;
+  return extra;
+}
+
+/**
+ * What the whole batch may grow the project by: each create or update at most its JSON plus
+ * what the server fills in. Taken before the transaction; `paidForAll` tops up the rare rest.
+ */
+function budget(ops: BatchOperation[], targets: ReadonlyMap<string, BatchTarget>): number {
+  return ops.reduce((n, o) => {
+    if (o.op !== 'create' && o.op !== 'update') return n;
+    const data = typeof o.data === 'object' && o.data !== null ? o.data : {};
+    return n + sizeBound(JSON.stringify(data)) + sizeBound(JSON.stringify(filledIn(targets.get(o.collection)!.col)));
+  }, 0);
+}
+
+async function runOne(ctx: AppContext, tx: Tx, t: BatchTarget, o: BatchOperation, pay: Pay): Promise<BatchResult> {
+  const base = { op: o.op, collection: o.collection };
+  switch (o.op) {
+    case 'create': {
+      const doc = await insertOne(ctx, tx, t.col, t.access, o.data, pay);
+      return { ...base, id: String(doc._id), data: doc };
+    }
+    case 'update': {
+      const doc = await updateOne(ctx, tx, t.col, t.access, o.id ?? '', o.data, pay);
+      return { ...base, id: String(doc._id), data: doc };
+    }
+    case 'delete':
+      return { ...base, ...(o.hard ? await hardDeleteOne(tx, t.col, t.access, o.id ?? '') : await softDeleteOne(ctx, tx, t.col, t.access, o.id ?? '')) };
+    case 'restore': {
+      const doc = await restoreOne(ctx, tx, t.col, t.access, o.id ?? '');
+      return { ...base, id: String(doc._id), data: doc };
+    }
+  }
+}
+
+/** The operation's own error, with its position and what it was, so the client can fix it. */
+export function named(err: unknown, index: number, o: BatchOperation): unknown {
+  if (!(err instanceof AppError)) return err;
+  const what = `${o.op} ${o.collection}${o.id ? `/${o.id}` : ''}`;
+  return new AppError(err.code, err.status, `Operation ${index} (${what}): ${err.message}`, err.headers, { ...err.extra, operation: index });
+}
+
+export async function runBatch(
+  ctx: AppContext, ops: BatchOperation[], targets: ReadonlyMap<string, BatchTarget>, limit: number,
+): Promise<BatchResult[]> {
+  if (ops.length === 0 || ops.length > BATCH_MAX) throw DataErrors.invalid_body(`A batch has 1 to ${BATCH_MAX} operations.`);
+  const { scope } = targets.get(ops[0]!.collection)!.access;
+  return guardDb(() =>
+    paidForAll(ctx, scope, budget(ops, targets), limit, (pay, settle) =>
+      ctx.db.tenant(scope, async (tx) => {
+        const results: BatchResult[] = [];
+        for (const [i, o] of ops.entries()) {
+          try {
+            results.push(await guardDb(() => runOne(ctx, tx, targets.get(o.collection)!, o, pay)));
+          } catch (err) {
+            throw named(err, i, o);
+          }
+        }
+        await settle(tx);
+        return results;
+      }),
+    ),
+  );
+}
