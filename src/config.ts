@@ -43,6 +43,8 @@ export interface Config {
   trustProxy: TrustProxy;
   redisUrl?: string;
   bodyLimit: number;
+  /** IMPORT_MAX_BYTES: the largest project archive an import reads, decompressed. */
+  importMaxBytes: number;
   logLevel: string;
   userAccessTokenTtl: { text: string; seconds: number };
   userRefreshTokenTtlSeconds: number;
@@ -213,6 +215,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: trustProxy(env, 'TRUST_PROXY'),
     redisUrl: str(env, 'REDIS_URL'),
     bodyLimit: byteSize(env, 'BODY_LIMIT', 1024 * 1024),
+    importMaxBytes: byteSize(env, 'IMPORT_MAX_BYTES', 2 * 1024 * 1024 * 1024),
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
     userAccessTokenTtl: duration(env, 'USER_ACCESS_TOKEN_TTL', '15m'),
     userRefreshTokenTtlSeconds: duration(env, 'USER_REFRESH_TOKEN_TTL', '7d').seconds,

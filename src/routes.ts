@@ -20,6 +20,7 @@ import collectionRoutes from './modules/collections/routes.js';
 import dataRoutes from './modules/data/routes.js';
 import dataOperatorRoutes from './modules/data/operator/routes.js';
 import schemaRoutes from './modules/schemas/routes.js';
+import backupRoutes from './modules/backup/routes.js';
 
 export type RouteModule = (app: App, ctx: AppContext) => Promise<void>;
 
@@ -27,7 +28,7 @@ export const commonRoutes: RouteModule[] = [healthRoutes];
 
 export const publicRoutes: RouteModule[] = [authRoutes, socialRoutes, storageRoutes, mailPublicRoutes, dataRoutes, schemaRoutes];
 
-export const dashboardRoutes: RouteModule[] = [operatorRoutes, projectRoutes, adminRoutes, aiRoutes, storageDashboardRoutes, storageDashboardFileRoutes, authAdminRoutes, socialSettingsRoutes, mailDashboardRoutes, collectionRoutes, dataOperatorRoutes];
+export const dashboardRoutes: RouteModule[] = [operatorRoutes, projectRoutes, adminRoutes, aiRoutes, storageDashboardRoutes, storageDashboardFileRoutes, authAdminRoutes, socialSettingsRoutes, mailDashboardRoutes, collectionRoutes, dataOperatorRoutes, backupRoutes];
 
 /**
  * Registers a group's modules in their own scope, stamping each route with the group's surface

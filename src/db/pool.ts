@@ -43,6 +43,8 @@ export interface Db {
   tenant<T>(scope: TenantScope, fn: (tx: Tx) => Promise<T>): Promise<T>;
   /** Statements in the tenant scope without a transaction (each autocommits): for reads. */
   read<T>(scope: TenantScope, fn: (db: Tx) => Promise<T>): Promise<T>;
+  /** A read-only REPEATABLE READ transaction in the tenant scope: one consistent view across many reads (exports). */
+  snapshot<T>(scope: TenantScope, fn: (tx: Tx) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -205,9 +207,9 @@ export function createDb(databaseUrl: string, sizes: PoolSizes = { tenant: 20, a
     }
   }
 
-  const tenant = <T>(scope: TenantScope, fn: (tx: Tx) => Promise<T>) =>
+  const transaction = (begin: string) => <T>(scope: TenantScope, fn: (tx: Tx) => Promise<T>) =>
     withClient(scope.projectId, async (client) => {
-      await enterScope(client, scope, limits.publishableStatementTimeoutMs, 'BEGIN');
+      await enterScope(client, scope, limits.publishableStatementTimeoutMs, begin);
       try {
         const result = await current.run(client, () => fn(scoped));
         const done = await client.query('COMMIT');
@@ -222,6 +224,9 @@ export function createDb(databaseUrl: string, sizes: PoolSizes = { tenant: 20, a
       }
     });
 
+  const tenant = transaction('BEGIN');
+  const snapshot = transaction('BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+
   const read = <T>(scope: TenantScope, fn: (db: Tx) => Promise<T>) =>
     withClient(scope.projectId, async (client) => {
       await enterScope(client, scope, limits.publishableStatementTimeoutMs);
@@ -233,6 +238,7 @@ export function createDb(databaseUrl: string, sizes: PoolSizes = { tenant: 20, a
     pool,
     tenant,
     read,
+    snapshot,
     async close() {
       const closed = open.allClosed();
       // The pools themselves, not admin.destroy(): Kysely ends its pool only if it ever ran a

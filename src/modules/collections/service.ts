@@ -3,7 +3,9 @@
  * one owner transaction (the row, its indexes, owner recomputation, quota refunds), then the
  * change is announced so every node's collection cache drops the project.
  */
+import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.js';
+import type { Database } from '../../db/types.js';
 import type { CompoundIndex, FieldDef, RlsConfig } from '../../db/types.js';
 import { refund } from '../../lib/quota.js';
 import { planOf } from '../plans/plans.js';
@@ -56,6 +58,19 @@ function duplicatesConflict(err: unknown): never {
 
 /** Creates a collection for a project owned by `plan`'s operator; each API renders its own view. */
 export async function createCollection(ctx: AppContext, projectId: string, planName: string, input: CreateCollectionInput): Promise<CollectionRow> {
+  const row = await ctx.db.admin
+    .transaction()
+    .execute((tx) => createCollectionIn(tx, ctx.clock.now(), projectId, planName, input))
+    .catch(duplicatesConflict);
+  await announceChange(ctx, projectId);
+  return row;
+}
+
+/**
+ * The same inside the caller's owner transaction (a project import creates several in one);
+ * the caller announces the change after its commit.
+ */
+export async function createCollectionIn(tx: Kysely<Database>, now: Date, projectId: string, planName: string, input: CreateCollectionInput): Promise<CollectionRow> {
   if (typeof input.name !== 'string' || !COLLECTION_NAME.test(input.name)) throw CollectionErrors.invalid_collection_name();
   // POST /api/data/batch is the atomic batch: a collection of that name could not be written to.
   if (RESERVED_COLLECTION_NAMES.has(input.name.toLowerCase())) throw CollectionErrors.invalid_collection_name(`'${input.name}' is reserved; choose another collection name.`);
@@ -64,19 +79,15 @@ export async function createCollection(ctx: AppContext, projectId: string, planN
   let rls = defaultRls(input.name, fields);
   if (input.rls) rls = applyRlsChange(input.name, fields, rls, input.rls);
   const limit = planOf(planName).collectionsPerProject;
-  const row = await ctx.db.admin.transaction().execute(async (tx) => {
-    await q.lockProject(tx, projectId);
-    if (await q.findCollection(tx, projectId, input.name)) throw CollectionErrors.collection_exists();
-    if (limit >= 0 && (await q.countCollections(tx, projectId)) >= limit) {
-      throw CollectionErrors.collection_limit_reached(`Collection limit reached (${limit}). Please upgrade your plan to create more collections.`);
-    }
-    const created = await q.insertCollection(tx, { projectId, name: input.name, fields, rls, indexes, now: ctx.clock.now() });
-    await createPartition(tx, created.id);
-    await syncIndexes(tx, created, fields, indexes);
-    return created;
-  }).catch(duplicatesConflict);
-  await announceChange(ctx, projectId);
-  return row;
+  await q.lockProject(tx, projectId);
+  if (await q.findCollection(tx, projectId, input.name)) throw CollectionErrors.collection_exists();
+  if (limit >= 0 && (await q.countCollections(tx, projectId)) >= limit) {
+    throw CollectionErrors.collection_limit_reached(`Collection limit reached (${limit}). Please upgrade your plan to create more collections.`);
+  }
+  const created = await q.insertCollection(tx, { projectId, name: input.name, fields, rls, indexes, now });
+  await createPartition(tx, created.id);
+  await syncIndexes(tx, created, fields, indexes);
+  return created;
 }
 
 export async function getCollection(ctx: AppContext, projectId: string, name: string): Promise<CollectionRow> {

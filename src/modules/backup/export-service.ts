@@ -1,0 +1,116 @@
+/**
+ * Project export: one consistent snapshot (a read-only REPEATABLE READ transaction in the
+ * operator's tenant scope, so the policies apply) streamed as the archive (archive.ts), gzip
+ * compressed, page by page with backpressure. Knows no HTTP.
+ */
+import { once } from 'node:events';
+import { createGzip, type Gzip } from 'node:zlib';
+import { sql } from 'kysely';
+import type { AppContext } from '../../context.js';
+import type { Tx } from '../../db/pool.js';
+import { ARCHIVE_FORMAT, ARCHIVE_VERSION, type ArchiveRecord, type Counts } from './archive.js';
+import * as q from './queries.js';
+
+/** A client that stops reading leaves the snapshot idle: PostgreSQL ends it after this. */
+const STALLED_CLIENT_MS = 120_000;
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+class ArchiveWriter {
+  readonly counts: Counts = { collections: 0, documents: 0, users: 0, files: 0 };
+  constructor(private readonly out: Gzip) {}
+
+  async write(record: ArchiveRecord): Promise<void> {
+    if (this.out.destroyed) throw new Error('export stream closed by the client');
+    if (this.out.write(`${JSON.stringify(record)}\n`)) return;
+    // A client that goes away closes the stream: stop waiting for it to drain.
+    const ac = new AbortController();
+    await Promise.race([once(this.out, 'drain', { signal: ac.signal }), once(this.out, 'close', { signal: ac.signal })]).catch(() => {});
+    ac.abort();
+  }
+}
+
+async function writeCollections(tx: Tx, projectId: string, w: ArchiveWriter) {
+  const cols = await q.collections(tx, projectId);
+  for (const c of cols) {
+    await w.write({ type: 'collection', name: c.name, fields: c.fields, rls: c.rls, indexes: c.indexes, createdAt: c.created_at.toISOString() });
+    w.counts.collections++;
+  }
+  for (const c of cols) {
+    for (let after = ''; ;) {
+      const page = await q.documentsAfter(tx, projectId, c.id, after);
+      for (const d of page) {
+        await w.write({
+          type: 'document', collection: c.name, id: d.id, ownerId: d.owner_id, data: d.data,
+          createdAt: d.created_at.toISOString(), updatedAt: d.updated_at.toISOString(), deletedAt: iso(d.deleted_at),
+        });
+      }
+      w.counts.documents += page.length;
+      if (page.length < q.PAGE) break;
+      after = page[page.length - 1]!.id;
+    }
+  }
+}
+
+async function writeUsers(tx: Tx, projectId: string, w: ArchiveWriter) {
+  for (let after = ''; ;) {
+    const page = await q.usersAfter(tx, projectId, after);
+    for (const u of page) {
+      await w.write({
+        type: 'user', id: u.id, email: u.email, passwordHash: u.password_hash, emailVerified: u.email_verified, data: u.data,
+        githubId: u.github_id, googleId: u.google_id, authProviders: u.auth_providers,
+        createdAt: u.created_at.toISOString(), updatedAt: u.updated_at.toISOString(), disabledAt: iso(u.disabled_at),
+      });
+    }
+    w.counts.users += page.length;
+    if (page.length < q.PAGE) break;
+    after = page[page.length - 1]!.id;
+  }
+}
+
+async function writeFiles(tx: Tx, projectId: string, w: ArchiveWriter) {
+  for (let after = ''; ;) {
+    const page = await q.filesAfter(tx, projectId, after);
+    for (const f of page) {
+      await w.write({
+        type: 'file', id: f.id, name: f.path.slice(f.path.indexOf('/') + 1), ownerId: f.owner_id, size: f.size,
+        contentType: f.content_type, provider: f.provider, createdAt: f.created_at.toISOString(), confirmedAt: iso(f.confirmed_at),
+      });
+    }
+    w.counts.files += page.length;
+    if (page.length < q.PAGE) break;
+    after = page[page.length - 1]!.id;
+  }
+}
+
+/**
+ * The archive of a project as a gzip stream. The snapshot is taken before this returns, so
+ * the archive shows the project as it was at the call; it is then read while the client
+ * consumes the stream. An error mid-stream destroys it (the client sees a cut archive, which
+ * an import refuses: no end record).
+ */
+export async function exportProject(ctx: AppContext, project: { id: string; name: string }): Promise<Gzip> {
+  const out = createGzip();
+  const w = new ArchiveWriter(out);
+  let started!: () => void;
+  const snapshotTaken = new Promise<void>((resolve) => (started = resolve));
+  const run = ctx.db.snapshot({ projectId: project.id, keyKind: 'operator' }, async (tx) => {
+    await sql`SELECT set_config('idle_in_transaction_session_timeout', ${String(STALLED_CLIENT_MS)}, true)`.execute(tx);
+    await w.write({ type: 'header', format: ARCHIVE_FORMAT, version: ARCHIVE_VERSION, project, exportedAt: ctx.clock.now().toISOString() });
+    started();
+    await writeCollections(tx, project.id, w);
+    await writeUsers(tx, project.id, w);
+    await writeFiles(tx, project.id, w);
+    await w.write({ type: 'end', counts: w.counts });
+  });
+  run.then(
+    () => out.end(),
+    (err: unknown) => {
+      started();
+      ctx.log.error({ err, projectId: project.id }, 'project export failed');
+      out.destroy(err instanceof Error ? err : new Error(String(err)));
+    },
+  );
+  await snapshotTaken;
+  return out;
+}
