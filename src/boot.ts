@@ -38,7 +38,7 @@ export async function prepareDatabase(url: string, log: (m: string) => void = ()
 }
 
 export async function boot(config: Config, opts: BootOptions = {}): Promise<Booted> {
-  const log = createLogger(config.logLevel, opts.logStream);
+  const log = createLogger(config.logLevel, opts.logStream, config.logFormat);
   let embedded: EmbeddedDatabase | undefined;
   let url = config.databaseUrl;
   if (!url) {
