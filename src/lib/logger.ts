@@ -66,10 +66,19 @@ function prettyStream(destination?: DestinationStream): DestinationStream {
   });
 }
 
+/** On a terminal the start-up banner says where we listen; Fastify's own line would precede it. */
+const prettyHooks = {
+  logMethod(this: Logger, args: Parameters<Logger['info']>, method: Logger['info']) {
+    if (typeof args[0] === 'string' && args[0].startsWith('Server listening at ')) return;
+    method.apply(this, args);
+  },
+};
+
 export function createLogger(level: string, destination?: DestinationStream, format: LogFormat = 'json'): Logger {
   return pino(
     {
       level,
+      ...(format === 'pretty' ? { hooks: prettyHooks } : {}),
       redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
       serializers: {
         req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: maskUrl(req.url) }),

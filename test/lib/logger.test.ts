@@ -48,4 +48,19 @@ describe('pretty format', () => {
     expect(out).toContain('disk on fire');
     expect(out).toMatch(/at .*logger\.test\.ts/);
   });
+
+  it("leaves Fastify's 'Server listening at' line to the start-up banner", () => {
+    const lines: string[] = [];
+    const stream = new Writable({
+      write(chunk, _enc, cb) {
+        lines.push(String(chunk));
+        cb();
+      },
+    });
+    const log = createLogger('info', stream, 'pretty');
+    log.info('Server listening at http://127.0.0.1:3000');
+    log.info('something else');
+    expect(lines.join('')).not.toContain('Server listening');
+    expect(lines.join('')).toContain('something else');
+  });
 });
