@@ -1,12 +1,56 @@
 #!/usr/bin/env node
-// `plinth` (API + in-process worker) or `plinth worker` (jobs only). Runs the TypeScript
-// sources through tsx, exactly like `npm start`.
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+// The `plinth` command: one entry for the built service. In a checkout it first brings dist/ up
+// to date (scripts/build.mjs: atomic, and a no-op when the sources are unchanged); in the
+// production image (no sources) it runs the dist/ that was built into it. The bundle runs in
+// this process (no tsx, no second Node), with source maps for stack traces.
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const entry = process.argv[2] === 'worker' ? 'src/worker/main.ts' : 'src/main.ts'; // run from source
-const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, entry)], { stdio: 'inherit' });
-for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
-child.on('exit', (code) => process.exit(code ?? 0));
+const COMMANDS = {
+  start: { entry: 'main.js', about: 'the API and, unless PLINTH_RUN_WORKER=false, the job worker (like `npm start`)' },
+  worker: { entry: 'worker.js', about: 'a job worker only (needs DATABASE_URL; run any number of them)' },
+  migrate: { entry: 'migrate.js', about: 'apply the database migrations, then exit' },
+};
+
+const usage = `Usage: plinth [command]
+
+Commands:
+${Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(9)}${c.about}`).join('\n')}
+
+  (no command runs \`start\`)
+
+Options:
+  -h, --help     show this help
+  -v, --version  print the version
+
+Settings come from the environment (PORT, DATABASE_URL, LOG_FORMAT, ...): see README.md.`;
+
+const arg = process.argv[2];
+if (arg === '-h' || arg === '--help' || arg === 'help') {
+  console.log(usage);
+  process.exit(0);
+}
+if (arg === '-v' || arg === '--version') {
+  console.log(JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).version);
+  process.exit(0);
+}
+const command = COMMANDS[arg ?? 'start'];
+if (!command || process.argv.length > 3) {
+  console.error(`plinth: unknown command "${process.argv.slice(2).join(' ')}"\n\n${usage}`);
+  process.exit(2);
+}
+
+const script = path.join(root, 'scripts', 'build.mjs');
+if (existsSync(script) && existsSync(path.join(root, 'src'))) {
+  const { build } = await import(pathToFileURL(script).href);
+  await build();
+}
+const entry = path.join(root, 'dist', command.entry);
+if (!existsSync(entry)) {
+  console.error(`plinth: ${entry} is missing: run \`npm run build\` (or \`npm ci\` in a checkout).`);
+  process.exit(1);
+}
+process.setSourceMapsEnabled(true);
+await import(pathToFileURL(entry).href);

@@ -2,7 +2,6 @@
  * The composition root: turns a Config into a running AppContext (database, migrations, bus,
  * caches, limiter, queue). `npm start`, `plinth worker` and the test harness all come here.
  */
-import { runMigrations } from 'graphile-worker';
 import type { DestinationStream } from 'pino';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
@@ -31,14 +30,13 @@ export interface Booted {
   close(): Promise<void>;
 }
 
-/** Installs our schema and graphile-worker's, then the policies and grants in sql/. */
+/** Installs graphile-worker's schema and ours, then the policies and grants in sql/ (one lock). */
 export async function prepareDatabase(url: string, log: (m: string) => void = () => {}): Promise<void> {
-  await runMigrations({ connectionString: url, logger: undefined });
   await migrate(url, log);
 }
 
 export async function boot(config: Config, opts: BootOptions = {}): Promise<Booted> {
-  const log = createLogger(config.logLevel, opts.logStream);
+  const log = createLogger(config.logLevel, opts.logStream, config.logFormat);
   let embedded: EmbeddedDatabase | undefined;
   let url = config.databaseUrl;
   if (!url) {

@@ -10,6 +10,8 @@ import { parseDuration } from './lib/duration.js';
 
 export type RouteGroup = 'public' | 'dashboard' | 'all';
 export type StorageDriver = 'local' | 's3';
+/** LOG_FORMAT: JSON lines (production, pipes) or one readable line per event (a developer's terminal). */
+export type LogFormat = 'json' | 'pretty';
 /** Fastify's trustProxy: none/all, a hop count, or the proxies' addresses and CIDR ranges. */
 export type TrustProxy = boolean | number | string[];
 
@@ -46,6 +48,7 @@ export interface Config {
   /** IMPORT_MAX_BYTES: the largest project archive an import reads, decompressed. */
   importMaxBytes: number;
   logLevel: string;
+  logFormat: LogFormat;
   userAccessTokenTtl: { text: string; seconds: number };
   userRefreshTokenTtlSeconds: number;
   rateLimitScale: number;
@@ -190,7 +193,11 @@ function duration(env: Env, name: string, def: string): { text: string; seconds:
   return { text, seconds };
 }
 
-export function loadConfig(env: Env = process.env): Config {
+/**
+ * `stdoutIsTty` decides the default LOG_FORMAT (pretty on a terminal outside production); it
+ * is a parameter so tests can say which case they are.
+ */
+export function loadConfig(env: Env = process.env, stdoutIsTty = process.stdout.isTTY === true): Config {
   const nodeEnv = str(env, 'NODE_ENV') ?? 'development';
   const production = nodeEnv === 'production';
   const dataDir = path.resolve(str(env, 'PLINTH_DATA_DIR') ?? './.plinth');
@@ -217,6 +224,7 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimit: byteSize(env, 'BODY_LIMIT', 1024 * 1024),
     importMaxBytes: byteSize(env, 'IMPORT_MAX_BYTES', 2 * 1024 * 1024 * 1024),
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+    logFormat: oneOf(env, 'LOG_FORMAT', ['json', 'pretty'] as const, stdoutIsTty && !production ? 'pretty' : 'json'),
     userAccessTokenTtl: duration(env, 'USER_ACCESS_TOKEN_TTL', '15m'),
     userRefreshTokenTtlSeconds: duration(env, 'USER_REFRESH_TOKEN_TTL', '7d').seconds,
     rateLimitScale: num(env, 'RATE_LIMIT_SCALE', 1),

@@ -5,6 +5,7 @@
  */
 import { loadConfig, ConfigError } from './config.js';
 import { boot } from './boot.js';
+import { printBanner } from './banner.js';
 import { buildApp } from './server.js';
 import { startWorker } from './worker/runner.js';
 
@@ -18,16 +19,9 @@ async function main(): Promise<void> {
   await app.listen({ port: config.port, host: config.host });
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
-  const base = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port}`;
+  const url = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port}`;
+  printBanner(config, ctx.log, { url, embedded: !!booted.embedded, readyMs: Date.now() - started, worker: !!worker });
   if (config.rateLimitScale === 0) ctx.log.warn('RATE_LIMIT_SCALE=0: ALL RATE LIMITS ARE OFF. Use this for benchmarks only.');
-  console.log(
-    [
-      `Plinth is listening on ${base}  (ready in ${Date.now() - started} ms)`,
-      `  API docs:   ${base}/docs`,
-      `  Dashboard API: ${config.dashboardUrl}/api/auth/register`,
-      `  Data dir:   ${config.dataDir}${booted.embedded ? ' (embedded PostgreSQL)' : ''}`,
-    ].join('\n'),
-  );
 
   let stopping = false;
   const shutdown = async (signal: string) => {

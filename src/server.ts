@@ -9,6 +9,7 @@ import { registerCors, registerPreflightRoutes } from './plugins/cors.js';
 import { registerDocs } from './plugins/docs.js';
 import { registerDashboardUi } from './plugins/dashboard-ui.js';
 import { registerJsonBody } from './plugins/json-body.js';
+import { bindProjectParam, requestLogController } from './plugins/request-log.js';
 import { commonRoutes, dashboardRoutes, publicRoutes, registerRouteGroup } from './routes.js';
 
 export type App = FastifyInstance<
@@ -24,6 +25,7 @@ const REQUEST_ID = /^[A-Za-z0-9_-]{1,64}$/;
 export async function buildApp(ctx: AppContext): Promise<App> {
   const app = Fastify({
     loggerInstance: ctx.log as FastifyBaseLogger,
+    logController: requestLogController(ctx.config.logFormat),
     bodyLimit: ctx.config.bodyLimit,
     // TRUST_PROXY; default: no proxy, X-Forwarded-For ignored. Fastify takes a hop count at run
     // time (lib/request.js), its types only omit it.
@@ -42,6 +44,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
 
   registerErrorHandling(app);
   registerJsonBody(app);
+  app.addHook('preHandler', bindProjectParam);
   app.addHook('onSend', async (req, reply) => {
     reply.header('x-request-id', req.id);
   });

@@ -55,6 +55,17 @@ describe('config', () => {
     expect(() => loadConfig({ PLINTH_DATA_DIR: tmp(), [name]: value })).toThrow(message);
   });
 
+  it('picks the log format: readable on a terminal in development, JSON in production and when piped, LOG_FORMAT overrides', () => {
+    const dir = tmp();
+    const prod = { NODE_ENV: 'production', ENCRYPTION_KEY: HEX, DASHBOARD_JWT_SECRET: HEX, PLINTH_DATA_DIR: dir };
+    expect(loadConfig({ PLINTH_DATA_DIR: dir }, true).logFormat).toBe('pretty');
+    expect(loadConfig({ PLINTH_DATA_DIR: dir }, false).logFormat).toBe('json');
+    expect(loadConfig(prod, true).logFormat).toBe('json');
+    expect(loadConfig({ ...prod, LOG_FORMAT: 'pretty' }, false).logFormat).toBe('pretty');
+    expect(loadConfig({ PLINTH_DATA_DIR: dir, LOG_FORMAT: 'json' }, true).logFormat).toBe('json');
+    expect(() => loadConfig({ PLINTH_DATA_DIR: dir, LOG_FORMAT: 'text' }, true)).toThrow(/LOG_FORMAT must be one of json, pretty, got "text"/);
+  });
+
   it('parses sizes and lists', () => {
     const c = loadConfig({ PLINTH_DATA_DIR: tmp(), BODY_LIMIT: '2mb', ALLOWED_ORIGINS: 'https://a.com, https://b.com' });
     expect(c.bodyLimit).toBe(2 * 1024 * 1024);

@@ -1,12 +1,15 @@
 /**
- * Schema management: plain-SQL migrations from migrations/ (node-pg-migrate), then the
- * idempotent policy and function files from sql/ (re-applied on every start, so sql/ is the
- * source of truth a DBA reads). Both run under one blocking advisory lock, so several nodes
- * starting at once apply them exactly once, one after another.
+ * Schema management: graphile-worker's own schema, our plain-SQL migrations from migrations/
+ * (node-pg-migrate), then the idempotent policy and function files from sql/ (re-applied on
+ * every start, so sql/ is the source of truth a DBA reads). All three run under one blocking
+ * advisory lock, so API nodes and workers starting at once apply them exactly once, one after
+ * another (graphile-worker's `CREATE SCHEMA` run by two processes at once fails with
+ * `duplicate key … pg_namespace_nspname_index`).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
+import { runMigrations as runWorkerMigrations } from 'graphile-worker';
 import { runner } from 'node-pg-migrate';
 
 import { ROOT_DIR } from '../paths.js';
@@ -24,6 +27,8 @@ export async function migrate(databaseUrl: string, log: (msg: string) => void = 
   await client.connect();
   try {
     await client.query('SELECT pg_advisory_lock($1)', [LOCK_ID]);
+    // On its own connections; the lock held by this session keeps other migrators waiting.
+    await runWorkerMigrations({ connectionString: databaseUrl, logger: undefined });
     await runner({
       dbClient: client,
       dir: MIGRATIONS_DIR,

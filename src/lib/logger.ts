@@ -1,8 +1,13 @@
 /**
  * Pino logger. Keys, tokens, cookies, passwords and provider keys are redacted wherever they
- * appear; the key query parameters are masked in logged URLs.
+ * appear; the key query parameters are masked in logged URLs. LOG_FORMAT=json writes JSON
+ * lines; `pretty` formats them for a person (pino-pretty, loaded only then, in this thread so
+ * lines keep their order with the start-up banner): one line per event, a request as
+ * `GET /api/x 200 3.1ms`, errors followed by their stack.
  */
+import { createRequire } from 'node:module';
 import pino, { type DestinationStream, type Logger } from 'pino';
+import type { LogFormat } from '../config.js';
 
 const SECRET_FIELDS = [
   'password', 'newPassword', 'currentPassword', 'aiKey', 'providerApiKey', 'resendApiKey', 'apiKey',
@@ -30,15 +35,55 @@ function maskUrl(url: string): string {
   return url.replace(KEY_PARAM, '$1[REDACTED]');
 }
 
-export function createLogger(level: string, destination?: DestinationStream): Logger {
+interface RequestLine {
+  msg?: string;
+  req?: { method?: string; url?: string };
+  res?: { statusCode?: number };
+  responseTime?: number;
+  projectId?: string;
+}
+
+/** The human form of a line: a request as `METHOD url status time`, anything else its message. */
+export function prettyMessage(log: RequestLine): string {
+  const { req, res } = log;
+  if (!req?.method || !res?.statusCode) return log.msg ?? '';
+  const time = typeof log.responseTime === 'number' ? ` ${log.responseTime.toFixed(1)}ms` : '';
+  const project = log.projectId ? `  project ${log.projectId}` : '';
+  return `${req.method} ${req.url ?? ''} ${res.statusCode}${time}${project}`;
+}
+
+function prettyStream(destination?: DestinationStream): DestinationStream {
+  // Required lazily: production (JSON) never loads pino-pretty and its dependencies.
+  const pretty = createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty');
+  return pretty({
+    destination: destination ?? 1,
+    sync: true,
+    colorize: destination === undefined && process.stdout.isTTY === true,
+    translateTime: 'SYS:HH:MM:ss',
+    ignore: 'pid,hostname,reqId,req,res,responseTime,projectId',
+    messageFormat: (log: Record<string, unknown>) => prettyMessage(log as RequestLine),
+    singleLine: true,
+  });
+}
+
+/** On a terminal the start-up banner says where we listen; Fastify's own line would precede it. */
+const prettyHooks = {
+  logMethod(this: Logger, args: Parameters<Logger['info']>, method: Logger['info']) {
+    if (typeof args[0] === 'string' && args[0].startsWith('Server listening at ')) return;
+    method.apply(this, args);
+  },
+};
+
+export function createLogger(level: string, destination?: DestinationStream, format: LogFormat = 'json'): Logger {
   return pino(
     {
       level,
+      ...(format === 'pretty' ? { hooks: prettyHooks } : {}),
       redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
       serializers: {
         req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: maskUrl(req.url) }),
       },
     },
-    destination,
+    format === 'pretty' ? prettyStream(destination) : destination,
   );
 }

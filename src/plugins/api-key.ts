@@ -10,6 +10,7 @@ import { Errors } from '../lib/errors.js';
 import { KEY_PREFIX, type ApiKeyKind } from '../modules/projects/keys.js';
 import type { ProjectRecord } from '../modules/projects/cache.js';
 import { RequestAuthErrors } from './auth-errors.js';
+import { bindProjectLog } from './request-log.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -61,13 +62,14 @@ function checkAllowedDomains(req: FastifyRequest, project: ProjectRecord): void 
 }
 
 export function apiKeyAuth(ctx: AppContext) {
-  return async function requireApiKey(req: FastifyRequest, _reply: FastifyReply): Promise<void> {
+  return async function requireApiKey(req: FastifyRequest, reply: FastifyReply): Promise<void> {
     const raw = takeKey(req);
     if (!raw) throw RequestAuthErrors.api_key_missing();
     const resolved = await ctx.projects.resolveKey(raw);
     if (!resolved) {
       throw RequestAuthErrors.api_key_invalid(undefined, { action: 'Please use a valid API key or regenerate a new one from the dashboard.' });
     }
+    bindProjectLog(req, reply, resolved.project.id);
     if (!resolved.project.ownerVerified) throw RequestAuthErrors.owner_not_verified();
     if (resolved.kind === 'publishable') checkAllowedDomains(req, resolved.project);
     await ctx.limits.enforce(

@@ -11,7 +11,7 @@ async function main(): Promise<void> {
   if (!config.databaseUrl) throw new ConfigError('Invalid configuration: DATABASE_URL is required for a separate worker process');
   const booted = await boot(config);
   const worker = await startWorker(booted.ctx);
-  console.log(`Plinth worker running (concurrency ${config.workerConcurrency})`);
+  booted.ctx.log.info({ concurrency: config.workerConcurrency }, `Plinth worker running (concurrency ${config.workerConcurrency})`);
   const stop = async () => {
     await worker.stop().catch(() => {});
     await booted.close();

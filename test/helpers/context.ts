@@ -58,6 +58,7 @@ export async function createTestEnv(env: Record<string, string> = {}): Promise<T
   const config = loadConfig({
     NODE_ENV: 'test',
     LOG_LEVEL: 'info',
+    LOG_FORMAT: 'json',
     PLINTH_DATA_DIR: dataDir,
     DATABASE_URL: databaseUrl,
     ...env,

@@ -9,14 +9,15 @@ import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/db/embedded.js';
 import { prepareDatabase } from '../../src/boot.js';
-import { buildUi } from '../../scripts/build-ui.mjs';
+import { build } from '../../scripts/build.mjs';
 
 let embedded: EmbeddedDatabase | undefined;
 let dir: string | undefined;
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  // The console, for the tests that serve it (~0.3 s): dist/ui, as `npm run build` makes it.
-  await buildUi();
+  // dist/ as `npm run build` makes it (~1 s, nothing when unchanged): the console for the tests
+  // that serve it, the bundles for the tests that run `plinth`.
+  await build();
   let templateUrl: string;
   if (process.env.TEST_DATABASE_URL) {
     templateUrl = withDatabase(process.env.TEST_DATABASE_URL, `plinth_tpl_${process.pid}`);

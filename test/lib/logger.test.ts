@@ -31,3 +31,36 @@ describe('logger redaction', () => {
     expect(text()).toContain('/api/x?key=[REDACTED]&y=1');
   });
 });
+
+describe('pretty format', () => {
+  it('prints an error with its stack under its line', () => {
+    const lines: string[] = [];
+    const stream = new Writable({
+      write(chunk, _enc, cb) {
+        lines.push(String(chunk));
+        cb();
+      },
+    });
+    const log = createLogger('info', stream, 'pretty');
+    log.error({ err: new Error('disk on fire') }, 'request failed');
+    const out = lines.join('');
+    expect(out).toMatch(/ERROR: request failed/);
+    expect(out).toContain('disk on fire');
+    expect(out).toMatch(/at .*logger\.test\.ts/);
+  });
+
+  it("leaves Fastify's 'Server listening at' line to the start-up banner", () => {
+    const lines: string[] = [];
+    const stream = new Writable({
+      write(chunk, _enc, cb) {
+        lines.push(String(chunk));
+        cb();
+      },
+    });
+    const log = createLogger('info', stream, 'pretty');
+    log.info('Server listening at http://127.0.0.1:3000');
+    log.info('something else');
+    expect(lines.join('')).not.toContain('Server listening');
+    expect(lines.join('')).toContain('something else');
+  });
+});
