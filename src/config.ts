@@ -49,6 +49,8 @@ export interface Config {
   rateLimitScale: number;
   /** Noisy-neighbour bounds of tenant work (src/db/pool.ts, src/db/gate.ts). */
   tenantDb: { projectConcurrency: number; queueWaitMs: number; publishableStatementTimeoutMs: number };
+  /** DB_CONNECT_TIMEOUT_MS: longest wait for a database connection before the request answers 503. */
+  dbConnectTimeoutMs: number;
   storage: {
     driver: StorageDriver;
     localDir: string;
@@ -222,6 +224,7 @@ export function loadConfig(env: Env = process.env): Config {
       queueWaitMs: int(env, 'PROJECT_DB_QUEUE_MS', 1000, 0, 60_000),
       publishableStatementTimeoutMs: int(env, 'PUBLISHABLE_STATEMENT_TIMEOUT_MS', 1500, 100, 600_000),
     },
+    dbConnectTimeoutMs: int(env, 'DB_CONNECT_TIMEOUT_MS', 5000, 100, 600_000),
     storage: {
       driver: oneOf(env, 'STORAGE_DRIVER', ['local', 's3'] as const, 'local'),
       localDir: path.join(dataDir, 'storage'),
