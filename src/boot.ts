@@ -56,7 +56,15 @@ export async function boot(config: Config, opts: BootOptions = {}): Promise<Boot
       listening ? log.info('cache-invalidation listener reconnected') : log.warn({ err }, 'cache-invalidation listener lost; caches bypassed until it reconnects'),
   });
   const clock = opts.clock ?? systemClock;
-  const limiter = createRateLimiter(config.redisUrl, () => clock.now().getTime());
+  const limiter = createRateLimiter(config.redisUrl, {
+    now: () => clock.now().getTime(),
+    commandTimeoutMs: config.redisCommandTimeoutMs,
+    onChange: ({ shared, ...detail }) =>
+      shared
+        ? log.info(detail, 'Redis reachable again: rate limits shared by all nodes again')
+        : log.warn(detail, 'Redis unreachable: rate limits counted per node until it is back'),
+  });
+  await limiter.ready?.(config.redisCommandTimeoutMs);
   const ctx: AppContext = {
     config,
     db,

@@ -42,6 +42,8 @@ export interface Config {
   /** TRUST_PROXY: whose X-Forwarded-For decides the client address (rate limits, sessions). */
   trustProxy: TrustProxy;
   redisUrl?: string;
+  /** REDIS_COMMAND_TIMEOUT_MS: an unanswered Redis command by then means "Redis is away". */
+  redisCommandTimeoutMs: number;
   bodyLimit: number;
   logLevel: string;
   userAccessTokenTtl: { text: string; seconds: number };
@@ -214,6 +216,7 @@ export function loadConfig(env: Env = process.env): Config {
     allowedOrigins: (str(env, 'ALLOWED_ORIGINS') ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     trustProxy: trustProxy(env, 'TRUST_PROXY'),
     redisUrl: str(env, 'REDIS_URL'),
+    redisCommandTimeoutMs: int(env, 'REDIS_COMMAND_TIMEOUT_MS', 1000, 10, 60_000),
     bodyLimit: byteSize(env, 'BODY_LIMIT', 1024 * 1024),
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
     userAccessTokenTtl: duration(env, 'USER_ACCESS_TOKEN_TTL', '15m'),
