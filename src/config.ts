@@ -78,6 +78,8 @@ export interface Config {
     googleJwksUrl: string;
   };
   workerConcurrency: number;
+  /** WORKER_DEAD_AFTER_MS: a worker process silent this long is dead; its locked jobs go to others. */
+  workerDeadAfterMs: number;
   runWorker: boolean;
 }
 
@@ -265,6 +267,7 @@ export function loadConfig(env: Env = process.env): Config {
       googleJwksUrl: url(env, 'GOOGLE_JWKS_URL', 'https://www.googleapis.com/oauth2/v3/certs')!,
     },
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 10, 1, 200),
+    workerDeadAfterMs: int(env, 'WORKER_DEAD_AFTER_MS', 45_000, 1000, 4 * 3600_000),
     runWorker: bool(env, 'PLINTH_RUN_WORKER', true),
   };
 }
