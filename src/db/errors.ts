@@ -1,4 +1,6 @@
 /** Recognising PostgreSQL errors by SQLSTATE, for the few places that turn them into answers. */
+import { NETWORK_ERROR_CODES } from '../lib/availability.js';
+
 export const sqlState = (err: unknown): string | undefined =>
   typeof err === 'object' && err !== null ? (err as { code?: unknown }).code as string | undefined : undefined;
 
@@ -31,8 +33,6 @@ export function fromDatabase<E>(err: E): E {
  */
 const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '53300']);
 
-/** Socket errors of a connection that could not be made or broke. */
-const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
 
 /** node-postgres's own words for a connection that broke, timed out or was never made. */
 const CLIENT_MESSAGES = [
@@ -52,11 +52,5 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   if (typeof state === 'string' && /^[0-9A-Z]{5}$/.test(state) && (state.startsWith('08') || UNAVAILABLE_STATES.has(state))) return true;
   if (!(err as { [FROM_DATABASE]?: boolean })[FROM_DATABASE]) return false;
   const message = (err as { message?: unknown }).message;
-  return (typeof state === 'string' && SOCKET_CODES.has(state)) || (typeof message === 'string' && CLIENT_MESSAGES.some((m) => m.test(message)));
-}
-
-/** A short reason for the log line (no stack, no connection string). */
-export function unavailableReason(err: unknown): string {
-  const { code, message } = err as { code?: unknown; message?: unknown };
-  return [typeof code === 'string' ? code : null, typeof message === 'string' ? message : null].filter(Boolean).join(': ') || 'unknown';
+  return (typeof state === 'string' && NETWORK_ERROR_CODES.has(state)) || (typeof message === 'string' && CLIENT_MESSAGES.some((m) => m.test(message)));
 }

@@ -22,7 +22,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import pg from 'pg';
 import { isObjectId } from '../lib/ids.js';
-import { DbAvailability, type AvailabilityChange } from './availability.js';
+import { Availability, type AvailabilityChange } from '../lib/availability.js';
 import { fromDatabase, isDatabaseUnavailable } from './errors.js';
 import { ProjectGate } from './gate.js';
 import type { Database } from './types.js';
@@ -168,7 +168,7 @@ function trackConnections(pools: pg.Pool[]) {
  * database answered: a failed connect or a broken connection says it is away, a new
  * connection or an answered query says it is back.
  */
-function watchPool(p: pg.Pool, availability: DbAvailability): void {
+function watchPool(p: pg.Pool, availability: Availability): void {
   const failed = (err: unknown) => {
     fromDatabase(err);
     if (isDatabaseUnavailable(err)) availability.failed(err);
@@ -217,7 +217,7 @@ export function createDb(
   const connectionTimeoutMillis = options.connectTimeoutMs ?? 5000;
   const pool = new pg.Pool({ connectionString: databaseUrl, max: sizes.admin, idleTimeoutMillis: 30_000, connectionTimeoutMillis });
   const tenantPool = new pg.Pool({ connectionString: databaseUrl, max: sizes.tenant, idleTimeoutMillis: 30_000, connectionTimeoutMillis });
-  const availability = new DbAvailability(options.onAvailabilityChange);
+  const availability = new Availability(options.onAvailabilityChange);
   for (const p of [pool, tenantPool]) {
     p.on('error', () => {}); // idle-client errors surface on next use
     watchPool(p, availability);
