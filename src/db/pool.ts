@@ -187,8 +187,13 @@ function watchPool(p: pg.Pool, availability: Availability): void {
     client.on('error', () => {});
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
     (client as { query: unknown }).query = (...args: unknown[]) => {
+      const cb = args.at(-1);
+      if (typeof cb === 'function') {
+        // The callback form (pool.query uses it): tag its error the same way.
+        args[args.length - 1] = (err: unknown, ...rest: unknown[]) => (err ? cb(failed(err), ...rest) : (availability.succeeded(), cb(err, ...rest)));
+      }
       const result = query(...args);
-      // Callback and submittable forms return no promise: left as they are.
+      // The callback and submittable forms return no promise: nothing more to wrap.
       if (!(result instanceof Promise)) return result;
       return result.then(
         (value) => {
