@@ -44,13 +44,25 @@ export async function boot(config: Config, opts: BootOptions = {}): Promise<Boot
     url = embedded.url;
   }
   if (!opts.skipMigrations) await prepareDatabase(url, (m) => log.debug(m));
-  const db = createDb(url, { tenant: 20, admin: 8 + (config.runWorker ? config.workerConcurrency : 0) }, config.tenantDb);
+  const db = createDb(url, { tenant: 20, admin: 8 + (config.runWorker ? config.workerConcurrency : 0) }, config.tenantDb, {
+    connectTimeoutMs: config.dbConnectTimeoutMs,
+    onAvailabilityChange: ({ reachable, ...detail }) =>
+      reachable ? log.info(detail, 'database reachable again') : log.warn(detail, 'database unreachable: requests answer 503 until it is back'),
+  });
   const bus = await createBus(url, db.pool, {
     onStateChange: (listening, err) =>
       listening ? log.info('cache-invalidation listener reconnected') : log.warn({ err }, 'cache-invalidation listener lost; caches bypassed until it reconnects'),
   });
   const clock = opts.clock ?? systemClock;
-  const limiter = createRateLimiter(config.redisUrl, () => clock.now().getTime());
+  const limiter = createRateLimiter(config.redisUrl, {
+    now: () => clock.now().getTime(),
+    commandTimeoutMs: config.redisCommandTimeoutMs,
+    onChange: ({ shared, ...detail }) =>
+      shared
+        ? log.info(detail, 'Redis reachable again: rate limits shared by all nodes again')
+        : log.warn(detail, 'Redis unreachable: rate limits counted per node until it is back'),
+  });
+  await limiter.ready?.(config.redisCommandTimeoutMs);
   const ctx: AppContext = {
     config,
     db,

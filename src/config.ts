@@ -44,6 +44,8 @@ export interface Config {
   /** TRUST_PROXY: whose X-Forwarded-For decides the client address (rate limits, sessions). */
   trustProxy: TrustProxy;
   redisUrl?: string;
+  /** REDIS_COMMAND_TIMEOUT_MS: an unanswered Redis command by then means "Redis is away". */
+  redisCommandTimeoutMs: number;
   bodyLimit: number;
   /** IMPORT_MAX_BYTES: the largest project archive an import reads, decompressed. */
   importMaxBytes: number;
@@ -54,6 +56,8 @@ export interface Config {
   rateLimitScale: number;
   /** Noisy-neighbour bounds of tenant work (src/db/pool.ts, src/db/gate.ts). */
   tenantDb: { projectConcurrency: number; queueWaitMs: number; publishableStatementTimeoutMs: number };
+  /** DB_CONNECT_TIMEOUT_MS: longest wait for a database connection before the request answers 503. */
+  dbConnectTimeoutMs: number;
   storage: {
     driver: StorageDriver;
     localDir: string;
@@ -79,6 +83,8 @@ export interface Config {
     googleJwksUrl: string;
   };
   workerConcurrency: number;
+  /** WORKER_DEAD_AFTER_MS: a worker process silent this long is dead; its locked jobs go to others. */
+  workerDeadAfterMs: number;
   runWorker: boolean;
 }
 
@@ -221,6 +227,7 @@ export function loadConfig(env: Env = process.env, stdoutIsTty = process.stdout.
     allowedOrigins: (str(env, 'ALLOWED_ORIGINS') ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     trustProxy: trustProxy(env, 'TRUST_PROXY'),
     redisUrl: str(env, 'REDIS_URL'),
+    redisCommandTimeoutMs: int(env, 'REDIS_COMMAND_TIMEOUT_MS', 1000, 10, 60_000),
     bodyLimit: byteSize(env, 'BODY_LIMIT', 1024 * 1024),
     importMaxBytes: byteSize(env, 'IMPORT_MAX_BYTES', 2 * 1024 * 1024 * 1024),
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
@@ -233,6 +240,7 @@ export function loadConfig(env: Env = process.env, stdoutIsTty = process.stdout.
       queueWaitMs: int(env, 'PROJECT_DB_QUEUE_MS', 1000, 0, 60_000),
       publishableStatementTimeoutMs: int(env, 'PUBLISHABLE_STATEMENT_TIMEOUT_MS', 1500, 100, 600_000),
     },
+    dbConnectTimeoutMs: int(env, 'DB_CONNECT_TIMEOUT_MS', 5000, 100, 600_000),
     storage: {
       driver: oneOf(env, 'STORAGE_DRIVER', ['local', 's3'] as const, 'local'),
       localDir: path.join(dataDir, 'storage'),
@@ -270,6 +278,7 @@ export function loadConfig(env: Env = process.env, stdoutIsTty = process.stdout.
       googleJwksUrl: url(env, 'GOOGLE_JWKS_URL', 'https://www.googleapis.com/oauth2/v3/certs')!,
     },
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 10, 1, 200),
+    workerDeadAfterMs: int(env, 'WORKER_DEAD_AFTER_MS', 45_000, 1000, 4 * 3600_000),
     runWorker: bool(env, 'PLINTH_RUN_WORKER', true),
   };
 }

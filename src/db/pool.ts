@@ -22,6 +22,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import pg from 'pg';
 import { isObjectId } from '../lib/ids.js';
+import { Availability, type AvailabilityChange } from '../lib/availability.js';
+import { fromDatabase, isDatabaseUnavailable } from './errors.js';
 import { ProjectGate } from './gate.js';
 import type { Database } from './types.js';
 
@@ -45,6 +47,8 @@ export interface Db {
   read<T>(scope: TenantScope, fn: (db: Tx) => Promise<T>): Promise<T>;
   /** A read-only REPEATABLE READ transaction in the tenant scope: one consistent view across many reads (exports). */
   snapshot<T>(scope: TenantScope, fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /** Whether the database answered the last time this process tried. */
+  readonly reachable: boolean;
   close(): Promise<void>;
 }
 
@@ -160,10 +164,71 @@ function trackConnections(pools: pg.Pool[]) {
   };
 }
 
-export function createDb(databaseUrl: string, sizes: PoolSizes = { tenant: 20, admin: 10 }, limits: TenantLimits = DEFAULT_TENANT_LIMITS): Db {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: sizes.admin, idleTimeoutMillis: 30_000 });
-  const tenantPool = new pg.Pool({ connectionString: databaseUrl, max: sizes.tenant, idleTimeoutMillis: 30_000 });
-  for (const p of [pool, tenantPool]) p.on('error', () => {}); // idle-client errors surface on next use
+/**
+ * Tags every error the pool's connections raise as the database's (errors.ts: so a socket
+ * error is told apart from S3's or a provider's) and reports to `availability` whether the
+ * database answered: a failed connect or a broken connection says it is away, a new
+ * connection or an answered query says it is back.
+ */
+function watchPool(p: pg.Pool, availability: Availability): void {
+  const failed = (err: unknown) => {
+    fromDatabase(err);
+    if (isDatabaseUnavailable(err)) availability.failed(err);
+    return err;
+  };
+  type Callback = (err: Error | undefined, client?: pg.PoolClient, done?: (release?: unknown) => void) => void;
+  const connect = p.connect.bind(p) as (cb?: Callback) => Promise<pg.PoolClient> | undefined;
+  // Both forms: the promise one (ours, Kysely) and the callback one (pool.query, graphile-worker).
+  (p as { connect: unknown }).connect = (cb?: Callback) =>
+    cb ? connect((err, client, done) => cb(err && (failed(err) as Error), client, done)) : connect()!.catch((err) => Promise.reject(failed(err)));
+  p.on('connect', (client) => {
+    availability.succeeded();
+    // pg-pool listens for errors only while a client is idle. One checked out when the server
+    // goes away would emit an 'error' nobody hears, which crashes the process; the failure
+    // reaches its user through the query's rejection anyway, and pg-pool drops the client.
+    client.on('error', () => {});
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as { query: unknown }).query = (...args: unknown[]) => {
+      const cb = args.at(-1);
+      if (typeof cb === 'function') {
+        // The callback form (pool.query uses it): tag its error the same way.
+        args[args.length - 1] = (err: unknown, ...rest: unknown[]) => (err ? cb(failed(err), ...rest) : (availability.succeeded(), cb(err, ...rest)));
+      }
+      const result = query(...args);
+      // The callback and submittable forms return no promise: nothing more to wrap.
+      if (!(result instanceof Promise)) return result;
+      return result.then(
+        (value) => {
+          availability.succeeded();
+          return value;
+        },
+        (err) => Promise.reject(failed(err)),
+      );
+    };
+  });
+}
+
+export interface DbOptions {
+  /** How long getting a connection may take (a new one, or a free one from a busy pool). */
+  connectTimeoutMs?: number;
+  /** Told once when the database becomes unreachable and once when it is back (for the log). */
+  onAvailabilityChange?: (change: AvailabilityChange) => void;
+}
+
+export function createDb(
+  databaseUrl: string,
+  sizes: PoolSizes = { tenant: 20, admin: 10 },
+  limits: TenantLimits = DEFAULT_TENANT_LIMITS,
+  options: DbOptions = {},
+): Db {
+  const connectionTimeoutMillis = options.connectTimeoutMs ?? 5000;
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: sizes.admin, idleTimeoutMillis: 30_000, connectionTimeoutMillis });
+  const tenantPool = new pg.Pool({ connectionString: databaseUrl, max: sizes.tenant, idleTimeoutMillis: 30_000, connectionTimeoutMillis });
+  const availability = new Availability(options.onAvailabilityChange);
+  for (const p of [pool, tenantPool]) {
+    p.on('error', () => {}); // idle-client errors surface on next use
+    watchPool(p, availability);
+  }
   const open = trackConnections([pool, tenantPool]);
   const admin = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 
@@ -239,6 +304,9 @@ export function createDb(databaseUrl: string, sizes: PoolSizes = { tenant: 20, a
     tenant,
     read,
     snapshot,
+    get reachable() {
+      return availability.reachable;
+    },
     async close() {
       const closed = open.allClosed();
       // The pools themselves, not admin.destroy(): Kysely ends its pool only if it ever ran a

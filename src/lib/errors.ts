@@ -50,6 +50,7 @@ export const Errors = defineErrors({
   unprocessable: { status: 422, message: 'Unprocessable entity.' },
   rate_limited: { status: 429, message: 'Too many requests, please try again later.' },
   service_unavailable: { status: 503, message: 'Service unavailable.' },
+  database_unavailable: { status: 503, message: 'The database is unavailable. Please retry shortly.' },
   upstream_failed: { status: 502, message: 'The upstream provider failed.' },
   upstream_timeout: { status: 504, message: 'The upstream provider timed out.' },
   internal: { status: 500, message: 'Internal server error.' },
@@ -59,4 +60,13 @@ export const Errors = defineErrors({
 export function tooManyRequests(retryAfterSeconds: number, message = 'Too many requests, please try again later.'): AppError {
   const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
   return new AppError('rate_limited', 429, message, { 'retry-after': String(seconds) });
+}
+
+/** Seconds a client is asked to wait when a backing service (database, storage) is away. */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
+/** 503 with Retry-After: the database cannot be reached (down, restarting, refusing connections). */
+export function databaseUnavailable(): AppError {
+  const def = Errors.database_unavailable();
+  return new AppError(def.code, def.status, def.message, { 'retry-after': String(UNAVAILABLE_RETRY_AFTER_SECONDS) });
 }

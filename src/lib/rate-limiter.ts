@@ -1,10 +1,15 @@
 /**
  * Fixed-window rate limiting with two stores: in-process memory (one node) and Redis (several
- * API nodes share the counts). `hit` counts one attempt and says whether it is allowed;
- * `release` takes one back (an attempt that turned out not to count).
+ * API nodes share the counts; per node again while Redis is away, see rate-limiter-fallback.ts).
+ * `hit` counts one attempt and says whether it is allowed; `release` takes one back (an
+ * attempt that turned out not to count).
  */
 import { Redis } from 'ioredis';
 import { tooManyRequests } from './errors.js';
+import { FallbackRateLimiter, type LimiterChange } from './rate-limiter-fallback.js';
+
+/** Where the counts live: this node's memory, Redis, or this node's memory because Redis is away. */
+export type LimiterStatus = 'memory' | 'redis' | 'redis-down';
 
 export interface LimitResult {
   allowed: boolean;
@@ -17,6 +22,7 @@ export interface RateLimiter {
   /** Un-counts one hit of the current window (never below zero, never opens a window). */
   release(key: string): Promise<void>;
   reset(key: string): Promise<void>;
+  status(): LimiterStatus;
   close(): Promise<void>;
 }
 
@@ -43,6 +49,10 @@ export class MemoryRateLimiter implements RateLimiter {
 
   async reset(key: string): Promise<void> {
     this.windows.delete(key);
+  }
+
+  status(): LimiterStatus {
+    return 'memory';
   }
 
   async close(): Promise<void> {}
@@ -84,15 +94,31 @@ export class RedisRateLimiter implements RateLimiter {
     await this.redis.del(this.prefix + key);
   }
 
+  status(): LimiterStatus {
+    return 'redis';
+  }
+
   async close(): Promise<void> {
     this.redis.disconnect();
   }
 }
 
-/** `now` lets tests move the windows with their fake clock (memory store only). */
-export function createRateLimiter(redisUrl?: string, now: () => number = Date.now): RateLimiter {
-  if (!redisUrl) return new MemoryRateLimiter(now);
-  return new RedisRateLimiter(new Redis(redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true }));
+export interface LimiterOptions {
+  /** `now` lets tests move the windows with their fake clock (memory store only). */
+  now?: () => number;
+  /** REDIS_COMMAND_TIMEOUT_MS: a Redis command not answered by then counts as Redis being away. */
+  commandTimeoutMs?: number;
+  /** Told once when Redis is lost (limits per node) and once when it is back (shared again). */
+  onChange?: (change: LimiterChange) => void;
+}
+
+export function createRateLimiter(redisUrl?: string, opts: LimiterOptions = {}): RateLimiter & { ready?(ms: number): Promise<void> } {
+  const memory = new MemoryRateLimiter(opts.now);
+  if (!redisUrl) return memory;
+  // No offline queue and a command timeout: while Redis is away a call fails at once (and is
+  // counted in memory) instead of waiting for a reconnection.
+  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: opts.commandTimeoutMs ?? 1000 });
+  return new FallbackRateLimiter(redis, new RedisRateLimiter(redis), memory, opts.onChange);
 }
 
 /**

@@ -1,12 +1,12 @@
 /**
  * One place that turns every failure into the error envelope. Client mistakes (bad JSON,
- * oversized bodies, schema violations, AppErrors) keep their 4xx status; anything else is a
- * 500 whose details go to the log only.
+ * oversized bodies, schema violations, AppErrors) keep their 4xx status; an unreachable
+ * database is a 503 with Retry-After; anything else is a 500 whose details go to the log only.
  */
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
-import { AppError, Errors } from '../lib/errors.js';
+import { AppError, databaseUnavailable, Errors } from '../lib/errors.js';
 import { errorBody } from '../lib/envelope.js';
-import { isUnstorableText, sqlState } from '../db/errors.js';
+import { isDatabaseUnavailable, isUnstorableText, sqlState } from '../db/errors.js';
 
 function validationMessage(err: FastifyError): string {
   const first = err.validation?.[0];
@@ -38,7 +38,9 @@ function send(reply: FastifyReply, err: AppError) {
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, req, reply) => {
     if (err instanceof AppError) {
-      if (err.status >= 500) req.log.error({ err }, 'request failed');
+      // A 5xx with Retry-After is a deliberate "come back later" (a backing service is away),
+      // logged where it was noticed; any other 5xx is logged here in full.
+      if (err.status >= 500 && !err.headers['retry-after']) req.log.error({ err }, 'request failed');
       return send(reply, err);
     }
     if (err.validation) return send(reply, Errors.validation_failed(validationMessage(err)));
@@ -49,6 +51,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (isUnstorableText(err)) return send(reply, Errors.validation_failed('Text fields may not contain NUL (\\u0000) characters.'));
     // A statement cut off by its timeout (the publishable-key one, a busy server): try later.
     if (sqlState(err) === '57014') return send(reply, new AppError('query_timeout', 503, 'The query took too long and was cancelled. Please retry.', { 'retry-after': '1' }));
+    // The database is away (down, restarting, refusing): retry shortly. Logged once per outage
+    // by the pool (src/lib/availability.ts), not per request.
+    if (isDatabaseUnavailable(err)) return send(reply, databaseUnavailable());
     const status = err.statusCode ?? 500;
     if (status >= 400 && status < 500) return reply.status(status).send(errorBody(err.message, 'bad_request'));
     req.log.error({ err }, 'unhandled error');

@@ -52,7 +52,12 @@ async function cloneTemplate(): Promise<string> {
   return template.toString();
 }
 
-export async function createTestEnv(env: Record<string, string> = {}): Promise<TestEnv> {
+export interface TestEnvOptions {
+  /** Rewrites the database URL the app connects to (e.g. through a TCP proxy a test can cut). */
+  route?: (databaseUrl: string) => string;
+}
+
+export async function createTestEnv(env: Record<string, string> = {}, opts: TestEnvOptions = {}): Promise<TestEnv> {
   const databaseUrl = await cloneTemplate();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'plinth-env-'));
   const config = loadConfig({
@@ -60,7 +65,7 @@ export async function createTestEnv(env: Record<string, string> = {}): Promise<T
     LOG_LEVEL: 'info',
     LOG_FORMAT: 'json',
     PLINTH_DATA_DIR: dataDir,
-    DATABASE_URL: databaseUrl,
+    DATABASE_URL: opts.route ? opts.route(databaseUrl) : databaseUrl,
     ...env,
   });
   const logs: string[] = [];

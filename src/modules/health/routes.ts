@@ -1,11 +1,14 @@
-/** GET /api/health: the service and its database. 503 when the database does not answer. */
+/**
+ * GET /api/health: the service and what it depends on. 503 when the database does not answer;
+ * 200 `degraded` when Redis (REDIS_URL) is away: the API serves, with rate limits per node.
+ */
 import { Type } from '@sinclair/typebox';
 import { sql } from 'kysely';
 import type { AppContext } from '../../context.js';
 import type { App } from '../../server.js';
 
 const HealthBody = Type.Object({
-  status: Type.Union([Type.Literal('ok'), Type.Literal('error')]),
+  status: Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('error')]),
   timestamp: Type.String(),
   dependencies: Type.Object({ database: Type.String(), redis: Type.Optional(Type.String()) }),
 });
@@ -30,10 +33,15 @@ export default async function healthRoutes(app: App, ctx: AppContext): Promise<v
     { schema: { tags: ['health'], summary: 'Service and database health', response: { 200: HealthBody, 503: HealthBody } } },
     async (_req, reply) => {
       const dbUp = await ping(() => sql`SELECT 1`.execute(ctx.db.admin));
+      const limits = ctx.limiter.status();
+      const redisDown = limits === 'redis-down';
       const body = {
-        status: dbUp ? ('ok' as const) : ('error' as const),
+        status: !dbUp ? ('error' as const) : redisDown ? ('degraded' as const) : ('ok' as const),
         timestamp: ctx.clock.now().toISOString(),
-        dependencies: { database: dbUp ? 'connected' : 'disconnected' },
+        dependencies: {
+          database: dbUp ? 'connected' : 'disconnected',
+          ...(limits === 'memory' ? {} : { redis: redisDown ? 'disconnected' : 'connected' }),
+        },
       };
       return reply.status(dbUp ? 200 : 503).send(body);
     },

@@ -4,6 +4,7 @@
  * (provider `internal`). Drivers are built once and reused.
  */
 import type { AppContext } from '../../context.js';
+import { NETWORK_ERROR_CODES } from '../../lib/availability.js';
 import { decrypt, type Encrypted } from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
 import { isPublicHost } from '../../lib/public-network.js';
@@ -11,7 +12,7 @@ import type { ProjectRecord } from '../projects/cache.js';
 import { LocalDriver } from './drivers/local.js';
 import { S3Driver, type S3Settings } from './drivers/s3.js';
 import type { StorageDriver } from './drivers/types.js';
-import { StorageErrors } from './errors.js';
+import { StorageErrors, storageUnreachable } from './errors.js';
 import { deriveUrlKey } from './signing.js';
 import type { FileProvider } from './tables.js';
 
@@ -92,14 +93,33 @@ function externalDriver(ctx: AppContext, project: Pick<ProjectRecord, 'id' | 'se
 }
 
 /**
- * A call to a storage backend. Its failure is the backend's, not the client's: the cause goes
- * to the log and the client gets 502 `storage_unavailable` (our own errors pass through).
+ * The store did not answer: refused or broken connection, no such host, a timeout, or a 5xx of
+ * its own (S3's 503 SlowDown among them). A store that answered 4xx, or an address the SSRF
+ * guard refused, is no outage.
+ */
+function isStoreUnreachable(err: unknown): boolean {
+  const e = err as { code?: unknown; name?: unknown; $metadata?: { httpStatusCode?: number } };
+  if (typeof e.code === 'string' && NETWORK_ERROR_CODES.has(e.code)) return true;
+  if (e.name === 'TimeoutError' || e.name === 'RequestTimeout') return true;
+  return (e.$metadata?.httpStatusCode ?? 0) >= 500;
+}
+
+/**
+ * A call to a storage backend. Its failure is the backend's, not the client's: a store that
+ * cannot be reached is a 503 `storage_unavailable` with Retry-After (logged as a warning, the
+ * reason only); any other failure goes to the log in full and the client gets 502
+ * `storage_unavailable`. Our own errors pass through.
  */
 export async function storeCall<T>(ctx: AppContext, what: string, detail: Record<string, unknown>, call: () => Promise<T>, message?: string): Promise<T> {
   try {
     return await call();
   } catch (err) {
     if (err instanceof AppError) throw err;
+    if (isStoreUnreachable(err)) {
+      const { code, name, message: reason } = err as { code?: string; name?: string; message?: string };
+      ctx.log.warn({ ...detail, reason: `${code ?? name}: ${reason}` }, `storage ${what}: the store cannot be reached`);
+      throw storageUnreachable();
+    }
     ctx.log.error({ err, ...detail }, `storage ${what} failed`);
     throw StorageErrors.storage_unavailable(message);
   }

@@ -1,5 +1,5 @@
 /** Storage error catalogue (contract §6). Messages are the ones urBackend clients know. */
-import { defineErrors } from '../../lib/errors.js';
+import { AppError, defineErrors, UNAVAILABLE_RETRY_AFTER_SECONDS } from '../../lib/errors.js';
 
 export const StorageErrors = defineErrors({
   upload_request_invalid: { status: 400, message: 'filename, contentType, and size are required.' },
@@ -21,3 +21,10 @@ export const StorageErrors = defineErrors({
   bucket_config_invalid: { status: 400, message: 'bucket, region, accessKeyId and secretAccessKey are required.' },
   storage_unavailable: { status: 502, message: 'The storage backend could not be reached.' },
 });
+
+/** 503 with Retry-After: the store did not answer (refused, timed out, 5xx); retrying later may work. */
+export function storageUnreachable(): AppError {
+  return new AppError('storage_unavailable', 503, 'The storage backend could not be reached. Please retry shortly.', {
+    'retry-after': String(UNAVAILABLE_RETRY_AFTER_SECONDS),
+  });
+}

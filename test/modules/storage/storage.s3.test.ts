@@ -143,7 +143,7 @@ describe("a project's own bucket", () => {
     expect(res.json().message).toMatch(/credentials cannot be read/);
   });
 
-  it('deleting a file whose bucket cannot be reached is a 502, and the file stays for a retry', async () => {
+  it('deleting a file whose bucket cannot be reached is a 503 with Retry-After, and the file stays for a retry', async () => {
     const q = await makeProject(env.ctx);
     const bucket = { bucket: 'byo-bucket', region: s3.region, endpoint: 'http://127.0.0.1:1', accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER', forcePathStyle: true };
     expect((await env.app.inject({ method: 'PATCH', url: `/api/projects/${q.id}/storage`, headers: q.owner.auth, payload: bucket })).statusCode).toBe(200);
@@ -152,7 +152,8 @@ describe("a project's own bucket", () => {
     await sql`INSERT INTO files (project_id, id, path, size, content_type, provider, status, created_at, confirmed_at)
       VALUES (${q.id}, ${id}, ${path}, 3, 'text/plain', 'external', 'confirmed', now(), now())`.execute(env.ctx.db.admin);
     const res = await deleteFile(env, q.sk, path);
-    expect(res.statusCode).toBe(502);
+    expect(res.statusCode).toBe(503);
+    expect(res.headers['retry-after']).toBe('5');
     expect(res.json().code).toBe('storage_unavailable');
     const row = await env.ctx.db.admin.selectFrom('files').select('id').where('path', '=', path).executeTakeFirst();
     expect(row).toEqual({ id });

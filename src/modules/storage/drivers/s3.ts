@@ -17,6 +17,10 @@ import { encodePath } from '../paths.js';
 import { SIGNED_URL_TTL_SECONDS } from '../signing.js';
 import type { ObjectInfo, PresignInput, StorageDriver } from './types.js';
 
+/** Calls to the store are small (HEAD, DELETE, LIST: uploads go from the client to the bucket). */
+const CONNECT_TIMEOUT_MS = 5000;
+const REQUEST_TIMEOUT_MS = 15_000;
+
 export interface S3Settings {
   bucket: string;
   region: string;
@@ -43,7 +47,12 @@ export class S3Driver implements StorageDriver {
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
       maxAttempts: 2,
-      ...(opts.publicOnly && { requestHandler: { httpAgent: { lookup: publicOnlyLookup }, httpsAgent: { lookup: publicOnlyLookup } } }),
+      // A store that does not answer fails the call (503 storage_unavailable), not the request's patience.
+      requestHandler: {
+        connectionTimeout: CONNECT_TIMEOUT_MS,
+        requestTimeout: REQUEST_TIMEOUT_MS,
+        ...(opts.publicOnly && { httpAgent: { lookup: publicOnlyLookup }, httpsAgent: { lookup: publicOnlyLookup } }),
+      },
     });
     this.noPublicUrlWarning =
       'Upload confirmed, but this bucket has no public URL host. Set publicUrl (a public bucket URL or custom domain) to get file URLs.';
