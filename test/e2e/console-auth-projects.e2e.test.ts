@@ -68,9 +68,12 @@ describe.skipIf(!run)('console: sign-in and projects', { timeout: 120_000 }, () 
     expect(project.site_url).toBe('https://shop.example.com');
 
     await page.getByRole('button', { name: 'Delete project' }).click();
+    // The dialog first: until it renders, `.last()` is the button that opened it.
+    const typeName = page.getByLabel('Type “Shop” to confirm');
+    await typeName.waitFor();
     const confirm = page.getByRole('button', { name: 'Delete project' }).last();
     expect(await confirm.isDisabled()).toBe(true);
-    await page.getByLabel('Type “Shop” to confirm').fill('Shop');
+    await typeName.fill('Shop');
     await confirm.click();
     await page.getByText('No projects yet').waitFor();
     expect(problems.errors).toEqual([]);
