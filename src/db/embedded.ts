@@ -13,7 +13,7 @@ import net from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
 import {
-  type ClusterPlan, type ClusterState, type EmbeddedLayout, type Pointer, embeddedLayout, planCluster, staleClusters,
+  type ClusterPlan, type ClusterState, type EmbeddedLayout, type Pointer, ROOT_STATE_DIR, embeddedLayout, planCluster, staleClusters,
 } from './embedded-layout.js';
 import { EmbeddedPostgresError, type Need, type OsIds, assertReachable, ensureInstall, ensureOpenDir, postgresIds } from './embedded-access.js';
 
@@ -60,7 +60,11 @@ export async function startEmbeddedPostgres(dataDir: string, database = 'plinth'
   const pkg = await platformPackage();
   const layout = embeddedLayout({ dataDir: realpathSync(dataDir), asRoot: ids.uid !== undefined, pgVersion: pkg.version, stateDir: options.stateDir });
   const bins = { ...installedBinaries(layout, pkg), ...options.binaries };
-  if (layout.clustersDir) prepareClustersDir(layout.clustersDir);
+  if (layout.clustersDir) {
+    ensureOpenDir(path.dirname(layout.clustersDir));
+    ensureOpenDir(layout.clustersDir);
+    removeStaleClusters(layout.clustersDir);
+  }
   const plan = planCluster(layout, readPointer(layout.pointer), clusterState);
   const password = readOrCreatePassword(path.dirname(layout.pointer));
   assertReachable(needs(bins, plan), ids);
@@ -183,12 +187,11 @@ function isRunning(clusterDir: string): boolean {
 }
 
 /**
- * As root: the clusters directory exists and is enterable, and clusters whose data dir is gone
- * (a finished or killed test run, a data dir deleted to reset it) are removed.
+ * Removes the clusters (as root, under the state dir) whose data dir is gone: a killed test run,
+ * a data dir deleted to reset it. Every start as root does this; a running one is kept.
  */
-function prepareClustersDir(clustersDir: string): void {
-  ensureOpenDir(path.dirname(clustersDir));
-  ensureOpenDir(clustersDir);
+export function removeStaleClusters(clustersDir = path.join(ROOT_STATE_DIR, 'clusters')): void {
+  if (!existsSync(clustersDir)) return;
   const owners = readdirSync(clustersDir)
     .filter((f) => f.endsWith('.owner'))
     .map((f) => ({ key: f.slice(0, -'.owner'.length), dataDir: readOwner(path.join(clustersDir, f)) }));
@@ -242,6 +245,11 @@ async function initialise(layout: EmbeddedLayout, plan: ClusterPlan, password: s
       chownSync(pwfile, ids.uid, ids.gid!);
     }
     runInitdb(bins.initdb, dir, pwfile, ids);
+  } catch (err) {
+    // Leave no half-made cluster, link or owner record behind: the next start begins clean.
+    if (plan.link) removeCluster(layout, dir);
+    else rmSync(dir, { recursive: true, force: true });
+    throw err;
   } finally {
     rmSync(pwfile, { force: true });
   }
@@ -253,7 +261,6 @@ function runInitdb(initdb: string, dir: string, pwfile: string, ids: OsIds): voi
     '--lc-messages=C', '--locale=C', '--encoding=UTF8', '--no-sync', '--no-instructions'];
   const result = spawnSync(initdb, args, { ...ids, cwd: path.dirname(pwfile), env: { LC_ALL: 'C' }, encoding: 'utf8' });
   if (result.status === 0) return;
-  rmSync(dir, { recursive: true, force: true });
   const how = result.error ? `could not run ${initdb}: ${result.error.message}` : result.signal ? `killed by ${result.signal}` : `exit status ${result.status}`;
   const output = [result.stderr, result.stdout].map((s) => (s ?? '').trim()).filter(Boolean).join('\n') || '(no output)';
   throw new EmbeddedPostgresError(

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/db/embedded.js';
+import { removeStaleClusters, startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/db/embedded.js';
 import { ROOT_DIR } from '../../src/paths.js';
 
 const asRoot = process.getuid?.() === 0;
@@ -42,6 +42,9 @@ beforeAll(() => {
 afterAll(async () => {
   for (const db of started) await db.destroy().catch(() => {});
   rmSync(base, { recursive: true, force: true });
+  // As root, a start that failed after initdb (the dying postmaster) left a cluster linked from
+  // a data dir that is now gone: the sweep every start does removes it.
+  if (asRoot) removeStaleClusters();
 });
 
 /** A data dir inside the private folder, itself private, as a careful user would have it. */
@@ -128,6 +131,8 @@ describe('embedded PostgreSQL start-up failures name the cause and the fix', () 
     const initdb = fakeBinary('initdb', 'exit 3');
     const err = await start(dataDir, { binaries: { initdb } }).catch((e: Error) => e);
     expect((err as Error).message).toMatch(/^initdb failed \(exit status 3\) for .+: \(no output\)/);
+    // Nothing half-made is left to trip the next start: no cluster, no link.
+    expect(() => lstatSync(path.join(dataDir, 'pg'))).toThrow(/ENOENT/);
     rmSync(path.dirname(initdb), { recursive: true });
   });
 
