@@ -74,9 +74,14 @@ function openUp(dir: string): void {
   }
 }
 
-/** Can the PostgreSQL user reach `target` (search/execute: `-x`, read: `-r`)? */
+/**
+ * Can the PostgreSQL user reach `target` (search/execute: `-x`, read: `-r`)? Asked as that user
+ * (access(2) checks every directory on the way). Where test(1) cannot run, we cannot tell: yes,
+ * and initdb's own error will speak.
+ */
 function canAccess(target: string, test: '-x' | '-r', ids: OsIds): boolean {
-  return spawnSync('/usr/bin/test', [test, target], { uid: ids.uid, gid: ids.gid, stdio: 'ignore' }).status === 0;
+  const result = spawnSync('/usr/bin/test', [test, target], { uid: ids.uid, gid: ids.gid, stdio: 'ignore' });
+  return result.error !== undefined || result.status === 0;
 }
 
 export interface Need {
