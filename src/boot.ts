@@ -40,7 +40,7 @@ export async function boot(config: Config, opts: BootOptions = {}): Promise<Boot
   let embedded: EmbeddedDatabase | undefined;
   let url = config.databaseUrl;
   if (!url) {
-    embedded = await startEmbeddedPostgres(config.dataDir);
+    embedded = await startEmbeddedPostgres(config.dataDir, 'plinth', { log: (m) => log.info(m) });
     url = embedded.url;
   }
   if (!opts.skipMigrations) await prepareDatabase(url, (m) => log.debug(m));

@@ -6,6 +6,7 @@
 import { loadConfig, ConfigError } from './config.js';
 import { boot } from './boot.js';
 import { printBanner } from './banner.js';
+import { EmbeddedPostgresError } from './db/embedded.js';
 import { buildApp } from './server.js';
 import { startWorker } from './worker/runner.js';
 
@@ -41,6 +42,10 @@ async function main(): Promise<void> {
 
 main().catch((err) => {
   if (err instanceof ConfigError) console.error(err.message);
-  else console.error('Plinth failed to start:', err);
+  else {
+    // The message first (it names the cause and the fix); the stack only for the unexpected.
+    console.error(`Plinth failed to start: ${err instanceof Error ? err.message : String(err)}`);
+    if (err instanceof Error && !(err instanceof EmbeddedPostgresError) && err.stack) console.error(err.stack);
+  }
   process.exit(1);
 });

@@ -30,7 +30,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   await prepareDatabase(templateUrl);
   project.provide('templateUrl', templateUrl);
   return async () => {
-    await embedded?.stop().catch(() => {});
+    // destroy, not stop: as root the cluster lives outside `dir` (under /var/lib/plinth).
+    await embedded?.destroy().catch(() => {});
     if (dir) rmSync(dir, { recursive: true, force: true });
   };
 }
