@@ -21,8 +21,6 @@ async function main(): Promise<void> {
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
   const url = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port}`;
-  printBanner(config, ctx.log, { url, embedded: !!booted.embedded, readyMs: Date.now() - started, worker: !!worker });
-  if (config.rateLimitScale === 0) ctx.log.warn('RATE_LIMIT_SCALE=0: ALL RATE LIMITS ARE OFF. Use this for benchmarks only.');
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -38,6 +36,9 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  // Announced only once the signals are handled: whoever waits for the banner may stop us at once.
+  printBanner(config, ctx.log, { url, embedded: !!booted.embedded, readyMs: Date.now() - started, worker: !!worker });
+  if (config.rateLimitScale === 0) ctx.log.warn('RATE_LIMIT_SCALE=0: ALL RATE LIMITS ARE OFF. Use this for benchmarks only.');
 }
 
 main().catch((err) => {

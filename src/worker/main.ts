@@ -11,7 +11,6 @@ async function main(): Promise<void> {
   if (!config.databaseUrl) throw new ConfigError('Invalid configuration: DATABASE_URL is required for a separate worker process');
   const booted = await boot(config);
   const worker = await startWorker(booted.ctx);
-  booted.ctx.log.info({ concurrency: config.workerConcurrency }, `Plinth worker running (concurrency ${config.workerConcurrency})`);
   const stop = async () => {
     await worker.stop().catch(() => {});
     await booted.close();
@@ -19,6 +18,8 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => void stop());
   process.on('SIGTERM', () => void stop());
+  // Announced only once the signals are handled: whoever waits for this line may stop us at once.
+  booted.ctx.log.info({ concurrency: config.workerConcurrency }, `Plinth worker running (concurrency ${config.workerConcurrency})`);
 }
 
 main().catch((err) => {
