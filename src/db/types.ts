@@ -19,6 +19,8 @@ export interface FieldDef {
   type: 'String' | 'Number' | 'Boolean' | 'Date' | 'Object' | 'Array' | 'Ref';
   required?: boolean;
   unique?: boolean;
+  /** Top-level String fields only: part of the collection's full-text search (docs/data.md). */
+  searchable?: boolean;
   default?: string | number | boolean;
   ref?: string;
   items?: { type: FieldDef['type']; fields?: FieldDef[] };
@@ -74,6 +76,8 @@ export interface CollectionsTable {
   schema_version: Generated<number>;
   rls: JSONColumnType<RlsConfig, RlsConfig | undefined, RlsConfig>;
   indexes: JSONColumnType<CompoundIndex[], CompoundIndex[] | undefined, CompoundIndex[]>;
+  /** The text search configuration of the collection's full-text search (migrations/021). */
+  search_language: Generated<string>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -31,6 +31,8 @@ export interface CollectionRecord {
   fields: FieldDef[];
   rls: RlsConfig;
   indexes: CompoundIndex[];
+  /** Full-text search language (absent in archives from before it existed: simple). */
+  searchLanguage?: string;
   createdAt: string;
 }
 

@@ -59,6 +59,8 @@ function checkLevel(fields: unknown, depth: number): string | null {
     if (f.required !== undefined && typeof f.required !== 'boolean') return `Field '${f.key}': required must be a boolean.`;
     if (f.unique !== undefined && typeof f.unique !== 'boolean') return `Field '${f.key}': unique must be a boolean.`;
     if (f.unique && (depth > 1 || !UNIQUE_TYPES.has(f.type))) return NESTING_MESSAGE;
+    if (f.searchable !== undefined && typeof f.searchable !== 'boolean') return `Field '${f.key}': searchable must be a boolean.`;
+    if (f.searchable && (depth > 1 || f.type !== 'String')) return `Field '${f.key}': only top-level String fields can be searchable.`;
     const def = checkDefault(f);
     if (def) return def;
     const nested = checkNested(f, depth);
@@ -120,7 +122,7 @@ export function normaliseFields(fields: unknown): FieldDef[] | unknown {
   return fields.map((raw) => {
     if (!isPlainObject(raw)) return raw;
     const out: Record<string, unknown> = { key: raw.key ?? raw.name, type: capitalise(raw.type) };
-    for (const k of ['required', 'unique', 'default', 'ref'] as const) if (raw[k] !== undefined) out[k] = raw[k];
+    for (const k of ['required', 'unique', 'searchable', 'default', 'ref'] as const) if (raw[k] !== undefined) out[k] = raw[k];
     if (raw.fields !== undefined) out.fields = normaliseFields(raw.fields);
     if (isPlainObject(raw.items)) {
       const items: Record<string, unknown> = { type: capitalise(raw.items.type) };

@@ -40,22 +40,24 @@ export async function lockProject(db: Db, projectId: string): Promise<void> {
 }
 
 export async function insertCollection(
-  db: Db, v: { projectId: string; name: string; fields: FieldDef[]; rls: RlsConfig; indexes: CompoundIndex[]; now: Date },
+  db: Db, v: { projectId: string; name: string; fields: FieldDef[]; rls: RlsConfig; indexes: CompoundIndex[]; searchLanguage: string; now: Date },
 ) {
   return db
     .insertInto('collections')
     .values({
       project_id: v.projectId, name: v.name, fields: json(v.fields), rls: json(v.rls), indexes: json(v.indexes),
-      created_at: ts(v.now), updated_at: ts(v.now),
+      search_language: v.searchLanguage, created_at: ts(v.now), updated_at: ts(v.now),
     })
     .returningAll()
     .executeTakeFirstOrThrow();
 }
 
-export async function updateCollectionFields(db: Db, id: string, fields: FieldDef[], indexes: CompoundIndex[], now: Date) {
+export async function updateCollectionFields(db: Db, id: string, fields: FieldDef[], indexes: CompoundIndex[], searchLanguage: string, now: Date) {
   return db
     .updateTable('collections')
-    .set((eb) => ({ fields: json(fields), indexes: json(indexes), schema_version: eb('schema_version', '+', 1), updated_at: ts(now) }))
+    .set((eb) => ({
+      fields: json(fields), indexes: json(indexes), search_language: searchLanguage, schema_version: eb('schema_version', '+', 1), updated_at: ts(now),
+    }))
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirstOrThrow();

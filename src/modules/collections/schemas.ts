@@ -9,6 +9,7 @@ export const CollectionParams = Type.Object({
 });
 
 /** Field definitions are checked by validateFieldDefs (precise messages), not here. */
+export const SearchLanguage = Type.String({ maxLength: 32, description: 'full-text search language: simple (default), english, french, … (docs/data.md)' });
 export const FieldList = Type.Array(Type.Unknown(), { maxItems: 200, description: 'Field[] (contract §4.2)' });
 
 /**
@@ -46,6 +47,7 @@ export const CollectionView = Type.Object({
   model: Type.Array(Type.Unknown()),
   rls: RlsView,
   indexes: Type.Array(Type.Object({ fields: Type.Array(Type.String()) })),
+  searchLanguage: Type.String({ description: 'text search configuration of the full-text search (docs/data.md)' }),
   schemaVersion: Type.Number(),
   createdAt: Type.String(),
   updatedAt: Type.String(),

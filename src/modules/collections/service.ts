@@ -16,6 +16,7 @@ import { dropPartitionsNow, enqueuePartitionCleanup } from './cleanup.js';
 import { validateCompoundIndexes } from './compound.js';
 import { isUsersCollection, syncIndexes, syncUserUniques } from './indexes.js';
 import { createPartition, truncatePartition } from './partitions.js';
+import { DEFAULT_SEARCH_LANGUAGE, SEARCH_LANGUAGES } from './search.js';
 import * as q from './queries.js';
 import { applyRlsChange, defaultRls, type RlsInput } from './rls.js';
 import { isUniqueViolation } from '../../db/errors.js';
@@ -28,6 +29,13 @@ export interface CreateCollectionInput {
   rls?: RlsInput;
   /** Compound indexes (compound.ts); none when absent. */
   indexes?: unknown;
+  /** Full-text search language (search.ts); `simple` when absent. */
+  searchLanguage?: unknown;
+}
+
+function checkedLanguage(raw: unknown): string {
+  if (typeof raw === 'string' && SEARCH_LANGUAGES.has(raw)) return raw;
+  throw CollectionErrors.invalid_schema(`Unknown searchLanguage; use one of: ${[...SEARCH_LANGUAGES].join(', ')}.`);
 }
 
 function checkedFields(name: string, raw: unknown): FieldDef[] {
@@ -76,6 +84,7 @@ export async function createCollectionIn(tx: Kysely<Database>, now: Date, projec
   if (RESERVED_COLLECTION_NAMES.has(input.name.toLowerCase())) throw CollectionErrors.invalid_collection_name(`'${input.name}' is reserved; choose another collection name.`);
   const fields = checkedFields(input.name, input.fields);
   const indexes = checkedIndexes(input.indexes ?? [], fields);
+  const searchLanguage = checkedLanguage(input.searchLanguage ?? DEFAULT_SEARCH_LANGUAGE);
   let rls = defaultRls(input.name, fields);
   if (input.rls) rls = applyRlsChange(input.name, fields, rls, input.rls);
   const limit = planOf(planName).collectionsPerProject;
@@ -84,7 +93,7 @@ export async function createCollectionIn(tx: Kysely<Database>, now: Date, projec
   if (limit >= 0 && (await q.countCollections(tx, projectId)) >= limit) {
     throw CollectionErrors.collection_limit_reached(`Collection limit reached (${limit}). Please upgrade your plan to create more collections.`);
   }
-  const created = await q.insertCollection(tx, { projectId, name: input.name, fields, rls, indexes, now });
+  const created = await q.insertCollection(tx, { projectId, name: input.name, fields, rls, indexes, searchLanguage, now });
   await createPartition(tx, created.id);
   await syncIndexes(tx, created, fields, indexes);
   return created;
@@ -104,15 +113,16 @@ export async function listCollections(ctx: AppContext, projectId: string) {
  * Replaces the schema (and the compound indexes when given, else keeps them; they must fit the
  * new fields): version + 1, indexes rebuilt; duplicates under a new unique field → 409.
  */
-export async function updateSchema(ctx: AppContext, projectId: string, name: string, rawFields: unknown, rawIndexes?: unknown) {
+export async function updateSchema(ctx: AppContext, projectId: string, name: string, rawFields: unknown, rawIndexes?: unknown, rawLanguage?: unknown) {
   const current = await getCollection(ctx, projectId, name);
   const fields = checkedFields(current.name, rawFields);
   const indexes = checkedIndexes(rawIndexes ?? current.indexes, fields);
+  const searchLanguage = checkedLanguage(rawLanguage ?? current.search_language);
   const row = await ctx.db.admin
     .transaction()
     .execute(async (tx) => {
-      const updated = await q.updateCollectionFields(tx, current.id, fields, indexes, ctx.clock.now());
-      await syncIndexes(tx, current, fields, indexes);
+      const updated = await q.updateCollectionFields(tx, current.id, fields, indexes, searchLanguage, ctx.clock.now());
+      await syncIndexes(tx, updated, fields, indexes);
       return updated;
     })
     .catch(duplicatesConflict);

@@ -13,6 +13,7 @@ export function collectionView(row: CollectionRow) {
     model: row.fields,
     rls: row.rls,
     indexes: row.indexes,
+    searchLanguage: row.search_language,
     schemaVersion: row.schema_version,
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),

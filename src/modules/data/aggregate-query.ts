@@ -7,7 +7,7 @@
  *   &groupBy=status,createdAt:month&sort=-count&limit=100&status_ne=draft
  */
 import { DataErrors } from './errors.js';
-import { boolParam, first, intParam, list, parseFilters, parseSort, type Filter, type Raw, type SortKey } from './query.js';
+import { boolParam, first, intParam, list, parseFilters, parseSearch, parseSort, type Filter, type Raw, type SortKey } from './query.js';
 
 export type Metric = 'count' | 'countDistinct' | 'sum' | 'avg' | 'min' | 'max';
 export const TRUNCATIONS = ['hour', 'day', 'week', 'month', 'year'] as const;
@@ -31,6 +31,8 @@ export interface AggregateQuery {
   sort: SortKey[];
   limit: number;
   filters: Filter[];
+  /** Full-text search, as in the list. */
+  search: string | null;
   includeDeleted: boolean;
 }
 
@@ -38,7 +40,7 @@ export const MAX_GROUP_KEYS = 3;
 export const MAX_METRICS = 8;
 export const MAX_GROUPS = 1000;
 const FIELD_METRICS: Metric[] = ['countDistinct', 'sum', 'avg', 'min', 'max'];
-const RESERVED = new Set([...FIELD_METRICS, 'count', 'groupBy', 'sort', 'limit', 'include_deleted', 'key', 'x-api-key']);
+const RESERVED = new Set([...FIELD_METRICS, 'count', 'groupBy', 'sort', 'limit', 'include_deleted', 'search', 'key', 'x-api-key']);
 
 /** `count`, `count=*`, `count=true` and `count=1` ask for the number of documents per group. */
 function wantsCount(q: Raw): boolean {
@@ -82,6 +84,7 @@ export function parseAggregateQuery(q: Raw): AggregateQuery {
     sort: parseSort(first(q, 'sort')),
     limit: Math.min(MAX_GROUPS, Math.max(1, intParam(q, 'limit', 100))),
     filters: parseFilters(q, RESERVED),
+    search: parseSearch(q),
     includeDeleted: boolParam(q, 'include_deleted', false),
   };
 }

@@ -12,7 +12,7 @@ import { groupView, planAggregate, type AggregateGroup } from './aggregate-plan.
 import { guardDb } from './pg-errors.js';
 import { aggregateRows, setStatementTimeout } from './queries.js';
 import { REGEX_TIMEOUT_MS, regexExhausted } from './read-service.js';
-import { and, filterConditions, hasRegex } from './where.js';
+import { and, filterConditions, hasRegex, searchPlan } from './where.js';
 
 /** A grouping scans every matching document: bounded like a regex list (publishable) or a deep page. */
 const SECRET_TIMEOUT_MS = 10_000;
@@ -32,7 +32,8 @@ export interface AggregateResult {
 
 export async function aggregateDocuments(ctx: AppContext, col: CollectionDef, access: Access, q: AggregateQuery): Promise<AggregateResult> {
   const plan = planAggregate(col, q);
-  const where = and(filterConditions(col, q.filters));
+  const search = searchPlan(col, q.search);
+  const where = and([...filterConditions(col, q.filters), ...(search ? [search.condition] : [])]);
   const select = [...plan.groups, ...plan.metrics].map((c) => sql`${c.expr} AS ${sql.ref(c.alias)}`);
   const rows = await guardDb(() =>
     ctx.db.tenant(access.scope, async (tx) => {

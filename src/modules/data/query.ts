@@ -31,10 +31,12 @@ export interface ListQuery {
   fields: string[] | null;
   populate: string[];
   meta: boolean;
+  /** Full-text search over the collection's searchable fields (web search syntax). */
+  search: string | null;
 }
 
 const RESERVED = new Set([
-  'page', 'sort', 'limit', 'fields', 'populate', 'expand', 'count', 'meta', 'cursor', 'include_deleted', 'skip', 'key', 'x-api-key', 'hard',
+  'page', 'sort', 'limit', 'fields', 'populate', 'expand', 'count', 'meta', 'cursor', 'include_deleted', 'skip', 'key', 'x-api-key', 'hard', 'search',
 ]);
 // Longest suffixes first where one ends another (`_gte` before `_gt`).
 const SUFFIXES: Array<[string, Op]> = [
@@ -115,6 +117,15 @@ export function checkId(id: string): void {
   if (!isObjectId(id)) throw DataErrors.invalid_query('Invalid ID format.');
 }
 
+const MAX_SEARCH = 256;
+
+/** `search=…`: trimmed, empty means none, at most MAX_SEARCH characters. */
+export function parseSearch(q: Raw): string | null {
+  const raw = strings(q.search).at(-1)?.trim() ?? '';
+  if (raw.length > MAX_SEARCH) throw DataErrors.invalid_query(`The search text exceeds ${MAX_SEARCH} characters.`);
+  return raw || null;
+}
+
 /** Every parameter that is not one of `reserved` is a filter (the list grammar's suffixes). */
 export function parseFilters(q: Raw, reserved: ReadonlySet<string>): Filter[] {
   const filters = Object.keys(q).filter((k) => !reserved.has(k)).map((k) => parseFilter(k, q[k]));
@@ -140,5 +151,6 @@ export function parseListQuery(q: Raw): ListQuery {
     fields: fields.length ? fields : null,
     populate: [...list(q.populate), ...list(q.expand)],
     meta: boolParam(q, 'meta', true),
+    search: parseSearch(q),
   };
 }

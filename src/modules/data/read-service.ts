@@ -12,7 +12,7 @@ import { populate } from './populate.js';
 import { countRows, getRow, listRows, setStatementTimeout } from './queries.js';
 import { checkId, type Filter, type ListQuery } from './query.js';
 import { documentView, shape } from './view.js';
-import { and, filterConditions, hasRegex, orderBy } from './where.js';
+import { and, filterConditions, hasRegex, orderBy, searchPlan, type OrderPlan, type SearchPlan } from './where.js';
 
 const LIST_TIMEOUT_MS = 5000;
 export const REGEX_TIMEOUT_MS = 2000;
@@ -57,8 +57,24 @@ export function regexExhausted(filters: Filter[], err: unknown): unknown {
 
 const paths = (fields: string[] | null) => (fields ? fields.map((f) => f.split('.')) : null);
 
+/** The list's conditions: its filters and, with `search`, the full-text match. */
+function conditionsOf(col: CollectionDef, q: ListQuery, search: SearchPlan | null) {
+  const conditions = filterConditions(col, q.filters);
+  return search ? [...conditions, search.condition] : conditions;
+}
+
+/**
+ * The page order: the requested sort; with a search and no sort, by relevance (offset pages;
+ * cursor pages keep the default newest-first order, which a cursor can follow).
+ */
+function orderOf(col: CollectionDef, q: ListQuery, search: SearchPlan | null, cursorMode: boolean): OrderPlan {
+  const order = orderBy(col, cursorMode ? q.sort.slice(0, 1) : q.sort);
+  if (!search || cursorMode || q.sort.length) return order;
+  return { keys: order.keys, sql: sql`${search.rank} DESC, ${order.sql}` };
+}
+
 export async function countDocuments(ctx: AppContext, col: CollectionDef, access: Access, q: ListQuery): Promise<number> {
-  const where = and(filterConditions(col, q.filters));
+  const where = and(conditionsOf(col, q, searchPlan(col, q.search)));
   return guardDb(() => inScope(ctx, access, q, (tx) => countRows(tx, docScope(col, access, q.includeDeleted), where)));
 }
 
@@ -67,10 +83,11 @@ export async function countDocuments(ctx: AppContext, col: CollectionDef, access
  * on a large collection it is the slow part, and walking pages does not need it.
  */
 export async function listDocuments(ctx: AppContext, col: CollectionDef, access: Access, q: ListQuery, opts: { exactTotal?: boolean } = {}) {
-  const conditions = filterConditions(col, q.filters);
+  const search = searchPlan(col, q.search);
+  const conditions = conditionsOf(col, q, search);
   const scope = docScope(col, access, q.includeDeleted);
   const cursorMode = q.cursor !== undefined;
-  const order = orderBy(col, cursorMode ? q.sort.slice(0, 1) : q.sort);
+  const order = orderOf(col, q, search, cursorMode);
   const first = order.keys[0]!;
   const keyset = cursorMode ? keysetCondition(q.cursor, first.ref, first.desc) : null;
   return guardDb(() =>

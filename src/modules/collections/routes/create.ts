@@ -6,7 +6,7 @@ import { operatorAuth, operatorOf } from '../../../plugins/operator-auth.js';
 import type { App } from '../../../server.js';
 import { loadOwnedProject } from '../../projects/access.js';
 import { CollectionErrors } from '../errors.js';
-import { CollectionView, envelopeOf, FieldList, IndexList, ProjectParams, RlsBody } from '../schemas.js';
+import { CollectionView, envelopeOf, FieldList, IndexList, ProjectParams, RlsBody, SearchLanguage } from '../schemas.js';
 import { createCollection } from '../service.js';
 import { collectionView } from '../view.js';
 
@@ -17,6 +17,7 @@ const Body = Type.Object({
   fields: Type.Optional(FieldList),
   rls: Type.Optional(RlsBody),
   indexes: Type.Optional(IndexList),
+  searchLanguage: Type.Optional(SearchLanguage),
 });
 
 export default async function createRoute(app: App, ctx: AppContext): Promise<void> {
@@ -42,6 +43,7 @@ export default async function createRoute(app: App, ctx: AppContext): Promise<vo
         fields: req.body.schema ?? req.body.fields ?? [],
         rls: req.body.rls,
         indexes: req.body.indexes,
+        searchLanguage: req.body.searchLanguage,
       });
       return reply.status(201).send(ok(collectionView(row), 'Collection created'));
     },

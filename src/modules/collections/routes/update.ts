@@ -10,10 +10,15 @@ import { operatorAuth, operatorOf } from '../../../plugins/operator-auth.js';
 import type { App } from '../../../server.js';
 import { loadOwnedProject } from '../../projects/access.js';
 import { CollectionErrors } from '../errors.js';
-import { CollectionParams, CollectionView, envelopeOf, FieldList, IndexList } from '../schemas.js';
+import { CollectionParams, CollectionView, envelopeOf, FieldList, IndexList, SearchLanguage } from '../schemas.js';
 import { updateSchema } from '../service.js';
 
-const Body = Type.Object({ schema: Type.Optional(FieldList), fields: Type.Optional(FieldList), indexes: Type.Optional(IndexList) });
+const Body = Type.Object({
+  schema: Type.Optional(FieldList),
+  fields: Type.Optional(FieldList),
+  indexes: Type.Optional(IndexList),
+  searchLanguage: Type.Optional(SearchLanguage),
+});
 
 export default async function updateRoute(app: App, ctx: AppContext): Promise<void> {
   app.patch(
@@ -32,7 +37,7 @@ export default async function updateRoute(app: App, ctx: AppContext): Promise<vo
       const project = await loadOwnedProject(ctx, operatorOf(req), req.params.projectId);
       const fields = req.body.schema ?? req.body.fields;
       if (fields === undefined) throw CollectionErrors.invalid_schema("Field 'schema' is required.");
-      return ok(await updateSchema(ctx, project.id, req.params.name, fields, req.body.indexes), 'Collection schema updated');
+      return ok(await updateSchema(ctx, project.id, req.params.name, fields, req.body.indexes, req.body.searchLanguage), 'Collection schema updated');
     },
   );
 }
