@@ -36,7 +36,7 @@ runBench('1m', {}, async ({ app, ctx }) => {
   await sql`VACUUM ANALYZE documents`.execute(ctx.db.admin);
   console.log(`loaded ${N} + 200000 documents in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
 
-  const url = '/api/data/items?category=c42&sort=-createdAt&limit=20';
+  const url = '/api/data/items?category=c42&sort=-createdAt&limit=20&include_total=true';
   const times: number[] = [];
   let total = 0;
   for (let i = 0; i < 60; i++) {

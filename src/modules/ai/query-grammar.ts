@@ -20,7 +20,7 @@ const SUFFIX: Record<Op, string> = {
 
 /** Parameters the data API never reads as filters (contract §5.1 plus Plinth's additions). */
 const RESERVED_PARAMS = new Set([
-  'page', 'sort', 'limit', 'fields', 'populate', 'expand', 'count', 'meta', 'cursor', 'include_deleted', 'skip', 'key', 'x-api-key',
+  'page', 'sort', 'limit', 'fields', 'populate', 'expand', 'count', 'meta', 'cursor', 'include_deleted', 'include_total', 'skip', 'key', 'x-api-key',
 ]);
 
 const COMPARE: Op[] = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'exists'];

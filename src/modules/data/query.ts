@@ -27,6 +27,8 @@ export interface ListQuery {
   /** Present (possibly '') when keyset paging was asked for. */
   cursor?: string;
   count: boolean;
+  /** `include_total=true`: count every match for `total`, even when the page does not show it. */
+  includeTotal: boolean;
   includeDeleted: boolean;
   fields: string[] | null;
   populate: string[];
@@ -36,7 +38,8 @@ export interface ListQuery {
 }
 
 const RESERVED = new Set([
-  'page', 'sort', 'limit', 'fields', 'populate', 'expand', 'count', 'meta', 'cursor', 'include_deleted', 'skip', 'key', 'x-api-key', 'hard', 'search',
+  'page', 'sort', 'limit', 'fields', 'populate', 'expand', 'count', 'meta', 'cursor', 'include_deleted', 'include_total', 'skip', 'key', 'x-api-key', 'hard',
+  'search',
 ]);
 // Longest suffixes first where one ends another (`_gte` before `_gt`).
 const SUFFIXES: Array<[string, Op]> = [
@@ -147,6 +150,7 @@ export function parseListQuery(q: Raw): ListQuery {
     offset: skip ?? (page - 1) * limit,
     cursor: q.cursor === undefined ? undefined : (first(q, 'cursor') ?? ''),
     count: boolParam(q, 'count', false),
+    includeTotal: boolParam(q, 'include_total', false),
     includeDeleted: boolParam(q, 'include_deleted', false),
     fields: fields.length ? fields : null,
     populate: [...list(q.populate), ...list(q.expand)],

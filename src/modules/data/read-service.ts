@@ -79,10 +79,17 @@ export async function countDocuments(ctx: AppContext, col: CollectionDef, access
 }
 
 /**
- * `exactTotal: false` (the dashboard's cursor pages, exports) skips the count in cursor mode:
- * on a large collection it is the slow part, and walking pages does not need it.
+ * `total` without counting when the page shows it: an offset page that reaches the end of the
+ * matches (it fetches one row more than `limit`, so it knows) and is not past it. Anything else
+ * is `null` unless the caller asked with `include_total=true`: an exact count visits every match,
+ * which on a large collection costs far more than the page (docs/data.md "Totals").
  */
-export async function listDocuments(ctx: AppContext, col: CollectionDef, access: Access, q: ListQuery, opts: { exactTotal?: boolean } = {}) {
+function freeTotal(q: ListQuery, fetched: number): number | null {
+  if (fetched > q.limit) return null;
+  return fetched > 0 || q.offset === 0 ? q.offset + fetched : null;
+}
+
+export async function listDocuments(ctx: AppContext, col: CollectionDef, access: Access, q: ListQuery) {
   const search = searchPlan(col, q.search);
   const conditions = conditionsOf(col, q, search);
   const scope = docScope(col, access, q.includeDeleted);
@@ -93,15 +100,17 @@ export async function listDocuments(ctx: AppContext, col: CollectionDef, access:
   return guardDb(() =>
     inScope(ctx, access, q, async (tx) => {
       const rows = await listRows(tx, scope, and(keyset ? [...conditions, keyset] : conditions), order.sql, {
-        limit: cursorMode ? q.limit + 1 : q.limit,
+        limit: q.limit + 1,
         offset: cursorMode ? 0 : q.offset,
         sortText: cursorMode ? sql`(${first.ref.expr})::text` : undefined,
-        withTotal: !cursorMode,
+        withTotal: q.includeTotal && !cursorMode,
       });
-      // The page query carries the total (a sub-select) for offset pages; a cursor's total
-      // ignores the keyset condition, and a page past the end has no row to carry it.
-      const total = rows[0]?.total ?? (cursorMode && opts.exactTotal === false ? null : await countRows(tx, scope, and(conditions)));
-      const more = cursorMode && rows.length > q.limit;
+      // Asked for: the page query carries the total (a sub-select) for offset pages; a cursor's
+      // total ignores the keyset condition, and a page past the end has no row to carry it.
+      const total = !q.includeTotal
+        ? cursorMode ? null : freeTotal(q, rows.length)
+        : (rows[0]?.total ?? (await countRows(tx, scope, and(conditions))));
+      const more = rows.length > q.limit;
       const page = more ? rows.slice(0, q.limit) : rows;
       const items = page.map(documentView);
       await populate(ctx, tx, col, items, q.populate);

@@ -1,22 +1,23 @@
 /** Stored rows → wire documents: `_id` first, the data, then the system timestamps and flags. */
+/** Timestamps as epoch milliseconds (data/queries.ts). */
 export interface DocumentRow {
   id: string;
   data: Record<string, unknown>;
-  created_at: Date | string;
-  updated_at: Date | string;
-  deleted_at: Date | string | null;
+  created_at_ms: number;
+  updated_at_ms: number;
+  deleted_at_ms: number | null;
 }
 
-const iso = (d: Date | string) => (d instanceof Date ? d.toISOString() : new Date(d).toISOString());
+const iso = (ms: number) => new Date(ms).toISOString();
 
 export function documentView(row: DocumentRow): Record<string, unknown> {
   return {
     _id: row.id,
     ...row.data,
-    createdAt: iso(row.created_at),
-    updatedAt: iso(row.updated_at),
-    isDeleted: row.deleted_at !== null,
-    deletedAt: row.deleted_at === null ? null : iso(row.deleted_at),
+    createdAt: iso(row.created_at_ms),
+    updatedAt: iso(row.updated_at_ms),
+    isDeleted: row.deleted_at_ms !== null,
+    deletedAt: row.deleted_at_ms === null ? null : iso(row.deleted_at_ms),
   };
 }
 

@@ -185,7 +185,7 @@ export async function restoreOne(ctx: AppContext, db: Tx, col: CollectionDef, ac
   const current = await q.getRow(db, s, id);
   if (!current) throw DataErrors.document_not_found();
   assertOwner(access, current.owner_id);
-  if (current.deleted_at === null) return documentView(current);
+  if (current.deleted_at_ms === null) return documentView(current);
   const restored = await q.setDeleted(db, s, id, null, ctx.clock.now());
   if (!restored) throw DataErrors.document_not_found();
   return documentView(restored);

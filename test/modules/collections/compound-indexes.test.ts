@@ -74,7 +74,7 @@ describe('lists on several fields', () => {
       SELECT ${p.id}, ${col._id}, lpad(to_hex(g), 24, '0'), jsonb_build_object('category', 'c' || (g % 4), 'price', g)
       FROM generate_series(1, 400) g`.execute(env.ctx.db.admin);
     await sql.raw(`ANALYZE documents_${col._id}`).execute(env.ctx.db.admin);
-    const r = await A.get('/api/data/shop?category=c1&price_gte=100&price_lt=200&sort=-price&limit=5', p.sk);
+    const r = await A.get('/api/data/shop?category=c1&price_gte=100&price_lt=200&sort=-price&limit=5&include_total=true', p.sk);
     expect(r.status).toBe(200);
     expect(r.body.data.total).toBe(25);
     expect(r.body.data.items.map((d: { price: number }) => d.price)).toEqual([197, 193, 189, 185, 181]);

@@ -89,8 +89,20 @@ describe('list grammar', () => {
     expect(s.items.map((x: { price: number }) => x.price)).toEqual([280, 290]);
     expect(s.total).toBe(20); // counted over the whole filtered set, not the page
     const past = await items('category=toys&limit=10&page=9');
-    expect(past).toMatchObject({ items: [], total: 20, page: 9 });
+    expect(past).toMatchObject({ items: [], total: null, page: 9 }); // past the end: the page cannot tell
+    expect(await items('category=toys&limit=10&page=9&include_total=true')).toMatchObject({ items: [], total: 20 });
     expect(Object.keys(d.items[0])).not.toContain('total');
+  });
+
+  it('counts every match for total only when asked: a full page with more after it answers total null', async () => {
+    const more = await items('category=toys&limit=5');
+    expect(more).toMatchObject({ total: null, page: 1, limit: 5 });
+    expect(more.items).toHaveLength(5);
+    const asked = await items('category=toys&limit=5&include_total=true');
+    expect(asked).toMatchObject({ total: 20, page: 1, limit: 5 });
+    expect(asked.items.map((x: { _id: string }) => x._id)).toEqual(more.items.map((x: { _id: string }) => x._id));
+    expect((await items('category=toys&limit=5&page=4')).total).toBe(20); // the last page shows it
+    expect((await items('include_total=true&category=nothing')).total).toBe(0);
   });
 
   it('filters ranges typed by the schema, and sorts both ways', async () => {
@@ -113,7 +125,7 @@ describe('list grammar', () => {
   });
 
   it('_exists, _regex, count=true, fields projection', async () => {
-    expect((await items('releasedAt_exists=true')).total).toBe(30);
+    expect((await items('releasedAt_exists=true&include_total=true')).total).toBe(30);
     expect((await items('maker_exists=false&price_lt=12')).total).toBe(2);
     expect((await items('title_regex=^ITEM 1')).total).toBe(11);
     const c = await A.get('/api/data/products?count=true&category=books', p.pk);
@@ -127,12 +139,14 @@ describe('list grammar', () => {
     let cursor = '';
     for (let i = 0; i < 10; i++) {
       const d = await items(`category=toys&limit=7&sort=price:desc&cursor=${cursor}`);
+      expect(d.total).toBeNull(); // a cursor page never counts unless asked
       seen.push(...d.items.map((x: { _id: string }) => x._id));
       if (!d.nextCursor) break;
       cursor = d.nextCursor;
     }
     expect(seen.length).toBe(20);
     expect(new Set(seen).size).toBe(20);
+    expect((await items(`category=toys&limit=7&sort=price:desc&cursor=${cursor}&include_total=true`)).total).toBe(20);
   });
 
   it('bad query input is 400', async () => {

@@ -17,7 +17,7 @@ const PAGE = 500;
 type Page = Awaited<ReturnType<typeof listDocuments>>;
 
 async function pageAt(ctx: AppContext, col: CollectionDef, access: Access, q: ListQuery, cursor: string): Promise<Page> {
-  return listDocuments(ctx, col, access, { ...q, sort: [], cursor, limit: PAGE, offset: 0, count: false }, { exactTotal: false });
+  return listDocuments(ctx, col, access, { ...q, sort: [], cursor, limit: PAGE, offset: 0, count: false, includeTotal: false });
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * GET /api/projects/:projectId/data/:collectionName (list or count) and GET …/:id, for the
- * dashboard: the public API's query grammar, parsed by the same parser. Cursor pages carry no
- * exact total (`total: null`): the console asks for `count=true` when the operator wants one.
+ * dashboard: the public API's query grammar, parsed by the same parser, and the same `total` rule
+ * (null unless the page shows it or `include_total=true`): the console asks for `count=true`.
  */
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
@@ -20,7 +20,7 @@ export default async function operatorReadRoutes(app: App, ctx: AppContext): Pro
       schema: {
         tags: TAGS,
         security,
-        summary: 'List documents as the project owner (the /api/data query grammar; cursor pages have total: null)',
+        summary: 'List documents as the project owner (the /api/data query grammar; total null unless shown by the page or include_total=true)',
         params: CollectionParams,
       },
     },
@@ -28,7 +28,7 @@ export default async function operatorReadRoutes(app: App, ctx: AppContext): Pro
       const t = await operatorTarget(ctx, req, req.params.projectId, req.params.collectionName);
       const q = parseListQuery(rawQuery(req));
       if (q.count) return ok({ count: await countDocuments(ctx, t.col, t.access, q) }, 'Count fetched successfully.');
-      return ok(await listDocuments(ctx, t.col, t.access, q, { exactTotal: false }), 'Data fetched successfully');
+      return ok(await listDocuments(ctx, t.col, t.access, q), 'Data fetched successfully');
     },
   );
 

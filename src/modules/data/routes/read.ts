@@ -19,7 +19,9 @@ export default async function readRoutes(app: App, ctx: AppContext): Promise<voi
         description:
           'Filters: `field=value`, `field_gt|_gte|_lt|_lte|_ne|_in|_exists|_regex=value`, dotted paths allowed. ' +
           'Paging: `page`, `limit` (20, max 100), `skip`, `cursor` (keyset; answer has `nextCursor`). ' +
-          '`sort=-field` or `field:asc|desc`. `include_deleted=true`. `count=true` → `{count}`.',
+          '`sort=-field` or `field:asc|desc`. `include_deleted=true`. `count=true` → `{count}`. ' +
+          '`total` is exact on an offset page that reaches the end of the matches, else null unless `include_total=true` ' +
+          '(which counts every match: slow on large collections).',
         params: CollectionParam,
       },
     },
