@@ -11,9 +11,11 @@ import { migrate } from './db/migrate.js';
 import { createDb } from './db/pool.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { createLogger } from './lib/logger.js';
+import { cached, createMetrics } from './lib/metrics.js';
 import { createRateLimiter, Limits } from './lib/rate-limiter.js';
 import { ProjectCache } from './modules/projects/cache.js';
 import { createJobQueue } from './worker/queue.js';
+import { jobQueueStats } from './worker/stats.js';
 import { createMailer } from './modules/mail/mailer.js';
 import { registerStorageHooks } from './modules/storage/hooks.js';
 
@@ -75,6 +77,9 @@ export async function boot(config: Config, opts: BootOptions = {}): Promise<Boot
     queue: createJobQueue(db.admin),
     hooks: { projectDeleting: [], closing: [] },
     mailer: undefined as unknown as AppContext['mailer'],
+    // The queue gauges cost one query per 5 s however many scrapers ask (src/worker/stats.ts).
+    metrics: createMetrics({ pools: () => db.usage(), jobs: cached(() => jobQueueStats(db.pool), 5000) }),
+    lifecycle: { draining: false },
   };
   ctx.mailer = createMailer(ctx);
   registerStorageHooks(ctx);

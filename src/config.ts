@@ -86,6 +86,14 @@ export interface Config {
   /** WORKER_DEAD_AFTER_MS: a worker process silent this long is dead; its locked jobs go to others. */
   workerDeadAfterMs: number;
   runWorker: boolean;
+  /**
+   * METRICS_TOKEN: when set, GET /metrics answers with `Authorization: Bearer <token>` only.
+   * METRICS_PORT: when set, a second listener on 127.0.0.1:<port> serves /metrics without a
+   * token (API nodes and workers alike). Neither set: no metrics are served (404).
+   */
+  metrics: { token?: string; port?: number };
+  /** SHUTDOWN_DRAIN_MS: on SIGTERM, how long /readyz answers 503 before the listener closes. */
+  shutdownDrainMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -199,6 +207,13 @@ function duration(env: Env, name: string, def: string): { text: string; seconds:
   return { text, seconds };
 }
 
+/** A bearer token for /metrics: long enough not to be guessed, and sendable in a header. */
+function metricsToken(env: Env, name: string): string | undefined {
+  const raw = str(env, name);
+  if (raw !== undefined && !/^[\x21-\x7e]{16,}$/.test(raw)) fail(name, 'must be at least 16 printable characters without spaces');
+  return raw;
+}
+
 /**
  * `stdoutIsTty` decides the default LOG_FORMAT (pretty on a terminal outside production); it
  * is a parameter so tests can say which case they are.
@@ -280,5 +295,10 @@ export function loadConfig(env: Env = process.env, stdoutIsTty = process.stdout.
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 10, 1, 200),
     workerDeadAfterMs: int(env, 'WORKER_DEAD_AFTER_MS', 45_000, 1000, 4 * 3600_000),
     runWorker: bool(env, 'PLINTH_RUN_WORKER', true),
+    metrics: {
+      token: metricsToken(env, 'METRICS_TOKEN'),
+      port: str(env, 'METRICS_PORT') === undefined ? undefined : int(env, 'METRICS_PORT', 0, 1, 65535),
+    },
+    shutdownDrainMs: int(env, 'SHUTDOWN_DRAIN_MS', 0, 0, 600_000),
   };
 }

@@ -7,6 +7,7 @@ import type { Config } from './config.js';
 import type { Db } from './db/pool.js';
 import type { Bus } from './db/bus.js';
 import type { Clock } from './lib/clock.js';
+import type { Metrics } from './lib/metrics.js';
 import type { Limits, RateLimiter } from './lib/rate-limiter.js';
 import type { ProjectCache } from './modules/projects/cache.js';
 import type { JobQueue } from './worker/queue.js';
@@ -41,6 +42,12 @@ export interface Mailer {
   sendSystemMail(mail: SystemMail): Promise<void>;
 }
 
+/** Where the process is in its life: read by /readyz, set by the shutdown in src/main.ts. */
+export interface Lifecycle {
+  /** Shutting down: /readyz answers 503 so load balancers stop sending traffic here. */
+  draining: boolean;
+}
+
 export interface AppContext {
   config: Config;
   db: Db;
@@ -53,4 +60,6 @@ export interface AppContext {
   queue: JobQueue;
   hooks: Hooks;
   mailer: Mailer;
+  metrics: Metrics;
+  lifecycle: Lifecycle;
 }

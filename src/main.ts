@@ -9,6 +9,7 @@ import { printBanner } from './banner.js';
 import { EmbeddedPostgresError } from './db/embedded.js';
 import { buildApp } from './server.js';
 import { startWorker } from './worker/runner.js';
+import { startMetricsListener } from './modules/metrics/listener.js';
 
 async function main(): Promise<void> {
   const started = Date.now();
@@ -17,6 +18,7 @@ async function main(): Promise<void> {
   const { ctx } = booted;
   const app = await buildApp(ctx);
   const worker = config.runWorker ? await startWorker(ctx) : undefined;
+  const metrics = config.metrics.port ? await startMetricsListener(ctx, config.metrics.port) : undefined;
   await app.listen({ port: config.port, host: config.host });
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
@@ -27,10 +29,15 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     ctx.log.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), 15_000);
+    const force = setTimeout(() => process.exit(1), 15_000 + config.shutdownDrainMs);
     force.unref();
+    // Readiness first: /readyz answers 503 for SHUTDOWN_DRAIN_MS while requests are still served,
+    // so load balancers take this node out before its listener closes.
+    ctx.lifecycle.draining = true;
+    if (config.shutdownDrainMs > 0) await new Promise((resolve) => setTimeout(resolve, config.shutdownDrainMs));
     await app.close().catch(() => {});
     await worker?.stop().catch(() => {});
+    await metrics?.close().catch(() => {});
     await booted.close().catch(() => {});
     process.exit(0);
   };

@@ -10,6 +10,7 @@ import { registerDocs } from './plugins/docs.js';
 import { registerDashboardUi } from './plugins/dashboard-ui.js';
 import { registerJsonBody } from './plugins/json-body.js';
 import { bindProjectParam, requestLogController } from './plugins/request-log.js';
+import metricsRoutes from './modules/metrics/routes.js';
 import { commonRoutes, dashboardRoutes, publicRoutes, registerRouteGroup } from './routes.js';
 
 export type App = FastifyInstance<
@@ -42,7 +43,11 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, useDefaults: true, allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  registerErrorHandling(app);
+  registerErrorHandling(app, (code, status) => ctx.metrics.countError(code, status));
+  // Under the routed pattern (`/api/data/:collectionName`), never the raw URL: bounded series, no ids.
+  app.addHook('onResponse', async (req, reply) => {
+    ctx.metrics.observeRequest(req.method, req.routeOptions.url, reply.statusCode, reply.elapsedTime / 1000);
+  });
   registerJsonBody(app);
   app.addHook('preHandler', bindProjectParam);
   app.addHook('onSend', async (req, reply) => {
@@ -56,6 +61,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   await registerRouteGroup(app, ctx, 'public', commonRoutes);
   if (ctx.config.routes !== 'dashboard') await registerRouteGroup(app, ctx, 'public', publicRoutes);
   if (ctx.config.routes !== 'public') await registerRouteGroup(app, ctx, 'dashboard', dashboardRoutes);
+  await metricsRoutes(app, ctx); // in no route group: no CORS surface
   registerPreflightRoutes(app);
   await app.ready();
   return app;

@@ -26,6 +26,7 @@ import { Availability, type AvailabilityChange } from '../lib/availability.js';
 import { fromDatabase, isDatabaseUnavailable } from './errors.js';
 import { ProjectGate } from './gate.js';
 import type { Database } from './types.js';
+import type { PoolUsage } from '../lib/metrics.js';
 
 export type KeyKind = 'secret' | 'publishable' | 'operator' | 'system';
 
@@ -49,6 +50,8 @@ export interface Db {
   snapshot<T>(scope: TenantScope, fn: (tx: Tx) => Promise<T>): Promise<T>;
   /** Whether the database answered the last time this process tried. */
   readonly reachable: boolean;
+  /** Connections of each pool now: open, idle, and callers waiting for one (metrics). */
+  usage(): Record<'tenant' | 'admin', PoolUsage>;
   close(): Promise<void>;
 }
 
@@ -306,6 +309,10 @@ export function createDb(
     snapshot,
     get reachable() {
       return availability.reachable;
+    },
+    usage() {
+      const of = (p: pg.Pool): PoolUsage => ({ total: p.totalCount, idle: p.idleCount, waiting: p.waitingCount });
+      return { tenant: of(tenantPool), admin: of(pool) };
     },
     async close() {
       const closed = open.allClosed();

@@ -35,30 +35,41 @@ function send(reply: FastifyReply, err: AppError) {
   return reply.status(err.status).headers(err.headers).send(errorBody(err.message, err.code, err.extra));
 }
 
-export function registerErrorHandling(app: FastifyInstance): void {
+/**
+ * `onError` hears the code and status of every error envelope sent (the metrics' error
+ * counter: quota refusals, project_busy, rate limits are counted here, in one place).
+ */
+export function registerErrorHandling(app: FastifyInstance, onError: (code: string, status: number) => void = () => {}): void {
+  const sent = (reply: FastifyReply, err: AppError) => {
+    onError(err.code, err.status);
+    return send(reply, err);
+  };
   app.setErrorHandler((err: FastifyError, req, reply) => {
     if (err instanceof AppError) {
       // A 5xx with Retry-After is a deliberate "come back later" (a backing service is away),
       // logged where it was noticed; any other 5xx is logged here in full.
       if (err.status >= 500 && !err.headers['retry-after']) req.log.error({ err }, 'request failed');
-      return send(reply, err);
+      return sent(reply, err);
     }
-    if (err.validation) return send(reply, Errors.validation_failed(validationMessage(err)));
+    if (err.validation) return sent(reply, Errors.validation_failed(validationMessage(err)));
     const known = err.code ? FRAMEWORK_ERRORS[err.code] : undefined;
-    if (known) return send(reply, known());
-    if (err instanceof SyntaxError) return send(reply, Errors.invalid_json());
+    if (known) return sent(reply, known());
+    if (err instanceof SyntaxError) return sent(reply, Errors.invalid_json());
     // PostgreSQL refusing text a client sent: bad input, whichever route let it through.
-    if (isUnstorableText(err)) return send(reply, Errors.validation_failed('Text fields may not contain NUL (\\u0000) characters.'));
+    if (isUnstorableText(err)) return sent(reply, Errors.validation_failed('Text fields may not contain NUL (\\u0000) characters.'));
     // A statement cut off by its timeout (the publishable-key one, a busy server): try later.
-    if (sqlState(err) === '57014') return send(reply, new AppError('query_timeout', 503, 'The query took too long and was cancelled. Please retry.', { 'retry-after': '1' }));
+    if (sqlState(err) === '57014') return sent(reply, new AppError('query_timeout', 503, 'The query took too long and was cancelled. Please retry.', { 'retry-after': '1' }));
     // The database is away (down, restarting, refusing): retry shortly. Logged once per outage
     // by the pool (src/lib/availability.ts), not per request.
-    if (isDatabaseUnavailable(err)) return send(reply, databaseUnavailable());
+    if (isDatabaseUnavailable(err)) return sent(reply, databaseUnavailable());
     const status = err.statusCode ?? 500;
-    if (status >= 400 && status < 500) return reply.status(status).send(errorBody(err.message, 'bad_request'));
+    if (status >= 400 && status < 500) {
+      onError('bad_request', status);
+      return reply.status(status).send(errorBody(err.message, 'bad_request'));
+    }
     req.log.error({ err }, 'unhandled error');
-    return send(reply, Errors.internal());
+    return sent(reply, Errors.internal());
   });
 
-  app.setNotFoundHandler((_req, reply) => send(reply, Errors.not_found()));
+  app.setNotFoundHandler((_req, reply) => sent(reply, Errors.not_found()));
 }

@@ -123,6 +123,20 @@ describe('plinth', () => {
     expect(await run.exited).toBe(0);
   });
 
+  it('on SIGTERM readiness turns 503 first, while requests are still served (SHUTDOWN_DRAIN_MS), then exits 0', async () => {
+    const run = plinth([], { DATABASE_URL: serverUrl(NAME), PORT: '0', HOST: '127.0.0.1', PLINTH_RUN_WORKER: 'false', SHUTDOWN_DRAIN_MS: '5000' });
+    const { url } = await waitForLine(run, (l) => l.msg === 'Plinth is listening');
+    expect((await fetch(`${url}/readyz`)).status).toBe(200);
+    run.child.kill('SIGTERM');
+    await waitForLine(run, (l) => l.msg === 'shutting down'); // logged in the same tick as draining starts
+    const ready = await fetch(`${url}/readyz`);
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toEqual({ status: 'unavailable', reason: 'shutting_down' });
+    expect((await fetch(`${url}/livez`)).status).toBe(200);
+    expect((await fetch(`${url}/api/health`)).status).toBe(200);
+    expect(await run.exited).toBe(0);
+  });
+
   it('worker runs jobs only and stops on SIGTERM', async () => {
     const run = plinth(['worker'], { DATABASE_URL: serverUrl(NAME) });
     await waitForLine(run, (l) => String(l.msg).startsWith('Plinth worker running'));

@@ -1,11 +1,20 @@
 /**
  * GET /api/health: the service and what it depends on. 503 when the database does not answer;
  * 200 `degraded` when Redis (REDIS_URL) is away: the API serves, with rate limits per node.
+ *
+ * The probes (docs/scaling.md, "Metrics and probes"):
+ * - GET /livez: the process runs its event loop. No database call: a restart would not bring
+ *   a database back, so an orchestrator must not kill nodes because PostgreSQL is away.
+ * - GET /readyz: send traffic here. 503 while shutting down (first thing on SIGTERM, before the
+ *   listener closes) or when the database does not answer. Migrations are done by construction:
+ *   a node listens only after boot has applied them (src/boot.ts).
  */
 import { Type } from '@sinclair/typebox';
 import { sql } from 'kysely';
 import type { AppContext } from '../../context.js';
 import type { App } from '../../server.js';
+
+const ProbeBody = Type.Object({ status: Type.String(), reason: Type.Optional(Type.String()) });
 
 const HealthBody = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('error')]),
@@ -27,6 +36,21 @@ async function ping(fn: () => Promise<unknown>, ms = 1000): Promise<boolean> {
 
 export default async function healthRoutes(app: App, ctx: AppContext): Promise<void> {
   app.get('/', { schema: { hide: true } }, async () => ({ status: 'success', message: 'Plinth API is running' }));
+
+  app.get('/livez', { schema: { tags: ['health'], summary: 'Liveness: the process is running', response: { 200: ProbeBody } } }, async () => ({
+    status: 'ok',
+  }));
+
+  app.get(
+    '/readyz',
+    { schema: { tags: ['health'], summary: 'Readiness: this node takes traffic (database reachable, not shutting down)', response: { 200: ProbeBody, 503: ProbeBody } } },
+    async (_req, reply) => {
+      reply.header('cache-control', 'no-store');
+      if (ctx.lifecycle.draining) return reply.status(503).send({ status: 'unavailable', reason: 'shutting_down' });
+      if (!(await ping(() => sql`SELECT 1`.execute(ctx.db.admin)))) return reply.status(503).send({ status: 'unavailable', reason: 'database_unreachable' });
+      return { status: 'ok' };
+    },
+  );
 
   app.get(
     '/api/health',

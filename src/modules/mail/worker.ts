@@ -36,14 +36,26 @@ export async function runMailJob(ctx: AppContext, job: MailJob, attempt: { attem
   if (!state || state.status !== 'queued' || state.provider_email_id) return; // done, or project deleted
   const project = job.projectId ? { id: job.projectId, settings: state.settings ?? {}, secrets: state.secrets ?? {} } : null;
   const mail = openJobMail(ctx, job);
-  if (!mail) return failed(ctx, job, 'The queued message could not be decrypted (was ENCRYPTION_KEY changed?).');
+  if (!mail) {
+    await failed(ctx, job, 'The queued message could not be decrypted (was ENCRYPTION_KEY changed?).');
+    ctx.metrics.mailFailed('none');
+    return;
+  }
   const sender = senderFor(ctx, project);
   const res = await sender.provider.send({ from: sender.from, ...mail }, job.logId);
-  if (res.ok) return accepted(ctx, job, sender, res.data.id);
+  if (res.ok) {
+    await accepted(ctx, job, sender, res.data.id);
+    ctx.metrics.mailSent(sender.kind);
+    return;
+  }
   const reason = `${res.status ?? 'network'}: ${res.message}`;
-  if (res.transient && attempt.attempts < attempt.max_attempts) throw new TransientMailError(reason);
+  if (res.transient && attempt.attempts < attempt.max_attempts) {
+    ctx.metrics.mailRetried(sender.kind);
+    throw new TransientMailError(reason);
+  }
   ctx.log.warn({ logId: job.logId, projectId: job.projectId, reason }, 'mail failed permanently');
   await failed(ctx, job, res.message);
+  ctx.metrics.mailFailed(sender.kind);
 }
 
 export const mailSendTask = (ctx: AppContext): Task => async (payload, helpers) => {
