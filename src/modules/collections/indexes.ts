@@ -26,7 +26,8 @@ import pg from 'pg';
 import type { CompoundIndex, Database, FieldDef } from '../../db/types.js';
 import { SCALAR_TYPES } from './fields.js';
 import { partitionName } from './partitions.js';
-import { DEFAULT_SEARCH_LANGUAGE, searchableKeys, searchVectorDdl } from './search.js';
+import { DEFAULT_SEARCH_LANGUAGE } from './search.js';
+import { syncSearch } from './search-index.js';
 import { addUserUniqueField, dropUserUniqueField, listUserUniqueFields, lockUsersSchema } from './queries.js';
 
 const INDEXED_FIELDS_MAX = 8;
@@ -65,19 +66,10 @@ function compoundIndexes(collectionId: string, fields: FieldDef[], compound: Com
   });
 }
 
-/** The full-text search index: GIN over the searchable fields' vector (search.ts). */
-function searchIndex(collectionId: string, fields: FieldDef[], language: string): IndexSpec[] {
-  const keys = searchableKeys(fields);
-  if (!keys.length) return [];
-  const expr = searchVectorDdl(keys, language);
-  const name = `ds_${collectionId}_${shortHash('s' + expr)}`;
-  return [{ name, ddl: `CREATE INDEX ${name} ON ${partitionName(collectionId)} USING gin (${expr})` }];
-}
-
 /** The indexes a collection should have, by name. Collection ids are validated 24-hex. */
-function desiredIndexes(collectionId: string, fields: FieldDef[], compound: CompoundIndex[], language: string): IndexSpec[] {
+function desiredIndexes(collectionId: string, fields: FieldDef[], compound: CompoundIndex[]): IndexSpec[] {
   const table = partitionName(collectionId);
-  const out: IndexSpec[] = [...compoundIndexes(collectionId, fields, compound), ...searchIndex(collectionId, fields, language)];
+  const out: IndexSpec[] = compoundIndexes(collectionId, fields, compound);
   let plain = 0;
   for (const f of fields) {
     if (!SCALAR_TYPES.has(f.type)) continue;
@@ -97,7 +89,7 @@ function desiredIndexes(collectionId: string, fields: FieldDef[], compound: Comp
 async function existingIndexes(db: Kysely<Database>, collectionId: string): Promise<string[]> {
   const rows = await sql<{ indexname: string }>`
     SELECT indexname FROM pg_indexes
-    WHERE tablename = ${partitionName(collectionId)} AND indexname ~ ${`^d[uxcs]_${collectionId}_`}`.execute(db);
+    WHERE tablename = ${partitionName(collectionId)} AND indexname ~ ${`^d[uxc]_${collectionId}_`}`.execute(db);
   return rows.rows.map((r) => r.indexname);
 }
 
@@ -127,9 +119,10 @@ export async function syncIndexes(
 ): Promise<void> {
   const collectionId = collection.id;
   if (isUsersCollection(collection.name)) await syncUserUniques(db, collection.project_id, fields);
-  const want = desiredIndexes(collectionId, fields, compound, collection.search_language ?? DEFAULT_SEARCH_LANGUAGE);
+  const want = desiredIndexes(collectionId, fields, compound);
   const have = new Set(await existingIndexes(db, collectionId));
   const wanted = new Set(want.map((w) => w.name));
   for (const name of have) if (!wanted.has(name)) await sql.raw(`DROP INDEX IF EXISTS ${name}`).execute(db);
   for (const w of want) if (!have.has(w.name)) await sql.raw(w.ddl).execute(db);
+  await syncSearch(db, collectionId, fields, collection.search_language ?? DEFAULT_SEARCH_LANGUAGE);
 }

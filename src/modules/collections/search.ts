@@ -1,10 +1,8 @@
 /**
  * Full-text search of a collection: which fields take part (declared top-level String fields
- * marked `searchable`), in which language, and the one expression both the GIN index
- * (indexes.ts) and the query (data/where.ts) use, so the planner matches them.
+ * marked `searchable`) and in which language. The vector itself is stored per document
+ * (documents.search_vector, kept by search-index.ts's trigger).
  */
-import { sql, type RawBuilder } from 'kysely';
-import pg from 'pg';
 import type { FieldDef } from '../../db/types.js';
 
 /** PostgreSQL's built-in text search configurations; `simple` (no stemming) is the default. */
@@ -17,15 +15,3 @@ export const DEFAULT_SEARCH_LANGUAGE = 'simple';
 
 export const searchableKeys = (fields: FieldDef[]): string[] =>
   fields.filter((f) => f.searchable === true && f.type === 'String').map((f) => f.key);
-
-/** The index's expression, as DDL text (keys and language validated, escaped as literals). */
-export function searchVectorDdl(keys: string[], language: string): string {
-  const array = `ARRAY[${keys.map((k) => pg.escapeLiteral(k)).join(', ')}]::text[]`;
-  return `plinth_tsv(data, ${array}, ${pg.escapeLiteral(language)}::regconfig)`;
-}
-
-/** The same expression for a query: literals, never parameters, or no plan could use the index. */
-export function searchVector(keys: string[], language: string): RawBuilder<unknown> {
-  const array = sql`ARRAY[${sql.join(keys.map((k) => sql.lit(k)))}]::text[]`;
-  return sql`plinth_tsv(data, ${array}, ${sql.lit(language)}::regconfig)`;
-}

@@ -4,7 +4,7 @@
  */
 import { sql, type RawBuilder } from 'kysely';
 import type { CollectionDef } from '../collections/cache.js';
-import { searchableKeys, searchVector } from '../collections/search.js';
+import { searchableKeys } from '../collections/search.js';
 import { DataErrors } from './errors.js';
 import { resolveField, type FieldRef } from './fields.js';
 import type { Filter, SortKey } from './query.js';
@@ -78,13 +78,12 @@ export interface SearchPlan {
 /**
  * `search=` over the collection's searchable fields, in its language, with web search syntax
  * ("quoted phrase", or, -word), folded to lower case like the documents (plinth_fold,
- * migrations/021). The vector expression is the GIN index's (collections/search.ts).
+ * migrations/021), against each document's stored vector (collections/search-index.ts).
  */
 export function searchPlan(col: CollectionDef, text: string | null): SearchPlan | null {
   if (text === null) return null;
   const keys = searchableKeys(col.fields);
   if (!keys.length) throw DataErrors.invalid_query('This collection has no searchable fields: mark String fields searchable in its schema.');
-  const vector = searchVector(keys, col.search_language);
   const query = sql`websearch_to_tsquery(${sql.lit(col.search_language)}::regconfig, plinth_fold(${text}::text))`;
-  return { condition: sql`${vector} @@ ${query}`, rank: sql`ts_rank(${vector}, ${query})` };
+  return { condition: sql`search_vector @@ ${query}`, rank: sql`ts_rank(search_vector, ${query})` };
 }
