@@ -8,6 +8,8 @@ import { makeCollection, makeOperator, makeProject, USERS_FIELDS, type TestProje
 import { call, PLATFORM_MAIL_KEY, redisSkipReason, startRig, until, type Node, type Rig } from './rig.js';
 
 let rig: Rig;
+/** Real processes on a loaded 2-core machine: generous, the waits inside are bounded by until(). */
+const TEST_TIMEOUT = 180_000;
 let a: Node;
 let b: Node;
 let p: TestProject;
@@ -47,7 +49,7 @@ describe('operator session and key rotation across nodes', () => {
     const fresh = { 'x-api-key': rotated.json().data.apiKey as string };
     for (const node of [a, b]) expect((await call(node, 'GET', '/api/data/notes', { headers: fresh })).status).toBe(200);
     expect((await call(b, 'GET', '/api/data/notes', { headers: own.sk })).status).toBe(401);
-  });
+  }, TEST_TIMEOUT);
 });
 
 describe('end-user refresh tokens across nodes', () => {
@@ -70,7 +72,7 @@ describe('end-user refresh tokens across nodes', () => {
     expect((await refresh(b, first)).status).toBe(403); // replay of a used token, on the other node
     expect((await refresh(a, third)).status).toBe(403); // the whole family is gone, everywhere
     expect((await refresh(b, third)).status).toBe(403);
-  });
+  }, TEST_TIMEOUT);
 });
 
 describe('social sign-in across nodes', () => {
@@ -100,7 +102,7 @@ describe('social sign-in across nodes', () => {
     const again = await call(b, 'POST', '/api/userAuth/social/exchange', { headers: p.pk, body: { token, rtCode: done.searchParams.get('rtCode') } });
     expect(again.status).toBeGreaterThanOrEqual(400);
     expect(again.status).toBeLessThan(500);
-  });
+  }, TEST_TIMEOUT);
 });
 
 describe('uploads across nodes', () => {
@@ -121,7 +123,7 @@ describe('uploads across nodes', () => {
     const used = await rig.env.ctx.db.admin
       .selectFrom('usage_counters').select('used').where('subject_id', '=', p.id).where('metric', '=', 'storage_bytes').executeTakeFirst();
     expect(Number(used?.used ?? 0)).toBe(bytes.length);
-  });
+  }, TEST_TIMEOUT);
 });
 
 describe('mail across nodes', () => {
@@ -139,7 +141,7 @@ describe('mail across nodes', () => {
     expect(live.status, live.body).toBe(200);
     expect(live.json().data.providerStatus).toMatchObject({ id: log.providerEmailId });
     expect(rig.resend.sentBy(PLATFORM_MAIL_KEY).filter((m) => m.subject === subject)).toHaveLength(1);
-  });
+  }, TEST_TIMEOUT);
 });
 
 describe.skipIf(!!redisSkipReason)('rate limits shared through Redis', () => {
@@ -154,5 +156,5 @@ describe.skipIf(!!redisSkipReason)('rate limits shared through Redis', () => {
       expect(limited.status).toBe(429);
       expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
     }
-  });
+  }, TEST_TIMEOUT);
 });
