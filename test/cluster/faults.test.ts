@@ -74,9 +74,11 @@ describe('a worker process SIGKILLed while sending mail', () => {
     const subjects = Array.from({ length: 40 }, (_, i) => `kill-worker ${i}`);
     rig.resend.latencyMs = 300; // provider calls in flight when the victim dies
     try {
-      await sendMails(p, subjects);
-      await until('the victim to hold jobs', async () => (await lockedBy(victim.workerIds)) > 0, 60_000, 20);
+      const sending = sendMails(p, subjects);
+      // Killed as soon as it holds jobs, while mail keeps coming in through the API nodes.
+      await until('the victim to hold jobs', async () => (await lockedBy(victim.workerIds)) > 0, 60_000, 10);
       await victim.kill('SIGKILL');
+      await sending;
       await expectDeliveredOnce(p, subjects); // bounded by until()'s timeout, not graphile-worker's 4 hours
     } finally {
       rig.resend.latencyMs = 0;
