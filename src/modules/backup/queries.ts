@@ -6,7 +6,11 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/types.js';
 import type { Tx } from '../../db/pool.js';
+import { SIZE } from '../data/queries.js';
 import type { DocumentRecord, FileRecord, UserRecord } from './archive.js';
+
+/** Serialises imports and collection creates of one project (the collections module's lock). */
+export { lockProject } from '../collections/queries.js';
 
 type Db = Kysely<Database>;
 
@@ -71,8 +75,6 @@ export async function takenUserIds(db: Db, ids: string[]): Promise<string[]> {
   return rows.map((r) => r.id);
 }
 
-const SIZE = (json: string) => sql`octet_length(${json}::jsonb::text)`;
-
 /** Inserts documents as they were (ids, owners, times); returns the bytes they are charged. */
 export async function insertDocuments(db: Db, projectId: string, collectionId: string, docs: DocumentRecord[]): Promise<number> {
   if (!docs.length) return 0;
@@ -112,9 +114,4 @@ export async function insertFiles(db: Db, projectId: string, files: FileRecord[]
     })))
     .execute();
   return files.reduce((n, f) => n + f.size, 0);
-}
-
-/** Serialises imports (and collection creates) of one project. */
-export async function lockProject(db: Db, projectId: string): Promise<void> {
-  await db.selectFrom('projects').select('id').where('id', '=', projectId).forUpdate().execute();
 }

@@ -124,7 +124,8 @@ export interface NewRow {
  * A document's charged size is measured by PostgreSQL, the same way on every write (the text
  * of the stored jsonb), so the quota counter always equals the sum of `size_bytes`.
  */
-const SIZE = (json: string) => sql`octet_length(${json}::jsonb::text)`;
+/** The bytes a document is charged: its stored jsonb as text (also used by project import). */
+export const SIZE = (json: string) => sql`octet_length(${json}::jsonb::text)`;
 
 export async function insertRows(tx: Tx, projectId: string, collectionId: string, rows: NewRow[], now: Date): Promise<StoredRow[]> {
   const values = rows.map(
