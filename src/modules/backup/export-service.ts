@@ -30,6 +30,18 @@ class ArchiveWriter {
   }
 }
 
+/** Walks a table in id order, a page at a time; returns how many rows it wrote. */
+async function eachRow<T extends { id: string }>(page: (after: string) => Promise<T[]>, write: (row: T) => Promise<void>): Promise<number> {
+  let n = 0;
+  for (let after = ''; ;) {
+    const rows = await page(after);
+    for (const r of rows) await write(r);
+    n += rows.length;
+    if (rows.length < q.PAGE) return n;
+    after = rows[rows.length - 1]!.id;
+  }
+}
+
 async function writeCollections(tx: Tx, projectId: string, w: ArchiveWriter) {
   const cols = await q.collections(tx, projectId);
   for (const c of cols) {
@@ -37,50 +49,26 @@ async function writeCollections(tx: Tx, projectId: string, w: ArchiveWriter) {
     w.counts.collections++;
   }
   for (const c of cols) {
-    for (let after = ''; ;) {
-      const page = await q.documentsAfter(tx, projectId, c.id, after);
-      for (const d of page) {
-        await w.write({
-          type: 'document', collection: c.name, id: d.id, ownerId: d.owner_id, data: d.data,
-          createdAt: d.created_at.toISOString(), updatedAt: d.updated_at.toISOString(), deletedAt: iso(d.deleted_at),
-        });
-      }
-      w.counts.documents += page.length;
-      if (page.length < q.PAGE) break;
-      after = page[page.length - 1]!.id;
-    }
+    w.counts.documents += await eachRow((after) => q.documentsAfter(tx, projectId, c.id, after), (d) => w.write({
+      type: 'document', collection: c.name, id: d.id, ownerId: d.owner_id, data: d.data,
+      createdAt: d.created_at.toISOString(), updatedAt: d.updated_at.toISOString(), deletedAt: iso(d.deleted_at),
+    }));
   }
 }
 
 async function writeUsers(tx: Tx, projectId: string, w: ArchiveWriter) {
-  for (let after = ''; ;) {
-    const page = await q.usersAfter(tx, projectId, after);
-    for (const u of page) {
-      await w.write({
-        type: 'user', id: u.id, email: u.email, passwordHash: u.password_hash, emailVerified: u.email_verified, data: u.data,
-        githubId: u.github_id, googleId: u.google_id, authProviders: u.auth_providers,
-        createdAt: u.created_at.toISOString(), updatedAt: u.updated_at.toISOString(), disabledAt: iso(u.disabled_at),
-      });
-    }
-    w.counts.users += page.length;
-    if (page.length < q.PAGE) break;
-    after = page[page.length - 1]!.id;
-  }
+  w.counts.users += await eachRow((after) => q.usersAfter(tx, projectId, after), (u) => w.write({
+    type: 'user', id: u.id, email: u.email, passwordHash: u.password_hash, emailVerified: u.email_verified, data: u.data,
+    githubId: u.github_id, googleId: u.google_id, authProviders: u.auth_providers,
+    createdAt: u.created_at.toISOString(), updatedAt: u.updated_at.toISOString(), disabledAt: iso(u.disabled_at),
+  }));
 }
 
 async function writeFiles(tx: Tx, projectId: string, w: ArchiveWriter) {
-  for (let after = ''; ;) {
-    const page = await q.filesAfter(tx, projectId, after);
-    for (const f of page) {
-      await w.write({
-        type: 'file', id: f.id, name: f.path.slice(f.path.indexOf('/') + 1), ownerId: f.owner_id, size: f.size,
-        contentType: f.content_type, provider: f.provider, createdAt: f.created_at.toISOString(), confirmedAt: iso(f.confirmed_at),
-      });
-    }
-    w.counts.files += page.length;
-    if (page.length < q.PAGE) break;
-    after = page[page.length - 1]!.id;
-  }
+  w.counts.files += await eachRow((after) => q.filesAfter(tx, projectId, after), (f) => w.write({
+    type: 'file', id: f.id, name: f.path.slice(f.path.indexOf('/') + 1), ownerId: f.owner_id, size: f.size,
+    contentType: f.content_type, provider: f.provider, createdAt: f.created_at.toISOString(), confirmedAt: iso(f.confirmed_at),
+  }));
 }
 
 /**
