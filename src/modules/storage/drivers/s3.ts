@@ -3,15 +3,7 @@
  * straight to the bucket on a presigned PUT (600 s) whose signature covers Content-Length and
  * Content-Type, so the store itself rejects a different size or type.
  */
-import {
-  DeleteObjectsCommand,
-  HeadObjectCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-  S3Client,
-  S3ServiceException,
-} from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
 import { publicOnlyLookup } from '../../../lib/public-network.js';
 import { encodePath } from '../paths.js';
 import { SIGNED_URL_TTL_SECONDS } from '../signing.js';
@@ -20,6 +12,21 @@ import type { ObjectInfo, PresignInput, StorageDriver } from './types.js';
 /** Calls to the store are small (HEAD, DELETE, LIST: uploads go from the client to the bucket). */
 const CONNECT_TIMEOUT_MS = 5000;
 const REQUEST_TIMEOUT_MS = 15_000;
+
+type Sdk = typeof import('@aws-sdk/client-s3') & Pick<typeof import('@aws-sdk/s3-request-presigner'), 'getSignedUrl'>;
+let loading: Promise<Sdk> | null = null;
+
+/**
+ * The AWS SDK (about 20 MB of a node's memory) loads with the first call to a store, not at
+ * start: a node on local storage, the default, never needs it.
+ */
+function sdk(): Promise<Sdk> {
+  loading ??= Promise.all([import('@aws-sdk/client-s3'), import('@aws-sdk/s3-request-presigner')]).then(([s3, presigner]) => ({
+    ...s3,
+    getSignedUrl: presigner.getSignedUrl,
+  }));
+  return loading;
+}
 
 export interface S3Settings {
   bucket: string;
@@ -34,11 +41,12 @@ export interface S3Settings {
 export class S3Driver implements StorageDriver {
   readonly kind = 's3' as const;
   readonly noPublicUrlWarning: string;
-  private readonly client: S3Client;
+  private readonly config: S3ClientConfig;
+  private built: Promise<{ sdk: Sdk; client: S3Client }> | null = null;
 
   /** `publicOnly`: connect only to public addresses (a tenant's own bucket: SSRF guard). */
   constructor(private s: S3Settings, opts: { publicOnly?: boolean } = {}) {
-    this.client = new S3Client({
+    this.config = {
       region: s.region,
       endpoint: s.endpoint,
       forcePathStyle: s.forcePathStyle ?? false,
@@ -53,20 +61,27 @@ export class S3Driver implements StorageDriver {
         requestTimeout: REQUEST_TIMEOUT_MS,
         ...(opts.publicOnly && { httpAgent: { lookup: publicOnlyLookup }, httpsAgent: { lookup: publicOnlyLookup } }),
       },
-    });
+    };
     this.noPublicUrlWarning =
       'Upload confirmed, but this bucket has no public URL host. Set publicUrl (a public bucket URL or custom domain) to get file URLs.';
   }
 
+  /** The SDK and this bucket's client, built on first use. */
+  private async store(): Promise<{ sdk: Sdk; client: S3Client }> {
+    this.built ??= sdk().then((loaded) => ({ sdk: loaded, client: new loaded.S3Client(this.config) }));
+    return this.built;
+  }
+
   async presignPut(input: PresignInput): Promise<string> {
-    const command = new PutObjectCommand({
+    const { sdk, client } = await this.store();
+    const command = new sdk.PutObjectCommand({
       Bucket: this.s.bucket,
       Key: input.path,
       ContentType: input.contentType,
       ContentLength: input.size,
     });
     const seconds = Math.round((input.expiresAt.getTime() - input.signedAt.getTime()) / 1000);
-    return getSignedUrl(this.client, command, {
+    return sdk.getSignedUrl(client, command, {
       expiresIn: Math.max(1, Math.min(SIGNED_URL_TTL_SECONDS, seconds)),
       signingDate: input.signedAt,
       signableHeaders: new Set(['content-type', 'content-length']),
@@ -74,27 +89,30 @@ export class S3Driver implements StorageDriver {
   }
 
   async head(path: string): Promise<ObjectInfo | null> {
+    const { sdk, client } = await this.store();
     try {
-      const out = await this.client.send(new HeadObjectCommand({ Bucket: this.s.bucket, Key: path }));
+      const out = await client.send(new sdk.HeadObjectCommand({ Bucket: this.s.bucket, Key: path }));
       return { size: out.ContentLength ?? 0 };
     } catch (err) {
-      if (err instanceof S3ServiceException && err.$metadata.httpStatusCode === 404) return null;
+      if (err instanceof sdk.S3ServiceException && err.$metadata.httpStatusCode === 404) return null;
       throw err;
     }
   }
 
   async remove(paths: string[]): Promise<void> {
+    const { sdk, client } = await this.store();
     for (let i = 0; i < paths.length; i += 1000) {
       const Objects = paths.slice(i, i + 1000).map((Key) => ({ Key }));
-      await this.client.send(new DeleteObjectsCommand({ Bucket: this.s.bucket, Delete: { Objects, Quiet: true } }));
+      await client.send(new sdk.DeleteObjectsCommand({ Bucket: this.s.bucket, Delete: { Objects, Quiet: true } }));
     }
   }
 
   async removePrefix(prefix: string): Promise<void> {
+    const { sdk, client } = await this.store();
     let token: string | undefined;
     do {
-      const page = await this.client.send(
-        new ListObjectsV2Command({ Bucket: this.s.bucket, Prefix: `${prefix}/`, ContinuationToken: token }),
+      const page = await client.send(
+        new sdk.ListObjectsV2Command({ Bucket: this.s.bucket, Prefix: `${prefix}/`, ContinuationToken: token }),
       );
       const keys = (page.Contents ?? []).map((o) => o.Key).filter((k): k is string => !!k);
       if (keys.length) await this.remove(keys);
