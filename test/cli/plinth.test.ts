@@ -8,28 +8,14 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { onServer, serverUrl } from '../helpers/server-db.js';
 import { ROOT_DIR } from '../../src/paths.js';
 
 const BIN = path.join(ROOT_DIR, 'bin', 'plinth.js');
 const NAME = `cli_${process.pid}_${Date.now().toString(36)}`;
-const serverUrl = (db: string) => {
-  const u = new URL(inject('templateUrl'));
-  u.pathname = '/' + db;
-  return u.toString();
-};
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'plinth-cli-'));
 const children: ChildProcess[] = [];
-
-async function onServer(sqlText: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: serverUrl('postgres') });
-  await admin.connect();
-  try {
-    await admin.query(sqlText);
-  } finally {
-    await admin.end();
-  }
-}
 
 interface Run {
   child: ChildProcess;

@@ -5,25 +5,11 @@
  * our advisory lock).
  */
 import pg from 'pg';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { onServer, serverUrl } from '../helpers/server-db.js';
 import { prepareDatabase } from '../../src/boot.js';
 
 const NAME = `mig_conc_${process.pid}_${Date.now().toString(36)}`;
-const serverUrl = (db: string) => {
-  const u = new URL(inject('templateUrl'));
-  u.pathname = '/' + db;
-  return u.toString();
-};
-
-async function onServer(sqlText: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: serverUrl('postgres') });
-  await admin.connect();
-  try {
-    await admin.query(sqlText);
-  } finally {
-    await admin.end();
-  }
-}
 
 afterAll(() => onServer(`DROP DATABASE IF EXISTS ${NAME} WITH (FORCE)`));
 

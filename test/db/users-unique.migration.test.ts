@@ -4,27 +4,13 @@
  * unenforced until the operator resolves them and saves the schema, see docs/auth.md).
  */
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { onServer, serverUrl } from '../helpers/server-db.js';
 import { prepareDatabase } from '../../src/boot.js';
 import { migrate } from '../../src/db/migrate.js';
 
 const NAME = `mig_uq_${process.pid}_${Date.now().toString(36)}`;
-const serverUrl = (db: string) => {
-  const u = new URL(inject('templateUrl'));
-  u.pathname = '/' + db;
-  return u.toString();
-};
 let client: pg.Client;
-
-async function onServer(sqlText: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: serverUrl('postgres') });
-  await admin.connect();
-  try {
-    await admin.query(sqlText);
-  } finally {
-    await admin.end();
-  }
-}
 
 const OP = 'a'.repeat(24);
 const P = 'b'.repeat(24);

@@ -239,3 +239,16 @@ export function SkipLink() {
     </button>
   );
 }
+
+/** Previous / next page buttons around a status text (offset pages and cursor pages alike). */
+export function Pager({ status, hasPrevious, hasNext, onPrevious, onNext }: {
+  status: ComponentChildren; hasPrevious: boolean; hasNext: boolean; onPrevious: () => void; onNext: () => void;
+}) {
+  return (
+    <nav class="pager" aria-label="Pages">
+      <button type="button" class="btn" disabled={!hasPrevious} onClick={onPrevious}>Previous</button>
+      <span class="muted">{status}</span>
+      <button type="button" class="btn" disabled={!hasNext} onClick={onNext}>Next</button>
+    </nav>
+  );
+}

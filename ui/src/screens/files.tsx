@@ -7,7 +7,7 @@ import { api, projectPath } from '../lib/api';
 import { bytes, dateTime, plural } from '../lib/format';
 import { toast, toastError } from '../lib/toast';
 import { useLoad } from '../lib/use-load';
-import { Confirm, Dialog, Empty, Loadable, Meter, PageHead } from '../components/ui';
+import { Confirm, Dialog, Empty, Loadable, Meter, PageHead, Pager } from '../components/ui';
 import type { SectionProps } from './project-shell';
 
 interface FileItem {
@@ -93,11 +93,8 @@ export default function Files({ project }: SectionProps) {
                 </tr>
               ))}</tbody>
             </table>
-            <nav class="pager" aria-label="Pages">
-              <button type="button" class="btn" disabled={page <= 1} onClick={() => setPage(page - 1)}>Previous</button>
-              <span class="muted">{plural(total, 'file')} · page {page}</span>
-              <button type="button" class="btn" disabled={page * LIMIT >= total} onClick={() => setPage(page + 1)}>Next</button>
-            </nav>
+            <Pager status={`${plural(total, 'file')} · page ${page}`} hasPrevious={page > 1} hasNext={page * LIMIT < total}
+              onPrevious={() => setPage(page - 1)} onNext={() => setPage(page + 1)} />
           </>
         )}
       </Loadable>

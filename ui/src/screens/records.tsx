@@ -13,7 +13,7 @@ import { route, setQuery } from '../lib/router';
 import { toast, toastError } from '../lib/toast';
 import type { Collection, ListPage } from '../lib/types';
 import { useLoad } from '../lib/use-load';
-import { Check, Confirm, Empty, ErrorBox, PageHead, Select, Spinner } from '../components/ui';
+import { Check, Confirm, Empty, ErrorBox, PageHead, Pager, Select, Spinner } from '../components/ui';
 import { FilterBar } from '../components/filter-bar';
 import { DocumentPanel } from '../components/document-panel';
 import { ImportDialog } from '../components/import-dialog';
@@ -234,11 +234,9 @@ function Browser({ projectId, col }: { projectId: string; col: Collection }) {
         </div>
       )}
 
-      <nav class="pager" aria-label="Pages">
-        <button type="button" class="btn" disabled={cursors.length <= 1} onClick={() => setCursors(cursors.slice(0, -1))}>Previous</button>
-        <span class="muted">Page {cursors.length}{page.data ? ` · ${plural(items.length, 'row')}` : ''}</span>
-        <button type="button" class="btn" disabled={!page.data?.nextCursor} onClick={() => page.data?.nextCursor && setCursors([...cursors, page.data.nextCursor])}>Next</button>
-      </nav>
+      <Pager status={`Page ${cursors.length}${page.data ? ` · ${plural(items.length, 'row')}` : ''}`}
+        hasPrevious={cursors.length > 1} hasNext={!!page.data?.nextCursor}
+        onPrevious={() => setCursors(cursors.slice(0, -1))} onNext={() => page.data?.nextCursor && setCursors([...cursors, page.data.nextCursor])} />
 
       {open && (
         <DocumentPanel projectId={projectId} col={col} id={open.id} onClose={() => setOpen(null)} onChanged={page.reload} />

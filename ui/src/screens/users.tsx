@@ -4,7 +4,7 @@ import { api, projectPath } from '../lib/api';
 import { dateTime, plural } from '../lib/format';
 import { toast, toastError } from '../lib/toast';
 import { useLoad } from '../lib/use-load';
-import { Confirm, Dialog, Empty, Loadable, PageHead } from '../components/ui';
+import { Confirm, Dialog, Empty, Loadable, PageHead, Pager } from '../components/ui';
 import type { SectionProps } from './project-shell';
 
 interface User {
@@ -110,11 +110,8 @@ export default function Users({ project }: SectionProps) {
                 </tr>
               ))}</tbody>
             </table>
-            <nav class="pager" aria-label="Pages">
-              <button type="button" class="btn" disabled={page <= 1} onClick={() => setPage(page - 1)}>Previous</button>
-              <span class="muted">{plural(total, 'user')} · page {page}</span>
-              <button type="button" class="btn" disabled={page * LIMIT >= total} onClick={() => setPage(page + 1)}>Next</button>
-            </nav>
+            <Pager status={`${plural(total, 'user')} · page ${page}`} hasPrevious={page > 1} hasNext={page * LIMIT < total}
+              onPrevious={() => setPage(page - 1)} onNext={() => setPage(page + 1)} />
           </>
         )}
       </Loadable>
