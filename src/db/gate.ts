@@ -5,7 +5,7 @@
  * so one project flooding slow queries (a catastrophic `_regex`, say) can take at most `max`
  * connections of the shared pool, and the other projects keep theirs.
  */
-import { AppError } from '../lib/errors.js';
+import { AppError, Errors } from '../lib/errors.js';
 
 interface Waiter {
   grant(): void;
@@ -70,5 +70,5 @@ export class ProjectGate {
 }
 
 function busy(): AppError {
-  return new AppError('project_busy', 429, 'Too many concurrent requests for this project; please retry shortly.', { 'retry-after': '1' });
+  return Errors.project_busy(undefined, undefined, { headers: { 'retry-after': '1' } });
 }

@@ -5,21 +5,27 @@
  * answered but not kept (generation counter), or it would outlive the change for a whole TTL.
  * While `live()` is false (this node cannot hear announcements: its bus listener is down) the
  * cache neither answers from nor keeps entries: every lookup goes to the database.
+ * Bounded and expired by lru-cache (least recently used out first).
  */
+import { LRUCache } from 'lru-cache';
+
 export class EvictingCache<V> {
-  private entries = new Map<string, { value: V; expiresAt: number }>();
+  // lru-cache keeps `null` answers ("no such project") too: it stores values in a box.
+  private entries: LRUCache<string, { value: V }>;
   private generation = 0;
 
-  constructor(private ttlMs: number, private maxEntries: number, private live: () => boolean = () => true) {}
+  constructor(ttlMs: number, maxEntries: number, private live: () => boolean = () => true) {
+    this.entries = new LRUCache({ max: maxEntries, ttl: ttlMs });
+  }
 
   /** The cached value, else `load`'s: kept when `keep(value)` and no eviction ran meanwhile. */
   async get(key: string, load: () => Promise<V>, keep: (value: V) => boolean = () => true): Promise<V> {
     if (!this.live()) return load();
     const hit = this.entries.get(key);
-    if (hit && hit.expiresAt > Date.now()) return hit.value;
+    if (hit) return hit.value;
     const generation = this.generation;
     const value = await load();
-    if (generation === this.generation && this.live() && keep(value)) this.remember(key, value);
+    if (generation === this.generation && this.live() && keep(value)) this.entries.set(key, { value });
     return value;
   }
 
@@ -30,11 +36,6 @@ export class EvictingCache<V> {
 
   evict(matches: (key: string, value: V) => boolean): void {
     this.generation++;
-    for (const [key, e] of this.entries) if (matches(key, e.value)) this.entries.delete(key);
-  }
-
-  private remember(key: string, value: V): void {
-    if (this.entries.size >= this.maxEntries) this.entries.clear();
-    this.entries.set(key, { value, expiresAt: Date.now() + this.ttlMs });
+    for (const [key, e] of this.entries.entries()) if (matches(key, e.value)) this.entries.delete(key);
   }
 }

@@ -1,7 +1,7 @@
 /** Errors of the request-authentication plugins (api key, operator session, end-user token). */
 import { defineErrors } from '../lib/errors.js';
 
-export const RequestAuthErrors = defineErrors({
+export const RequestAuthErrors = defineErrors('request-auth', {
   no_token: { status: 401, message: 'Access Denied: No Token Provided' },
   invalid_token: { status: 401, message: 'Invalid Token' },
   csrf_invalid: { status: 403, message: 'The form has expired or the CSRF token is invalid. Please refresh the page and try again.' },

@@ -58,7 +58,7 @@ export function registerErrorHandling(app: FastifyInstance, onError: (code: stri
     // PostgreSQL refusing text a client sent: bad input, whichever route let it through.
     if (isUnstorableText(err)) return sent(reply, Errors.validation_failed('Text fields may not contain NUL (\\u0000) characters.'));
     // A statement cut off by its timeout (the publishable-key one, a busy server): try later.
-    if (sqlState(err) === '57014') return sent(reply, new AppError('query_timeout', 503, 'The query took too long and was cancelled. Please retry.', { 'retry-after': '1' }));
+    if (sqlState(err) === '57014') return sent(reply, Errors.query_cancelled(undefined, undefined, { headers: { 'retry-after': '1' } }));
     // The database is away (down, restarting, refusing): retry shortly. Logged once per outage
     // by the pool (src/lib/availability.ts), not per request.
     if (isDatabaseUnavailable(err)) return sent(reply, databaseUnavailable());

@@ -5,7 +5,7 @@
  */
 import { AppError, defineErrors } from '../../lib/errors.js';
 
-export const AiErrors = defineErrors({
+export const AiErrors = defineErrors('ai', {
   invalid_ai_key: {
     status: 400,
     message: "Invalid AI key: it must start with 'gsk_', be at most 200 characters and contain no spaces or control characters.",
@@ -41,6 +41,5 @@ export const AiErrors = defineErrors({
 export function providerRateLimited(retryAfterSeconds: number | undefined): AppError {
   const headers: Record<string, string> = {};
   if (retryAfterSeconds !== undefined) headers['retry-after'] = String(Math.max(1, Math.ceil(retryAfterSeconds)));
-  const base = AiErrors.ai_provider_rate_limited();
-  return new AppError(base.code, base.status, base.message, headers);
+  return AiErrors.ai_provider_rate_limited(undefined, undefined, { headers });
 }

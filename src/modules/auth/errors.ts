@@ -1,7 +1,7 @@
 /** Stable error codes of the end-user auth endpoints (contract §2). */
 import { defineErrors } from '../../lib/errors.js';
 
-export const AuthErrors = defineErrors({
+export const AuthErrors = defineErrors('auth', {
   auth_disabled: {
     status: 403,
     message: 'Please enable Auth in the urBackend dashboard for this project to use this endpoint.',
@@ -17,8 +17,6 @@ export const AuthErrors = defineErrors({
   invalid_input: { status: 400, message: 'Invalid input.' },
   email_taken: { status: 409, message: 'User already exists with this email.' },
   field_taken: { status: 409, message: 'User already exists with this value of a unique field.' },
-  invalid_credentials: { status: 401, message: 'Invalid email or password' },
-  email_not_verified: { status: 403, message: 'Please verify your email before logging in.' },
   user_not_found: { status: 404, message: 'User not found' },
   invalid_current_password: { status: 400, message: 'Invalid current password' },
   invalid_otp: { status: 400, message: 'Invalid or expired OTP' },
@@ -28,7 +26,6 @@ export const AuthErrors = defineErrors({
   refresh_format: { status: 401, message: 'Invalid refresh token format' },
   refresh_not_found: { status: 401, message: 'Refresh session not found' },
   refresh_wrong_project: { status: 403, message: 'Refresh token does not belong to this project' },
-  refresh_reused: { status: 403, message: 'Refresh token is invalid or already used' },
   session_not_found: { status: 404, message: 'Session not found or does not belong to this user' },
   app_user_not_found: { status: 404, message: 'User not found in this project' },
   user_disabled: { status: 403, message: 'This account has been disabled.' },

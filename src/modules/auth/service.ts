@@ -10,6 +10,7 @@ import { startSession, type ClientMeta, type Tokens } from './sessions.js';
 import { newUserData, profileUpdate } from './users.js';
 import { sendOtp } from './otp.js';
 import { freeDerivedValues, rethrowTaken } from './unique.js';
+import { IdentityErrors } from '../../lib/identity/errors.js';
 
 const scope = (project: ProjectRecord, userId?: string) => ({ projectId: project.id, userId: userId ?? null, keyKind: 'publishable' as const });
 
@@ -37,9 +38,9 @@ export async function signup(ctx: AppContext, project: ProjectRecord, schema: Us
 export async function login(ctx: AppContext, project: ProjectRecord, email: string, password: string, meta: ClientMeta): Promise<{ user: UserRow; tokens: Tokens }> {
   const user = await ctx.db.read(scope(project), (db) => findUserByEmail(db, email));
   const ok = await verifyPassword(user?.password_hash ?? null, password);
-  if (!ok || !user) throw AuthErrors.invalid_credentials();
+  if (!ok || !user) throw IdentityErrors.invalid_credentials();
   if (user.disabled_at) throw AuthErrors.user_disabled();
-  if (project.settings.requireEmailVerification === true && !user.email_verified) throw AuthErrors.email_not_verified();
+  if (project.settings.requireEmailVerification === true && !user.email_verified) throw IdentityErrors.email_not_verified();
   // One INSERT: an autocommit statement, no transaction round trips.
   const tokens = await ctx.db.read(scope(project, user.id), (db) => startSession(ctx, db, project, user.id, meta));
   return { user, tokens };

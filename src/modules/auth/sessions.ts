@@ -14,6 +14,7 @@ import type { ProjectRecord } from '../projects/cache.js';
 import { AuthErrors } from './errors.js';
 import { findSession, insertSession, isUserDisabled, revokeFamily, revokeSession, rotateSession, sessionExistsAnywhere } from './session-queries.js';
 import { signAccessToken } from './tokens.js';
+import { IdentityErrors } from '../../lib/identity/errors.js';
 
 export interface ClientMeta {
   ip: string | null;
@@ -95,7 +96,7 @@ export async function rotate(ctx: AppContext, project: ProjectRecord, raw: strin
   });
   if (!outcome.ok) {
     if (outcome.error === 'disabled') throw AuthErrors.user_disabled();
-    if (outcome.error === 'reused') throw AuthErrors.refresh_reused();
+    if (outcome.error === 'reused') throw IdentityErrors.refresh_reused();
     throw (await belongsElsewhere(ctx, parsed.id, tokenHash)) ? AuthErrors.refresh_wrong_project() : AuthErrors.refresh_not_found();
   }
   const accessToken = await accessTokenFor(ctx, project, outcome.userId);

@@ -97,7 +97,7 @@ class Importer {
       this.collectionIds.set(r.name, created.id);
       this.counts.collections++;
     } catch (err) {
-      if (err instanceof AppError) throw new AppError(err.code, err.status, `Line ${line} (collection ${r.name}): ${err.message}`, err.headers, err.extra);
+      if (err instanceof AppError) throw err.withMessage(`Line ${line} (collection ${r.name}): ${err.message}`);
       throw err;
     }
   }

@@ -22,6 +22,7 @@ import { applyRlsChange, defaultRls, type RlsInput } from './rls.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { dbBytes } from '../data/quota.js';
 import { collectionView, type CollectionRow } from './view.js';
+import { AuthErrors } from '../auth/errors.js';
 
 export interface CreateCollectionInput {
   name: string;
@@ -45,7 +46,7 @@ function checkedFields(name: string, raw: unknown): FieldDef[] {
   const list = fields as FieldDef[];
   if (name.toLowerCase() === 'users') {
     const has = (k: string) => list.some((f) => f.key === k && f.type === 'String' && f.required === true);
-    if (!has('email') || !has('password')) throw CollectionErrors.users_schema_invalid();
+    if (!has('email') || !has('password')) throw AuthErrors.users_schema_invalid("The 'users' collection must have required 'email' and 'password' string fields.");
   }
   return list;
 }

@@ -80,7 +80,7 @@ async function runOne(ctx: AppContext, tx: Tx, t: BatchTarget, o: BatchOperation
 export function named(err: unknown, index: number, o: BatchOperation): unknown {
   if (!(err instanceof AppError)) return err;
   const what = `${o.op} ${o.collection}${o.id ? `/${o.id}` : ''}`;
-  return new AppError(err.code, err.status, `Operation ${index} (${what}): ${err.message}`, err.headers, { ...err.extra, operation: index });
+  return err.withMessage(`Operation ${index} (${what}): ${err.message}`, { ...err.extra, operation: index });
 }
 
 export async function runBatch(

@@ -1,8 +1,7 @@
 /** Error catalogue of the data API (contract §4.5, §5). */
 import { defineErrors } from '../../lib/errors.js';
 
-export const DataErrors = defineErrors({
-  collection_not_found: { status: 404, message: 'Collection not found' },
+export const DataErrors = defineErrors('data', {
   document_not_found: { status: 404, message: 'Document not found.' },
   users_collection_protected: { status: 403, message: 'Use /api/userAuth endpoints for users collection operations.' },
   invalid_query: { status: 400, message: 'Invalid query.' },

@@ -5,7 +5,7 @@ import type { AppContext } from '../../context.js';
 import { projectOf } from '../../plugins/api-key.js';
 import { collectionCache, type CollectionDef } from '../collections/cache.js';
 import { assertNotUsers } from './access.js';
-import { DataErrors } from './errors.js';
+import { CollectionErrors } from '../collections/errors.js';
 
 export const CollectionParam = Type.Object({ collectionName: Type.String({ maxLength: 200 }) });
 export const DocumentParams = Type.Object({ collectionName: Type.String({ maxLength: 200 }), id: Type.String({ maxLength: 200 }) });
@@ -15,7 +15,7 @@ export const TAGS = ['data'];
 export async function loadTarget(ctx: AppContext, req: FastifyRequest, name: string): Promise<CollectionDef> {
   assertNotUsers(name);
   const col = await collectionCache(ctx).get(projectOf(req).id, name);
-  if (!col) throw DataErrors.collection_not_found();
+  if (!col) throw CollectionErrors.collection_not_found();
   return col;
 }
 

@@ -1,7 +1,7 @@
 /** The mail domain's error catalogue (spec "Errors", contract §7). */
 import { AppError, defineErrors } from '../../lib/errors.js';
 
-export const MailErrors = defineErrors({
+export const MailErrors = defineErrors('mail', {
   mail_invalid_payload: { status: 400, message: 'Invalid mail payload.' },
   mail_invalid_recipient: { status: 400, message: 'Invalid recipient email format' },
   mail_mode_ambiguous: { status: 400, message: 'Provide either (subject + html/text) or a templateId/templateName.' },
@@ -27,18 +27,18 @@ export const MailErrors = defineErrors({
   mail_template_content: { status: 400, message: 'Provide at least one of html or text.' },
   mail_template_empty_patch: { status: 400, message: 'At least one field must be provided.' },
   mail_webhook_secret_invalid: { status: 400, message: 'The webhook secret must look like whsec_<base64>.' },
-  mail_provider_error: { status: 502, message: 'The mail provider failed.' },
+  mail_provider_error: { status: 502, message: 'The mail provider failed.', passthrough: true },
+  mail_quota_exceeded: { status: 429, message: 'Monthly mail limit exceeded.' },
 });
 
 /** 429 when the month's slots are gone; Retry-After points at the next UTC month. */
 export function mailQuotaExceeded(limit: number, now: Date): AppError {
   const next = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1);
   const seconds = Math.max(1, Math.ceil((next - now.getTime()) / 1000));
-  return new AppError('mail_quota_exceeded', 429, 'Monthly mail limit exceeded.', { 'retry-after': String(seconds) }, { limit });
+  return MailErrors.mail_quota_exceeded(undefined, { limit }, { headers: { 'retry-after': String(seconds) } });
 }
 
 /** Passes a provider's own status and message through (contract §7.6: "passthrough"). */
 export function providerError(status: number | null, message: string): AppError {
-  const code = status && status >= 400 && status < 600 ? status : 502;
-  return new AppError('mail_provider_error', code, message || 'The mail provider failed.');
+  return MailErrors.mail_provider_error(message || undefined, undefined, { status: status ?? undefined });
 }

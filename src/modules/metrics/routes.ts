@@ -6,7 +6,7 @@
  * (listener.ts). docs/scaling.md, "Metrics and probes".
  */
 import { safeEqual } from '../../lib/crypto.js';
-import { AppError, Errors } from '../../lib/errors.js';
+import { Errors } from '../../lib/errors.js';
 import type { AppContext } from '../../context.js';
 import type { App } from '../../server.js';
 
@@ -20,8 +20,7 @@ export default async function metricsRoutes(app: App, ctx: AppContext): Promise<
   app.get('/metrics', { schema: { hide: true } }, async (req, reply) => {
     const given = bearer(req.headers.authorization);
     if (given === undefined || !safeEqual(given, token)) {
-      const denied = Errors.unauthorized('A valid metrics token is required.');
-      throw new AppError(denied.code, denied.status, denied.message, { 'www-authenticate': 'Bearer realm="metrics"' });
+      throw Errors.unauthorized('A valid metrics token is required.', undefined, { headers: { 'www-authenticate': 'Bearer realm="metrics"' } });
     }
     const body = await ctx.metrics.registry.metrics();
     return reply.header('cache-control', 'no-store').type(ctx.metrics.registry.contentType).send(body);

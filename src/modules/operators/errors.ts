@@ -1,17 +1,14 @@
 /** Errors of the operator (dashboard account) domain. Texts follow contract §10.2 where it has one. */
 import { defineErrors } from '../../lib/errors.js';
 
-export const OperatorErrors = defineErrors({
+export const OperatorErrors = defineErrors('operators', {
   email_exists: { status: 409, message: 'Email already exists' },
-  invalid_credentials: { status: 401, message: 'Invalid email or password' },
   incorrect_password: { status: 400, message: 'Incorrect current password' },
   operator_not_found: { status: 404, message: 'User not found' },
   no_refresh_token: { status: 401, message: 'No refresh token provided' },
-  refresh_reused: { status: 403, message: 'Invalid refresh token' },
   refresh_invalid: { status: 403, message: 'Invalid or expired refresh token' },
   otp_missing: { status: 400, message: 'No OTP found. Please request a new one.' },
   otp_incorrect: { status: 400, message: 'Incorrect OTP.' },
   otp_locked: { status: 429, message: 'Too many incorrect attempts. Please request a new OTP.' },
-  email_not_verified: { status: 403, message: 'Email not verified' },
   admin_only: { status: 403, message: 'Access denied. Admin only.' },
 });

@@ -2,9 +2,10 @@
 import type { FastifyRequest } from 'fastify';
 import { operatorOf } from '../../plugins/operator-auth.js';
 import { OperatorErrors } from './errors.js';
+import { IdentityErrors } from '../../lib/identity/errors.js';
 
 export async function requireVerifiedOperator(req: FastifyRequest): Promise<void> {
-  if (!operatorOf(req).isVerified) throw OperatorErrors.email_not_verified('Email not verified. Verify your email with the OTP first.');
+  if (!operatorOf(req).isVerified) throw IdentityErrors.email_not_verified('Email not verified. Verify your email with the OTP first.');
 }
 
 export async function requireAdmin(req: FastifyRequest): Promise<void> {

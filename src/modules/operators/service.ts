@@ -9,6 +9,7 @@ import { consumeOtp, issueOtp } from './otp.js';
 import { hashPassword, verifyPassword } from '../../lib/passwords.js';
 import { findOperatorByEmail, findOperatorById, insertOperator, revokeAllSessions, updateOperator, type OperatorRow } from './queries.js';
 import { issueSession, type IssuedSession } from './sessions.js';
+import { IdentityErrors } from '../../lib/identity/errors.js';
 
 export interface PublicOperator {
   _id: string;
@@ -65,7 +66,7 @@ export interface LoggedIn {
 export async function login(ctx: AppContext, input: { email: string; password: string }): Promise<LoggedIn> {
   const row = await findOperatorByEmail(ctx.db.admin, normalizeEmail(input.email));
   // One full argon2 verification either way, so unknown emails cost the same time.
-  if (!(await verifyPassword(row?.password_hash, input.password)) || !row) throw OperatorErrors.invalid_credentials();
+  if (!(await verifyPassword(row?.password_hash, input.password)) || !row) throw IdentityErrors.invalid_credentials();
   return { user: toPublic(ctx, row), session: await issueSession(ctx, row.id) };
 }
 

@@ -9,6 +9,7 @@ import { randomId } from '../../lib/ids.js';
 import { OperatorErrors } from './errors.js';
 import { consumeSession, findSession, insertSession, revokeFamily } from './queries.js';
 import { OPERATOR_ACCESS_TTL_SECONDS, signOperatorToken } from './tokens.js';
+import { IdentityErrors } from '../../lib/identity/errors.js';
 
 export const OPERATOR_REFRESH_TTL_SECONDS = 7 * 24 * 3600;
 /** Reported to clients the way end-user logins report it (contract §2.2). */
@@ -44,7 +45,7 @@ export async function rotateSession(ctx: AppContext, rawToken: string): Promise<
     if (known && (known.used_at || known.revoked_at)) {
       await revokeFamily(ctx.db.admin, known.family_id, now);
       ctx.log.warn({ operatorId: known.operator_id }, 'operator refresh token reused: session family revoked');
-      throw OperatorErrors.refresh_reused();
+      throw IdentityErrors.refresh_reused('Invalid refresh token');
     }
     throw OperatorErrors.refresh_invalid();
   }

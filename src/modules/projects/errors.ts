@@ -1,7 +1,7 @@
 /** Errors of the projects domain (texts from contract §10.3). */
 import { defineErrors } from '../../lib/errors.js';
 
-export const ProjectErrors = defineErrors({
+export const ProjectErrors = defineErrors('projects', {
   project_not_found: { status: 404, message: 'Project not found.' },
   project_limit_reached: { status: 403, message: 'Project limit reached. Please upgrade your plan to create more projects.' },
   invalid_site_url: { status: 400, message: 'Site URL must use HTTPS (or http://localhost for local development).' },

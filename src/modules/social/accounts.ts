@@ -13,7 +13,6 @@
  */
 import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/pool.js';
-import { AuthErrors } from '../auth/errors.js';
 import { findUserByEmail, findUserByProvider, insertUser, linkProvider, setPasswordHash, type UserRow } from '../auth/queries.js';
 import { revokeUserSessions } from '../auth/session-queries.js';
 import { freeDerivedValues, rethrowTaken } from '../auth/unique.js';
@@ -22,6 +21,7 @@ import type { UsersSchema } from '../auth/schema.js';
 import type { ProjectRecord } from '../projects/cache.js';
 import { SocialErrors } from './errors.js';
 import { providerLabel as label, type ProviderName, type SocialProfile } from './providers.js';
+import { IdentityErrors } from '../../lib/identity/errors.js';
 
 export interface SignedIn {
   user: UserRow;
@@ -43,7 +43,7 @@ function profileData(profile: SocialProfile, schema: UsersSchema): Record<string
 
 function unverifiedEmail(p: ProviderName, existing: UserRow | null) {
   const what = existing ? `Cannot link ${label(p)} account` : `Cannot sign in with ${label(p)}`;
-  return SocialErrors.email_not_verified(`${what}: the provider email is not verified. Please verify your email with ${label(p)} first.`);
+  return IdentityErrors.email_not_verified(`${what}: the provider email is not verified. Please verify your email with ${label(p)} first.`);
 }
 
 /** The unproven credentials of an account whose email was never verified: password and sessions. */
@@ -69,7 +69,7 @@ async function findOrLink(ctx: AppContext, tx: Tx, p: ProviderName, profile: Soc
 
 /** `requireEmailVerification` applies to social sign-in exactly as to login. */
 function checkVerified(project: ProjectRecord, user: UserRow): void {
-  if (project.settings.requireEmailVerification === true && !user.email_verified) throw AuthErrors.email_not_verified();
+  if (project.settings.requireEmailVerification === true && !user.email_verified) throw IdentityErrors.email_not_verified();
 }
 
 /** Resolves the user and runs `then` (issue tokens) in the same transaction. */

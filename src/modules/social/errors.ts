@@ -1,13 +1,12 @@
 /** Stable error codes of social sign-in and its dashboard settings (contract §2.17, §10.6). */
 import { defineErrors } from '../../lib/errors.js';
 
-export const SocialErrors = defineErrors({
+export const SocialErrors = defineErrors('social', {
   unsupported_provider: { status: 404, message: 'Unsupported social auth provider' },
   provider_not_configured: { status: 422, message: 'Social auth provider is disabled or incomplete for this project.' },
   invalid_state: { status: 400, message: 'Invalid or expired OAuth state' },
   site_url_missing: { status: 400, message: 'This project has no Site URL configured for social sign-in.' },
   no_email: { status: 422, message: 'The provider did not return an email address for this account.' },
-  email_not_verified: { status: 403, message: 'Cannot link account: the provider email is not verified.' },
   exchange_missing: { status: 400, message: 'rtCode and token are required' },
   exchange_invalid: { status: 400, message: 'Invalid or expired refresh token exchange code' },
   exchange_mismatch: { status: 403, message: 'Invalid refresh token exchange payload' },

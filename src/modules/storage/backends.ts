@@ -3,6 +3,7 @@
  * not charged to the platform quota), else the platform backend chosen by STORAGE_DRIVER
  * (provider `internal`). Drivers are built once and reused.
  */
+import { LRUCache } from 'lru-cache';
 import type { AppContext } from '../../context.js';
 import { NETWORK_ERROR_CODES } from '../../lib/availability.js';
 import { decrypt, type Encrypted } from '../../lib/crypto.js';
@@ -34,7 +35,8 @@ export interface Backend {
 }
 
 const platform = new WeakMap<AppContext, StorageDriver>();
-const external = new Map<string, StorageDriver>();
+/** S3 drivers of projects' own buckets, by project + settings + sealed secret. */
+const external = new LRUCache<string, StorageDriver>({ max: 500 });
 
 export function platformDriver(ctx: AppContext): StorageDriver {
   let d = platform.get(ctx);
@@ -80,11 +82,10 @@ function externalDriver(ctx: AppContext, project: Pick<ProjectRecord, 'id' | 'se
   let d = external.get(cacheKey);
   if (!d) {
     const secret = decrypt(ctx.config.encryptionKey, sealed);
-    if (!secret) throw StorageErrors.storage_unavailable('The project bucket credentials cannot be read. Save them again.');
+    if (!secret) throw StorageErrors.storage_failed('The project bucket credentials cannot be read. Save them again.');
     if (settings.endpoint && isRefusedEndpoint(ctx, new URL(settings.endpoint))) {
-      throw StorageErrors.storage_unavailable('The project bucket endpoint is not a public host.');
+      throw StorageErrors.storage_failed('The project bucket endpoint is not a public host.');
     }
-    if (external.size > 500) external.clear();
     const s3: S3Settings = { ...settings, secretAccessKey: secret };
     d = new S3Driver(s3, { publicOnly: !ctx.config.storage.allowPrivateEndpoints });
     external.set(cacheKey, d);
@@ -121,7 +122,7 @@ export async function storeCall<T>(ctx: AppContext, what: string, detail: Record
       throw storageUnreachable();
     }
     ctx.log.error({ err, ...detail }, `storage ${what} failed`);
-    throw StorageErrors.storage_unavailable(message);
+    throw StorageErrors.storage_failed(message);
   }
 }
 

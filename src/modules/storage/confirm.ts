@@ -54,7 +54,7 @@ async function confirmByRow(ctx: AppContext, caller: Caller, path: string, size:
   if (!row) throw StorageErrors.file_not_found('Upload not found. Request an upload URL first.');
   if (row.status === 'confirmed') return confirmedView(ctx, caller, row);
   const driver = backendOfFile(ctx, caller.project, row.provider);
-  if (!driver) throw StorageErrors.storage_unavailable('The bucket this file was uploaded to is no longer configured.');
+  if (!driver) throw StorageErrors.storage_failed('The bucket this file was uploaded to is no longer configured.');
   // Not asked twice when the fast path already looked on this backend (clients retry 409s).
   const info = seen?.provider === row.provider ? seen.info : await storeCall(ctx, 'head', { path }, () => driver.head(path));
   if (!info) throw StorageErrors.upload_not_ready();

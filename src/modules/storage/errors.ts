@@ -1,7 +1,7 @@
 /** Storage error catalogue (contract §6). Messages are the ones urBackend clients know. */
 import { AppError, defineErrors, UNAVAILABLE_RETRY_AFTER_SECONDS } from '../../lib/errors.js';
 
-export const StorageErrors = defineErrors({
+export const StorageErrors = defineErrors('storage', {
   upload_request_invalid: { status: 400, message: 'filename, contentType, and size are required.' },
   upload_confirm_invalid: { status: 400, message: 'filePath and size are required.' },
   file_path_required: { status: 400, message: 'File path is required.' },
@@ -19,12 +19,11 @@ export const StorageErrors = defineErrors({
   upload_incomplete: { status: 400, message: 'The upload ended before the declared size was received.' },
   range_not_satisfiable: { status: 416, message: 'Requested range not satisfiable.' },
   bucket_config_invalid: { status: 400, message: 'bucket, region, accessKeyId and secretAccessKey are required.' },
-  storage_unavailable: { status: 502, message: 'The storage backend could not be reached.' },
+  storage_unavailable: { status: 503, message: 'The storage backend could not be reached. Please retry shortly.' },
+  storage_failed: { status: 502, message: 'The storage backend failed.' },
 });
 
 /** 503 with Retry-After: the store did not answer (refused, timed out, 5xx); retrying later may work. */
 export function storageUnreachable(): AppError {
-  return new AppError('storage_unavailable', 503, 'The storage backend could not be reached. Please retry shortly.', {
-    'retry-after': String(UNAVAILABLE_RETRY_AFTER_SECONDS),
-  });
+  return StorageErrors.storage_unavailable(undefined, undefined, { headers: { 'retry-after': String(UNAVAILABLE_RETRY_AFTER_SECONDS) } });
 }

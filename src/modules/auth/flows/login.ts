@@ -15,6 +15,7 @@ import { authPreHandlers, schemaOf } from '../schema.js';
 import { login } from '../service.js';
 import { normalizeEmail } from '../../../lib/email.js';
 import { toUser } from '../users.js';
+import { IdentityErrors } from '../../../lib/identity/errors.js';
 
 const Body = Type.Object({
   email: Type.String({ maxLength: 320 }),
@@ -37,7 +38,7 @@ export default async function loginFlow(app: App, ctx: AppContext): Promise<void
       if (!email || !req.body.password) throw AuthErrors.invalid_input('Email and password are required.');
       await loginLimit(ctx, project.id, req.ip);
       const { user, tokens } = await withLoginFailureLimits(ctx, project.id, req.ip, email, async () => {
-        if (req.body.password.length > 100) throw AuthErrors.invalid_credentials();
+        if (req.body.password.length > 100) throw IdentityErrors.invalid_credentials();
         return login(ctx, project, email, req.body.password, clientMeta(req));
       });
       const data = { user: toUser(user, schemaOf(req)), ...deliverTokens(ctx, reply, tokens, headerMode(req)) };

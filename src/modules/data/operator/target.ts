@@ -12,7 +12,7 @@ import { collectionCache, type CollectionDef } from '../../collections/cache.js'
 import { planOf } from '../../plans/plans.js';
 import { loadOwnedProject } from '../../projects/access.js';
 import { assertNotUsers, type Access } from '../access.js';
-import { DataErrors } from '../errors.js';
+import { CollectionErrors } from '../../collections/errors.js';
 
 export const TAGS = ['dashboard: data'];
 export const security = [{ operatorBearer: [] }];
@@ -36,7 +36,7 @@ export async function operatorTarget(ctx: AppContext, req: FastifyRequest, proje
   const project = await loadOwnedProject(ctx, operator, projectId);
   assertNotUsers(name);
   const col = await collectionCache(ctx).get(project.id, name);
-  if (!col) throw DataErrors.collection_not_found();
+  if (!col) throw CollectionErrors.collection_not_found();
   const access: Access = { scope: { projectId: project.id, keyKind: 'operator' }, secret: true, userId: null, ownerFilter: null };
   return { col, access, databaseBytes: planOf(operator.plan).databaseBytes };
 }

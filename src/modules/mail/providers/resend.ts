@@ -4,12 +4,14 @@
  * would otherwise read process.env.RESEND_BASE_URL itself; config.ts stays the only reader).
  * Every call carries a timeout; a timeout or network error is a transient failure.
  */
+import { LRUCache } from 'lru-cache';
 import { Resend } from 'resend';
 import type { MailProviderKind } from '../tables.js';
 import { failure, type BatchItemResult, type MailProvider, type OutgoingMail, type ProviderResult } from './types.js';
 
 const TIMEOUT_MS = 10_000;
-const clients = new Map<string, Resend>();
+/** One SDK client per (base URL, key): projects with their own keys reuse theirs. */
+const clients = new LRUCache<string, Resend>({ max: 1000 });
 
 type SdkResponse<T> = { data: T; error: null } | { data: null; error: { message: string; statusCode: number | null } };
 
@@ -17,7 +19,6 @@ function clientFor(apiKey: string, baseUrl: string | undefined): Resend {
   const cacheKey = `${baseUrl ?? ''} ${apiKey}`;
   let client = clients.get(cacheKey);
   if (!client) {
-    if (clients.size > 1000) clients.clear();
     client = new Resend(apiKey, baseUrl ? { baseUrl } : undefined);
     clients.set(cacheKey, client);
   }

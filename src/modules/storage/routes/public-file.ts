@@ -7,7 +7,6 @@ import { createReadStream } from 'node:fs';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../../context.js';
-import { AppError } from '../../../lib/errors.js';
 import type { App } from '../../../server.js';
 import { localDriver } from '../backends.js';
 import { StorageErrors } from '../errors.js';
@@ -32,8 +31,7 @@ async function serve(ctx: AppContext, req: FastifyRequest, reply: FastifyReply) 
   const ifRange = typeof req.headers['if-range'] === 'string' ? req.headers['if-range'] : undefined;
   const range = rangeStillValid(ifRange, etag, modified) ? parseRange(req.headers.range, stat.size) : null;
   if (range === 'unsatisfiable' && !notModified(req.headers, etag, modified)) {
-    const def = StorageErrors.range_not_satisfiable();
-    throw new AppError(def.code, def.status, def.message, { 'content-range': `bytes */${stat.size}` });
+    throw StorageErrors.range_not_satisfiable(undefined, undefined, { headers: { 'content-range': `bytes */${stat.size}` } });
   }
   reply.headers({
     'content-type': row.content_type,
