@@ -18,6 +18,16 @@ import { createJobQueue } from './worker/queue.js';
 import { jobQueueStats } from './worker/stats.js';
 import { createMailer } from './modules/mail/mailer.js';
 import { registerStorageHooks } from './modules/storage/hooks.js';
+import { LRUCache } from 'lru-cache';
+import { CollectionCache } from './modules/collections/cache.js';
+import { createQuotaLeases } from './modules/data/quota.js';
+import { createMailGroups } from './modules/mail/group-commit.js';
+import { createOAuthServers } from './modules/social/providers.js';
+import { createPlatformDriver } from './modules/storage/backends.js';
+import { createUploadBatchers } from './modules/storage/batching.js';
+
+/** The context's fields that the domains build from the rest of it (set right after). */
+type DomainState = 'mailer' | 'collections' | 'storage' | 'quotaLeases' | 'mailGroups' | 'oauthServers';
 
 export interface BootOptions {
   clock?: Clock;
@@ -65,7 +75,7 @@ export async function boot(config: Config, opts: BootOptions = {}): Promise<Boot
         : log.warn(detail, 'Redis unreachable: rate limits counted per node until it is back'),
   });
   await limiter.ready?.(config.redisCommandTimeoutMs);
-  const ctx: AppContext = {
+  const ctx = {
     config,
     db,
     bus,
@@ -76,12 +86,17 @@ export async function boot(config: Config, opts: BootOptions = {}): Promise<Boot
     projects: new ProjectCache(db.admin, config.encryptionKey, bus),
     queue: createJobQueue(db.admin),
     hooks: { projectDeleting: [], closing: [] },
-    mailer: undefined as unknown as AppContext['mailer'],
     // The queue gauges cost one query per 5 s however many scrapers ask (src/worker/stats.ts).
     metrics: createMetrics({ pools: () => db.usage(), jobs: cached(() => jobQueueStats(db.pool), 5000) }),
     lifecycle: { draining: false },
-  };
+  } satisfies Omit<AppContext, DomainState> as unknown as AppContext;
+  // The domains' per-node state: built from the context above, so each may use it.
   ctx.mailer = createMailer(ctx);
+  ctx.collections = new CollectionCache(ctx);
+  ctx.storage = { platform: createPlatformDriver(config), uploads: createUploadBatchers(ctx), sweptHours: new LRUCache({ max: 48 }) };
+  ctx.quotaLeases = createQuotaLeases(ctx);
+  ctx.mailGroups = createMailGroups(ctx);
+  ctx.oauthServers = createOAuthServers(config);
   registerStorageHooks(ctx);
   return {
     ctx,

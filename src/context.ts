@@ -2,6 +2,7 @@
  * The composition root's product: everything a route or a worker task needs, built once at
  * start-up (src/boot.ts) or by the test harness. Domains take what they need from here.
  */
+import type { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Db } from './db/pool.js';
@@ -9,7 +10,13 @@ import type { Bus } from './db/bus.js';
 import type { Clock } from './lib/clock.js';
 import type { Metrics } from './lib/metrics.js';
 import type { Limits, RateLimiter } from './lib/rate-limiter.js';
+import type { QuotaLeases } from './lib/quota-leases.js';
+import type { CollectionCache } from './modules/collections/cache.js';
+import type { MailGroups } from './modules/mail/group-commit.js';
 import type { ProjectCache } from './modules/projects/cache.js';
+import type { OAuthServers } from './modules/social/providers.js';
+import type { UploadBatchers } from './modules/storage/batching.js';
+import type { StorageDriver } from './modules/storage/drivers/types.js';
 import type { JobQueue } from './worker/queue.js';
 
 export interface Hooks {
@@ -48,6 +55,20 @@ export interface Lifecycle {
   draining: boolean;
 }
 
+/** Storage's per-node state. */
+export interface StorageNode {
+  /** The platform's own store (STORAGE_DRIVER). */
+  platform: StorageDriver;
+  /** Group commits of upload requests and confirmations (src/modules/storage/batching.ts). */
+  uploads: UploadBatchers;
+  /** Hours whose stale-upload sweep this node has already scheduled (one job per hour). */
+  sweptHours: LRUCache<string, true>;
+}
+
+/**
+ * Everything a node holds, built once by src/boot.ts (or the test harness through it): shared
+ * services first, then the domains' per-node state (caches, group commits, allowances).
+ */
 export interface AppContext {
   config: Config;
   db: Db;
@@ -62,4 +83,13 @@ export interface AppContext {
   mailer: Mailer;
   metrics: Metrics;
   lifecycle: Lifecycle;
+  /** Collection definitions, evicted on every node by `project_changed` on the bus. */
+  collections: CollectionCache;
+  storage: StorageNode;
+  /** Database-bytes allowances taken ahead of writes (given back at shutdown). */
+  quotaLeases: QuotaLeases;
+  /** Group commit of queued mail per project and month (src/modules/mail/group-commit.ts). */
+  mailGroups: MailGroups;
+  /** OAuth providers' authorization-server metadata (stable objects: JWKS caching keys). */
+  oauthServers: OAuthServers;
 }

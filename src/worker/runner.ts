@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import { Logger as GwLogger, run, type Runner, type WorkerEvents } from 'graphile-worker';
 import type { AppContext } from '../context.js';
 import { startHeartbeat, type Heartbeat } from './heartbeat.js';
-import { buildTaskList } from './tasks.js';
+import { buildTaskList, CRONTAB } from './tasks.js';
 
 export interface WorkerRunner extends Runner {
   heartbeat: Heartbeat;
@@ -26,6 +26,7 @@ export async function startWorker(ctx: AppContext, opts: { pollInterval?: number
   const runner = await run({
     pgPool: ctx.db.pool,
     taskList: buildTaskList(ctx),
+    crontab: CRONTAB,
     concurrency: ctx.config.workerConcurrency,
     noHandleSignals: true,
     pollInterval: opts.pollInterval ?? 1000,

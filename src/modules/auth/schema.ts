@@ -8,7 +8,6 @@ import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import type { FieldDef } from '../../db/types.js';
 import { apiKeyAuth, projectOf } from '../../plugins/api-key.js';
-import { collectionCache } from '../collections/cache.js';
 import type { ProjectRecord } from '../projects/cache.js';
 import { AuthErrors } from './errors.js';
 
@@ -27,7 +26,7 @@ declare module 'fastify' {
 
 /** The `users` collection's fields, from the node's collection cache (dropped on any change). */
 async function loadFields(ctx: AppContext, projectId: string): Promise<FieldDef[] | null> {
-  const users = await collectionCache(ctx).get(projectId, 'users');
+  const users = await ctx.collections.get(projectId, 'users');
   return users ? users.fields : null;
 }
 

@@ -43,18 +43,6 @@ export class CollectionCache {
   }
 }
 
-const caches = new WeakMap<AppContext, CollectionCache>();
-
-/** The node's cache for this context (created, and subscribed to the bus, on first use). */
-export function collectionCache(ctx: AppContext): CollectionCache {
-  let c = caches.get(ctx);
-  if (!c) {
-    c = new CollectionCache(ctx);
-    caches.set(ctx, c);
-  }
-  return c;
-}
-
 /** Tells every node that a project's collection definitions changed. */
 export async function announceChange(ctx: AppContext, projectId: string): Promise<void> {
   await ctx.bus.publish({ type: 'project_changed', id: projectId });

@@ -8,7 +8,7 @@ import { sql } from 'kysely';
 import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/pool.js';
 import { isObjectId } from '../../lib/ids.js';
-import { collectionCache, type CollectionDef } from '../collections/cache.js';
+import type { CollectionDef } from '../collections/cache.js';
 import { getRowsByIds } from './queries.js';
 import { documentView } from './view.js';
 
@@ -46,7 +46,7 @@ export async function populate(ctx: AppContext, tx: Tx, col: CollectionDef, docs
     if (def.ref.toLowerCase() === 'users') {
       found = await loadUsers(tx, col.project_id, ids);
     } else {
-      const target = await collectionCache(ctx).get(col.project_id, def.ref);
+      const target = await ctx.collections.get(col.project_id, def.ref);
       found = target ? await loadDocs(tx, col.project_id, target.id, ids) : new Map();
     }
     for (const d of docs) if (isObjectId(d[name])) d[name] = found.get(d[name] as string) ?? null;

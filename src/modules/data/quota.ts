@@ -12,18 +12,14 @@ import { DataErrors } from './errors.js';
 
 export const dbBytes = (projectId: string) => ({ subjectId: projectId, metric: METRICS.dbBytes });
 
-const leasesByNode = new WeakMap<AppContext, QuotaLeases>();
-
-/** This node's database-bytes allowances (given back at shutdown). */
-function leases(ctx: AppContext): QuotaLeases {
-  let l = leasesByNode.get(ctx);
-  if (!l) {
-    const created = new QuotaLeases();
-    ctx.hooks.closing.push(() => created.release(ctx.db.admin));
-    leasesByNode.set(ctx, (l = created));
-  }
-  return l;
+/** This node's database-bytes allowances, built at start-up and given back at shutdown. */
+export function createQuotaLeases(ctx: AppContext): QuotaLeases {
+  const leases = new QuotaLeases();
+  ctx.hooks.closing.push(() => leases.release(ctx.db.admin));
+  return leases;
 }
+
+const leases = (ctx: AppContext): QuotaLeases => ctx.quotaLeases;
 
 /** An upper bound of a document's charged size: its jsonb text adds at most a space per `:` and `,`. */
 export const sizeBound = (json: string) => 2 * Buffer.byteLength(json, 'utf8') + 16;

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { projectOf } from '../../plugins/api-key.js';
-import { collectionCache, type CollectionDef } from '../collections/cache.js';
+import type { CollectionDef } from '../collections/cache.js';
 import { assertNotUsers } from './access.js';
 import { CollectionErrors } from '../collections/errors.js';
 
@@ -14,7 +14,7 @@ export const TAGS = ['data'];
 
 export async function loadTarget(ctx: AppContext, req: FastifyRequest, name: string): Promise<CollectionDef> {
   assertNotUsers(name);
-  const col = await collectionCache(ctx).get(projectOf(req).id, name);
+  const col = await ctx.collections.get(projectOf(req).id, name);
   if (!col) throw CollectionErrors.collection_not_found();
   return col;
 }

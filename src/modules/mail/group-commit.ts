@@ -30,7 +30,7 @@ export interface Queued {
 }
 
 /** Sends that may share a transaction: one project, one quota month, one limit. */
-interface GroupKey {
+export interface GroupKey {
   projectId: string;
   period: string;
   limit: number;
@@ -47,22 +47,18 @@ async function commitGroup(ctx: AppContext, key: GroupKey, mails: QueuedMail[]):
   });
 }
 
-const groups = new WeakMap<AppContext, Coalescer<GroupKey, QueuedMail, Queued>>();
+export type MailGroups = Coalescer<GroupKey, QueuedMail, Queued>;
 
-function groupsOf(ctx: AppContext): Coalescer<GroupKey, QueuedMail, Queued> {
-  let c = groups.get(ctx);
-  if (!c) {
-    c = new Coalescer((key, mails) => commitGroup(ctx, key, mails), (k) => `${k.projectId} ${k.period} ${k.limit}`, MAX_GROUP);
-    groups.set(ctx, c);
-  }
-  return c;
+/** The node's mail group commit, built once at start-up (src/boot.ts). */
+export function createMailGroups(ctx: AppContext): MailGroups {
+  return new Coalescer((key, mails) => commitGroup(ctx, key, mails), (k) => `${k.projectId} ${k.period} ${k.limit}`, MAX_GROUP);
 }
 
 /** Queues one message for a project, in the next group commit of that project. */
 export async function queueInGroup(ctx: AppContext, item: GroupItem): Promise<Queued> {
   const key = { projectId: item.projectId, period: item.mail.period, limit: item.limit };
   try {
-    return await groupsOf(ctx).submit(key, item.mail);
+    return await ctx.mailGroups.submit(key, item.mail);
   } catch (err) {
     // Only a send that alone does not fit gets here (a group that does not fit is retried one by one).
     throw err instanceof QuotaShort ? mailQuotaExceeded(item.limit, ctx.clock.now()) : err;

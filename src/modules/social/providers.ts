@@ -5,6 +5,7 @@
  * AES-256-GCM encrypted in `secrets.<p>ClientSecret`.
  */
 import * as oauth from 'oauth4webapi';
+import type { Config } from '../../config.js';
 import type { AppContext } from '../../context.js';
 import { decrypt } from '../../lib/crypto.js';
 import { isEmail, normalizeEmail } from '../../lib/email.js';
@@ -60,14 +61,15 @@ export function credentialsOf(ctx: AppContext, project: ProjectRecord, p: Provid
   return { clientId: s.clientId, clientSecret };
 }
 
-const servers = new WeakMap<AppContext, Record<ProviderName, oauth.AuthorizationServer>>();
+export type OAuthServers = Record<ProviderName, oauth.AuthorizationServer>;
 
-/** Authorization-server metadata, one stable object per node (oauth4webapi caches JWKS by it). */
-function authorizationServer(ctx: AppContext, p: ProviderName): oauth.AuthorizationServer {
-  let s = servers.get(ctx);
-  if (!s) {
-    const o = ctx.config.oauth;
-    s = {
+/**
+ * Authorization-server metadata, one stable object per node (oauth4webapi caches JWKS by it),
+ * built once at start-up (src/boot.ts).
+ */
+export function createOAuthServers(config: Config): OAuthServers {
+  const o = config.oauth;
+  return {
       github: {
         issuer: o.githubBaseUrl,
         authorization_endpoint: `${o.githubBaseUrl}/login/oauth/authorize`,
@@ -81,11 +83,10 @@ function authorizationServer(ctx: AppContext, p: ProviderName): oauth.Authorizat
         jwks_uri: o.googleJwksUrl,
         id_token_signing_alg_values_supported: ['RS256'],
       },
-    };
-    servers.set(ctx, s);
-  }
-  return s[p];
+  };
 }
+
+const authorizationServer = (ctx: AppContext, p: ProviderName): oauth.AuthorizationServer => ctx.oauthServers[p];
 
 /** Plain-http provider endpoints are allowed outside production only (fake providers in tests). */
 export function httpOptions(ctx: AppContext): { [oauth.allowInsecureRequests]?: boolean } {

@@ -14,7 +14,7 @@ import { SocialErrors } from './errors.js';
 import { githubProfile } from './github.js';
 import { googleProfile } from './google.js';
 import { authorizeUrl, credentialsOf, type Credentials, type ProviderName } from './providers.js';
-import { deleteExpiredStates, insertExchangeCode, insertState, takeExchangeCode, takeState } from './queries.js';
+import { insertExchangeCode, insertState, takeExchangeCode, takeState } from './queries.js';
 
 export const STATE_TTL_SECONDS = 600;
 export const RT_CODE_TTL_SECONDS = 60;
@@ -54,7 +54,6 @@ export async function begin(ctx: AppContext, project: ProjectRecord, p: Provider
       expiresAt: new Date(now.getTime() + STATE_TTL_SECONDS * 1000),
     }),
   );
-  if (Math.random() < 0.01) void deleteExpiredStates(ctx.db.admin, now).catch(() => {});
   const codeChallenge = await oauth.calculatePKCECodeChallenge(verifier);
   return { url: authorizeUrl(ctx, p, { clientId: creds.clientId, state, codeChallenge, nonce }), state, browserKey };
 }

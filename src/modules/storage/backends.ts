@@ -4,6 +4,7 @@
  * (provider `internal`). Drivers are built once and reused.
  */
 import { LRUCache } from 'lru-cache';
+import type { Config } from '../../config.js';
 import type { AppContext } from '../../context.js';
 import { NETWORK_ERROR_CODES } from '../../lib/availability.js';
 import { decrypt, type Encrypted } from '../../lib/crypto.js';
@@ -34,27 +35,21 @@ export interface Backend {
   provider: FileProvider;
 }
 
-const platform = new WeakMap<AppContext, StorageDriver>();
 /** S3 drivers of projects' own buckets, by project + settings + sealed secret. */
 const external = new LRUCache<string, StorageDriver>({ max: 500 });
 
-export function platformDriver(ctx: AppContext): StorageDriver {
-  let d = platform.get(ctx);
-  if (!d) {
-    const { storage, publicUrl, encryptionKey } = ctx.config;
-    if (storage.driver === 'local') {
-      d = new LocalDriver(storage.localDir, publicUrl, deriveUrlKey(encryptionKey));
-    } else {
-      const s3 = storage.s3;
-      if (!s3.bucket || !s3.accessKeyId || !s3.secretAccessKey) {
-        throw new Error('STORAGE_DRIVER=s3 needs S3_BUCKET, S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY');
-      }
-      d = new S3Driver({ ...s3, bucket: s3.bucket, accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey });
-    }
-    platform.set(ctx, d);
+/** The platform's own store (STORAGE_DRIVER), built once at start-up (src/boot.ts). */
+export function createPlatformDriver(config: Config): StorageDriver {
+  const { storage, publicUrl, encryptionKey } = config;
+  if (storage.driver === 'local') return new LocalDriver(storage.localDir, publicUrl, deriveUrlKey(encryptionKey));
+  const s3 = storage.s3;
+  if (!s3.bucket || !s3.accessKeyId || !s3.secretAccessKey) {
+    throw new Error('STORAGE_DRIVER=s3 needs S3_BUCKET, S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY');
   }
-  return d;
+  return new S3Driver({ ...s3, bucket: s3.bucket, accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey });
 }
+
+export const platformDriver = (ctx: AppContext): StorageDriver => ctx.storage.platform;
 
 /** The local driver when the platform backend is local (the public file and PUT routes need it). */
 export function localDriver(ctx: AppContext): LocalDriver | null {

@@ -42,20 +42,22 @@ function confirmBatcher(ctx: AppContext) {
   }, keyString);
 }
 
-const batchers = new WeakMap<AppContext, { request: ReturnType<typeof requestBatcher>; confirm: ReturnType<typeof confirmBatcher> }>();
+export interface UploadBatchers {
+  request: ReturnType<typeof requestBatcher>;
+  confirm: ReturnType<typeof confirmBatcher>;
+}
 
-function batchersOf(ctx: AppContext) {
-  let b = batchers.get(ctx);
-  if (!b) batchers.set(ctx, (b = { request: requestBatcher(ctx), confirm: confirmBatcher(ctx) }));
-  return b;
+/** The node's upload group commits, built once at start-up (src/boot.ts). */
+export function createUploadBatchers(ctx: AppContext): UploadBatchers {
+  return { request: requestBatcher(ctx), confirm: confirmBatcher(ctx) };
 }
 
 /** Inserts a pending upload; false when the project's storage headroom does not allow it. */
 export function insertPendingFile(ctx: AppContext, key: RequestKey, file: PendingFile): Promise<boolean> {
-  return batchersOf(ctx).request.submit(key, file);
+  return ctx.storage.uploads.request.submit(key, file);
 }
 
 /** Charges and confirms a pending upload: its row (still pending: over the quota), or undefined. */
 export function confirmPendingFile(ctx: AppContext, key: ConfirmKey, file: Confirmation): Promise<FileRow | undefined> {
-  return batchersOf(ctx).confirm.submit(key, file);
+  return ctx.storage.uploads.confirm.submit(key, file);
 }

@@ -22,7 +22,6 @@ const STALE_MS = 24 * 60 * 60 * 1000;
 const HOUR_MS = 60 * 60 * 1000;
 const BATCH = 200;
 
-const scheduledHours = new WeakMap<AppContext, Set<string>>();
 
 const hourOf = (at: Date) => at.toISOString().slice(0, 13);
 const hourStart = (hour: string) => new Date(`${hour}:00:00Z`);
@@ -34,12 +33,10 @@ async function schedule(ctx: AppContext, hour: string, runAt: Date): Promise<voi
 /** Makes sure a sweep is scheduled for uploads requested at `createdAt` (one call per hour). */
 export async function ensureSweep(ctx: AppContext, createdAt: Date): Promise<void> {
   const hour = hourOf(createdAt);
-  let done = scheduledHours.get(ctx);
-  if (!done) scheduledHours.set(ctx, (done = new Set()));
+  const done = ctx.storage.sweptHours;
   if (done.has(hour)) return;
   await schedule(ctx, hour, new Date(hourStart(hour).getTime() + HOUR_MS + STALE_MS + 60_000));
-  if (done.size > 48) done.clear();
-  done.add(hour);
+  done.set(hour, true);
 }
 
 async function sweepOne(ctx: AppContext, row: FileRow): Promise<boolean> {

@@ -5,7 +5,6 @@
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { collectionCache } from '../../../src/modules/collections/cache.js';
 import { dropOrphanPartitions } from '../../../src/modules/collections/partitions.js';
 import { createCollection, deleteCollection } from '../../../src/modules/collections/service.js';
 import { createDocument } from '../../../src/modules/data/write-service.js';
@@ -59,7 +58,7 @@ describe('bytes and concurrency of the partition cleanup', () => {
   it('refunds a document that reached the partition after the deletion emptied it', async () => {
     const q = await makeProject(env.ctx);
     const col = await makeCollection(env.ctx, q.id, 'late');
-    const def = (await collectionCache(env.ctx).get(q.id, 'late'))!;
+    const def = (await env.ctx.collections.get(q.id, 'late'))!;
     const access = { scope: { projectId: q.id, keyKind: 'secret' as const }, secret: true, userId: null, ownerFilter: null };
     // The deletion committed (row gone, partition emptied), then a node with the collection
     // still cached wrote into the still-attached partition and was charged for it.
@@ -99,7 +98,7 @@ describe('bytes and concurrency of the partition cleanup', () => {
 describe('a write racing the deletion of its collection', () => {
   it('is a 404 collection_not_found, and nothing is stored', async () => {
     const col = await makeCollection(env.ctx, p.id, 'racing');
-    const stale = (await collectionCache(env.ctx).get(p.id, 'racing'))!;
+    const stale = (await env.ctx.collections.get(p.id, 'racing'))!;
     await deleteCollection(env.ctx, p.id, 'racing');
     const access = { scope: { projectId: p.id, keyKind: 'secret' as const }, secret: true, userId: null, ownerFilter: null };
     await expect(createDocument(env.ctx, stale, access, { a: 1 }, 1e9)).rejects.toMatchObject({ status: 404, code: 'collection_not_found' });
@@ -129,7 +128,7 @@ describe("one tenant's collection changes do not stall the others", () => {
     } finally {
       long.release();
     }
-    expect(await tableExists(`documents_${(await collectionCache(env.ctx).get(p.id, 'fresh'))!.id}`)).toBe(true);
+    expect(await tableExists(`documents_${(await env.ctx.collections.get(p.id, 'fresh'))!.id}`)).toBe(true);
   });
 });
 

@@ -6,7 +6,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { objectId } from '../../../src/lib/ids.js';
-import { collectionCache } from '../../../src/modules/collections/cache.js';
 import { parseAggregateQuery } from '../../../src/modules/data/aggregate-query.js';
 import { aggregateDocuments } from '../../../src/modules/data/aggregate-service.js';
 import { createTestEnv, type TestEnv } from '../../helpers/context.js';
@@ -84,7 +83,7 @@ describe('aggregates see exactly what a list sees', () => {
 
 describe('native policies stop a code-level bypass', () => {
   it('an aggregate whose code forgets the owner filter still counts only the scoped user\'s rows', async () => {
-    const col = (await collectionCache(env.ctx).get(p.id, 'notes'))!;
+    const col = (await env.ctx.collections.get(p.id, 'notes'))!;
     const access = { scope: { projectId: p.id, userId: alice, keyKind: 'publishable' as const }, secret: false, userId: alice, ownerFilter: null };
     const res = await aggregateDocuments(env.ctx, col, access, parseAggregateQuery({ count: '', sum: 'amount' }));
     expect(res.groups).toEqual([{ key: {}, count: 2, sum: { amount: 200 } }]);

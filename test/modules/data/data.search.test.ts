@@ -6,7 +6,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { objectId } from '../../../src/lib/ids.js';
-import { collectionCache } from '../../../src/modules/collections/cache.js';
 import { createTestEnv, type TestEnv } from '../../helpers/context.js';
 import { makeProject, makeUserToken, type TestProject } from '../../helpers/fixtures.js';
 import { api, createCollection } from './helpers.js';
@@ -148,7 +147,7 @@ describe('access and the index', () => {
   });
 
   it('the GIN index serves the match under row-level security', async () => {
-    const col = (await collectionCache(env.ctx).get(p.id, 'articles'))!;
+    const col = (await env.ctx.collections.get(p.id, 'articles'))!;
     // Enough documents that an index is worth it, then fresh statistics.
     await sql`INSERT INTO documents (project_id, collection_id, id, data, size_bytes, created_at, updated_at)
       SELECT ${p.id}, ${col.id}, lpad(to_hex(g), 24, '0'), jsonb_build_object('title', 'filler ' || g, 'body', 'text number ' || g), 60, now(), now()

@@ -5,7 +5,6 @@
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { collectionCache } from '../../../src/modules/collections/cache.js';
 import { createTestEnv, type TestEnv } from '../../helpers/context.js';
 import { makeCollection, makeProject, type TestProject } from '../../helpers/fixtures.js';
 
@@ -32,7 +31,7 @@ describe('a load that overlaps an eviction is not cached', () => {
 
   it('collection definitions: the changed definition is read again', async () => {
     await makeCollection(env.ctx, project.id, 'notes');
-    const cache = collectionCache(env.ctx);
+    const cache = env.ctx.collections;
     const loading = cache.get(project.id, 'notes');
     cache.evictProject(project.id);
     expect((await loading)?.name).toBe('notes');

@@ -8,7 +8,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../../context.js';
 import { operatorOf } from '../../../plugins/operator-auth.js';
-import { collectionCache, type CollectionDef } from '../../collections/cache.js';
+import type { CollectionDef } from '../../collections/cache.js';
 import { planOf } from '../../plans/plans.js';
 import { loadOwnedProject } from '../../projects/access.js';
 import { assertNotUsers, type Access } from '../access.js';
@@ -35,7 +35,7 @@ export async function operatorTarget(ctx: AppContext, req: FastifyRequest, proje
   const operator = operatorOf(req);
   const project = await loadOwnedProject(ctx, operator, projectId);
   assertNotUsers(name);
-  const col = await collectionCache(ctx).get(project.id, name);
+  const col = await ctx.collections.get(project.id, name);
   if (!col) throw CollectionErrors.collection_not_found();
   const access: Access = { scope: { projectId: project.id, keyKind: 'operator' }, secret: true, userId: null, ownerFilter: null };
   return { col, access, databaseBytes: planOf(operator.plan).databaseBytes };

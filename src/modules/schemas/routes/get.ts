@@ -4,7 +4,6 @@ import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
 import { apiKeyAuth, projectOf } from '../../../plugins/api-key.js';
 import type { App } from '../../../server.js';
-import { collectionCache } from '../../collections/cache.js';
 import { SchemaErrors } from '../errors.js';
 import { schemaView } from '../view.js';
 
@@ -16,7 +15,7 @@ export default async function getSchemaRoute(app: App, ctx: AppContext): Promise
     { preHandler: apiKeyAuth(ctx), schema: { tags: ['schemas'], summary: 'Get a collection schema', params: Params } },
     async (req) => {
       const name = req.params.collectionName;
-      const col = await collectionCache(ctx).get(projectOf(req).id, name);
+      const col = await ctx.collections.get(projectOf(req).id, name);
       if (!col) throw SchemaErrors.schema_not_found();
       return ok({ collection: schemaView(col) }, 'Schema exists');
     },
