@@ -8,8 +8,8 @@
  */
 import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/pool.js';
-import { randomToken, safeEqual, sha256Hex } from '../../lib/crypto.js';
 import { randomId } from '../../lib/ids.js';
+import { newRefreshSecret, parseIdSecretToken, refreshTokenHash, rejectionOf } from '../../lib/identity/refresh-token.js';
 import type { ProjectRecord } from '../projects/cache.js';
 import { AuthErrors } from './errors.js';
 import { findSession, insertSession, isUserDisabled, revokeFamily, revokeSession, rotateSession, sessionExistsAnywhere } from './session-queries.js';
@@ -27,20 +27,14 @@ export interface Tokens {
   expiresIn: string;
 }
 
-/** Random 32-hex ids; 24-hex ObjectIds issued before migration 014 stay valid until they rotate. */
-const TOKEN_RE = /^([0-9a-f]{32}|[0-9a-f]{24})\.([A-Za-z0-9_-]{43})$/;
-
-function parseRefreshToken(raw: string): { id: string; secret: string } | null {
-  const m = TOKEN_RE.exec(raw);
-  return m ? { id: m[1]!, secret: m[2]! } : null;
-}
+const parseRefreshToken = parseIdSecretToken;
 
 function newSecret(ctx: AppContext) {
   const now = ctx.clock.now();
   const id = randomId();
-  const secret = randomToken(32);
+  const { secret, tokenHash } = newRefreshSecret();
   const expiresAt = new Date(now.getTime() + ctx.config.userRefreshTokenTtlSeconds * 1000);
-  return { id, secret, tokenHash: sha256Hex(secret), now, expiresAt, raw: `${id}.${secret}` };
+  return { id, secret, tokenHash, now, expiresAt, raw: `${id}.${secret}` };
 }
 
 function accessTokenFor(ctx: AppContext, project: ProjectRecord, userId: string): Promise<string> {
@@ -65,7 +59,7 @@ type Outcome = { ok: true; userId: string } | { ok: false; error: 'not_found' | 
  */
 async function classifyRejection(ctx: AppContext, tx: Tx, id: string, tokenHash: string): Promise<Outcome> {
   const row = await findSession(tx, id);
-  if (!row || !safeEqual(row.token_hash, tokenHash)) return { ok: false, error: 'not_found' };
+  if (!row || rejectionOf(row, tokenHash) === 'unknown') return { ok: false, error: 'not_found' };
   await revokeFamily(tx, row.family_id, ctx.clock.now());
   if (await isUserDisabled(tx, row.user_id)) return { ok: false, error: 'disabled' };
   return { ok: false, error: 'reused' };
@@ -83,7 +77,7 @@ export async function rotate(ctx: AppContext, project: ProjectRecord, raw: strin
   const parsed = parseRefreshToken(raw);
   if (!parsed) throw AuthErrors.refresh_format();
   const next = newSecret(ctx);
-  const tokenHash = sha256Hex(parsed.secret);
+  const tokenHash = refreshTokenHash(parsed.secret);
   // The rotation is one atomic statement: autocommit, no transaction round trips (hot path).
   const outcome = await ctx.db.read({ projectId: project.id, keyKind: 'publishable' }, async (tx): Promise<Outcome> => {
     const rotated = await rotateSession(tx, {
@@ -107,10 +101,10 @@ export async function rotate(ctx: AppContext, project: ProjectRecord, raw: strin
 export async function revokePresented(ctx: AppContext, project: ProjectRecord, raw: string): Promise<void> {
   const parsed = parseRefreshToken(raw);
   if (!parsed) return;
-  const tokenHash = sha256Hex(parsed.secret);
+  const tokenHash = refreshTokenHash(parsed.secret);
   const revoked = await ctx.db.tenant({ projectId: project.id, keyKind: 'publishable' }, async (tx) => {
     const row = await findSession(tx, parsed.id);
-    if (!row || !safeEqual(row.token_hash, tokenHash)) return false;
+    if (!row || rejectionOf(row, tokenHash) === 'unknown') return false;
     await revokeSession(tx, row.id, ctx.clock.now());
     return true;
   });

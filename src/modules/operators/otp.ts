@@ -1,20 +1,15 @@
 /**
- * Operator one-time codes (email verification, password reset): 6 digits, stored as a
- * SHA-256 (short-lived and attempt-limited, so a slow hash buys nothing), 10 minutes,
- * 5 wrong attempts, one new code per 60 seconds. Mailed through the system mailer.
+ * Operators' email verification and password reset by one-time code (the policy and the code
+ * itself: src/lib/identity/otp.ts, shared with end users), mailed through the system mailer.
+ * The resend cooldown counts both in the shared limiter and on the stored code's `sent_at`
+ * (durable and cluster-wide even while Redis is away).
  */
 import type { AppContext } from '../../context.js';
 import { Errors, tooManyRequests } from '../../lib/errors.js';
-import { safeEqual, sha256Hex, sixDigitCode } from '../../lib/crypto.js';
+import { checkOtp, newOtp, OTP_COOLDOWN_SECONDS, OTP_MAX_ATTEMPTS, otpCooldown } from '../../lib/identity/otp.js';
 import { OperatorErrors } from './errors.js';
 import { bumpOtpAttempts, deleteOtp, findOtp, upsertOtp } from './queries.js';
 import type { OtpPurpose } from './tables.js';
-
-export const OTP_TTL_MS = 10 * 60_000;
-export const OTP_MAX_ATTEMPTS = 5;
-export const OTP_COOLDOWN_MS = 60_000;
-
-const hashCode = (operatorId: string, purpose: OtpPurpose, code: string) => sha256Hex(`${operatorId}:${purpose}:${code}`);
 
 const MAIL: Record<OtpPurpose, { subject: string; line: string }> = {
   verify_email: { subject: 'Verify your Plinth account', line: 'Your verification code is' },
@@ -27,15 +22,13 @@ const MAIL: Record<OtpPurpose, { subject: string; line: string }> = {
  */
 export async function issueOtp(ctx: AppContext, operator: { id: string; email: string }, purpose: OtpPurpose, quiet = false): Promise<void> {
   const now = ctx.clock.now();
-  const existing = await findOtp(ctx.db.admin, operator.id, purpose);
-  const waitMs = existing ? new Date(existing.sent_at).getTime() + OTP_COOLDOWN_MS - now.getTime() : 0;
-  if (waitMs > 0) {
+  const wait = await resendWait(ctx, operator.id, purpose, now);
+  if (wait > 0) {
     if (quiet) return;
-    const seconds = Math.ceil(waitMs / 1000);
-    throw tooManyRequests(seconds, `Please wait ${seconds} seconds before requesting a new OTP.`);
+    throw tooManyRequests(wait, `Please wait ${wait} seconds before requesting a new OTP.`);
   }
-  const code = sixDigitCode();
-  await upsertOtp(ctx.db.admin, { operatorId: operator.id, purpose, codeHash: hashCode(operator.id, purpose, code), expiresAt: new Date(now.getTime() + OTP_TTL_MS), now });
+  const { code, codeHash, expiresAt } = newOtp(ctx.config.encryptionKey, 'operator', operator.id, purpose, now);
+  await upsertOtp(ctx.db.admin, { operatorId: operator.id, purpose, codeHash, expiresAt, now });
   const { subject, line } = MAIL[purpose];
   try {
     await ctx.mailer.sendSystemMail({
@@ -52,14 +45,21 @@ export async function issueOtp(ctx: AppContext, operator: { id: string; email: s
   }
 }
 
+/** Seconds until another code may be sent: the stored code's age and the shared limiter agree. */
+async function resendWait(ctx: AppContext, operatorId: string, purpose: OtpPurpose, now: Date): Promise<number> {
+  const existing = await findOtp(ctx.db.admin, operatorId, purpose);
+  const storedMs = existing ? new Date(existing.sent_at).getTime() + OTP_COOLDOWN_SECONDS * 1000 - now.getTime() : 0;
+  if (storedMs > 0) return Math.ceil(storedMs / 1000);
+  return otpCooldown(ctx.limiter, ctx.config.rateLimitScale, `operator:${purpose}:${operatorId}`);
+}
+
 /** Checks a code; on success the code is consumed. `operatorId` undefined = unknown email. */
 export async function consumeOtp(ctx: AppContext, operatorId: string | undefined, purpose: OtpPurpose, code: string): Promise<void> {
   const row = operatorId ? await findOtp(ctx.db.admin, operatorId, purpose) : undefined;
-  if (!operatorId || !row || new Date(row.expires_at).getTime() <= ctx.clock.now().getTime()) {
-    throw OperatorErrors.otp_missing();
-  }
-  if (row.attempts >= OTP_MAX_ATTEMPTS) throw OperatorErrors.otp_locked();
-  if (!safeEqual(row.code_hash, hashCode(operatorId, purpose, code))) {
+  const check = operatorId ? checkOtp(ctx.config.encryptionKey, 'operator', operatorId, purpose, code, row, ctx.clock.now()) : 'missing';
+  if (!operatorId || check === 'missing') throw OperatorErrors.otp_missing();
+  if (check === 'locked') throw OperatorErrors.otp_locked();
+  if (check === 'wrong') {
     const attempts = await bumpOtpAttempts(ctx.db.admin, operatorId, purpose);
     const left = OTP_MAX_ATTEMPTS - attempts;
     if (left <= 0) throw OperatorErrors.otp_locked();

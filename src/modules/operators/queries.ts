@@ -55,7 +55,7 @@ export function consumeSession(db: Db, tokenHash: string, now: Date) {
 }
 
 export function findSession(db: Db, tokenHash: string) {
-  return db.selectFrom('operator_sessions').select(['operator_id', 'family_id', 'used_at', 'revoked_at']).where('token_hash', '=', tokenHash).executeTakeFirst();
+  return db.selectFrom('operator_sessions').select(['operator_id', 'family_id', 'token_hash', 'used_at', 'revoked_at', 'expires_at']).where('token_hash', '=', tokenHash).executeTakeFirst();
 }
 
 export function revokeFamily(db: Db, familyId: string, now: Date) {

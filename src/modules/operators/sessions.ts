@@ -1,11 +1,12 @@
 /**
- * Operator sessions: a short-lived access JWT plus an opaque refresh token (stored as its
- * SHA-256), rotated on every use. A refresh token presented a second time means it leaked,
- * so its whole family (every token descended from the same login) is revoked.
+ * Operator sessions: a short-lived access JWT plus an opaque refresh token, made and judged by
+ * src/lib/identity/refresh-token.ts (shared with end users), rotated on every use. A refresh
+ * token presented a second time means it leaked, so its whole family (every token descended
+ * from the same login) is revoked.
  */
 import type { AppContext } from '../../context.js';
-import { randomToken, sha256Hex } from '../../lib/crypto.js';
 import { randomId } from '../../lib/ids.js';
+import { newRefreshSecret, refreshTokenHash, rejectionOf } from '../../lib/identity/refresh-token.js';
 import { OperatorErrors } from './errors.js';
 import { consumeSession, findSession, insertSession, revokeFamily } from './queries.js';
 import { OPERATOR_ACCESS_TTL_SECONDS, signOperatorToken } from './tokens.js';
@@ -23,11 +24,11 @@ export interface IssuedSession {
 
 export async function issueSession(ctx: AppContext, operatorId: string, familyId = randomId()): Promise<IssuedSession> {
   const now = ctx.clock.now();
-  const refreshToken = randomToken(32);
+  const { secret: refreshToken, tokenHash } = newRefreshSecret();
   await insertSession(ctx.db.admin, {
     operatorId,
     familyId,
-    tokenHash: sha256Hex(refreshToken),
+    tokenHash,
     expiresAt: new Date(now.getTime() + OPERATOR_REFRESH_TTL_SECONDS * 1000),
     now,
   });
@@ -38,14 +39,18 @@ export async function issueSession(ctx: AppContext, operatorId: string, familyId
 /** Trades a live refresh token for a new session in the same family. */
 export async function rotateSession(ctx: AppContext, rawToken: string): Promise<{ operatorId: string; session: IssuedSession }> {
   const now = ctx.clock.now();
-  const hash = sha256Hex(rawToken);
+  const hash = refreshTokenHash(rawToken);
   const live = await consumeSession(ctx.db.admin, hash, now);
   if (!live) {
     const known = await findSession(ctx.db.admin, hash);
-    if (known && (known.used_at || known.revoked_at)) {
+    if (known && rejectionOf(known, hash) === 'replayed') {
       await revokeFamily(ctx.db.admin, known.family_id, now);
-      ctx.log.warn({ operatorId: known.operator_id }, 'operator refresh token reused: session family revoked');
-      throw IdentityErrors.refresh_reused('Invalid refresh token');
+      // An expired token that was never used is the tip of its family: nothing leaked, and the
+      // SDK's text for it is "Invalid or expired refresh token".
+      if (known.used_at || known.revoked_at) {
+        ctx.log.warn({ operatorId: known.operator_id }, 'operator refresh token reused: session family revoked');
+        throw IdentityErrors.refresh_reused('Invalid refresh token');
+      }
     }
     throw OperatorErrors.refresh_invalid();
   }
@@ -55,6 +60,6 @@ export async function rotateSession(ctx: AppContext, rawToken: string): Promise<
 
 /** Logout: ends the presented session's family. Unknown tokens are ignored (logout always succeeds). */
 export async function endSession(ctx: AppContext, rawToken: string): Promise<void> {
-  const known = await findSession(ctx.db.admin, sha256Hex(rawToken));
+  const known = await findSession(ctx.db.admin, refreshTokenHash(rawToken));
   if (known) await revokeFamily(ctx.db.admin, known.family_id, ctx.clock.now());
 }

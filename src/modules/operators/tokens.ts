@@ -1,37 +1,20 @@
 /**
- * Dashboard (operator) access tokens: HS256 JWTs signed with DASHBOARD_JWT_SECRET, 15 minutes.
- * Sent as the `accessToken` cookie or as `Authorization: Bearer`.
+ * Dashboard (operator) access tokens (src/lib/identity/jwt.ts): signed with
+ * DASHBOARD_JWT_SECRET, audience `plinth-dashboard`, 15 minutes. Sent as the `accessToken`
+ * cookie or as `Authorization: Bearer`.
  */
-import { SignJWT, jwtVerify } from 'jose';
+import { signAccessJwt, verifyAccessJwt } from '../../lib/identity/jwt.js';
 
 export const OPERATOR_ACCESS_TTL_SECONDS = 15 * 60;
-const ISSUER = 'plinth';
 const AUDIENCE = 'plinth-dashboard';
 
-export async function signOperatorToken(secret: Buffer, operatorId: string, now: Date): Promise<string> {
-  const iat = Math.floor(now.getTime() / 1000);
-  return new SignJWT({ typ: 'operator' })
-    .setProtectedHeader({ alg: 'HS256' })
-    .setSubject(operatorId)
-    .setIssuer(ISSUER)
-    .setAudience(AUDIENCE)
-    .setIssuedAt(iat)
-    .setExpirationTime(iat + OPERATOR_ACCESS_TTL_SECONDS)
-    .sign(secret);
+export function signOperatorToken(secret: Buffer, operatorId: string, now: Date): Promise<string> {
+  return signAccessJwt({ secret, audience: AUDIENCE, subject: operatorId, ttlSeconds: OPERATOR_ACCESS_TTL_SECONDS, now, claims: { typ: 'operator' } });
 }
 
 /** The operator id and the issue time (seconds), or null when the token is malformed, forged or expired. */
 export async function verifyOperatorToken(secret: Buffer, token: string, now: Date): Promise<{ id: string; issuedAt: number } | null> {
-  try {
-    const { payload } = await jwtVerify(token, secret, {
-      algorithms: ['HS256'],
-      issuer: ISSUER,
-      audience: AUDIENCE,
-      currentDate: now,
-    });
-    if (payload.typ !== 'operator' || typeof payload.sub !== 'string' || typeof payload.iat !== 'number') return null;
-    return { id: payload.sub, issuedAt: payload.iat };
-  } catch {
-    return null;
-  }
+  const payload = await verifyAccessJwt(token, secret, AUDIENCE, now);
+  if (!payload || payload.typ !== 'operator') return null;
+  return { id: payload.sub!, issuedAt: payload.iat! };
 }
