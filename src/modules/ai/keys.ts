@@ -3,13 +3,14 @@
  * (projects.secrets.aiKey). Keys are validated, AES-256-GCM encrypted before they reach the
  * database, and only `hasAiKey` ever leaves this module.
  */
-import { sql } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { encrypt } from '../../lib/crypto.js';
 import type { OperatorIdentity } from '../../plugins/operator-auth.js';
 import { planOf } from '../plans/plans.js';
 import { loadOwnedProject } from '../projects/access.js';
 import { AiErrors } from './errors.js';
+import { setProjectSecret } from '../projects/queries.js';
+import { updateAccountKey } from './queries.js';
 
 /** `gsk_` then printable ASCII without spaces; 200 characters at most in total. */
 const AI_KEY = /^gsk_[\x21-\x7e]{1,196}$/;
@@ -31,12 +32,8 @@ export interface KeyState {
 
 export async function setAccountKey(ctx: AppContext, operator: OperatorIdentity, aiKey: string | null): Promise<KeyState> {
   checkNewKey(operator, aiKey);
-  const value = aiKey === null ? null : JSON.stringify(encrypt(ctx.config.encryptionKey, aiKey));
-  await ctx.db.admin
-    .updateTable('operators')
-    .set({ ai_key: value as never, updated_at: ctx.clock.now() as never })
-    .where('id', '=', operator.id)
-    .execute();
+  const sealed = aiKey === null ? null : encrypt(ctx.config.encryptionKey, aiKey);
+  await updateAccountKey(ctx.db.admin, operator.id, sealed, ctx.clock.now());
   return { hasAiKey: aiKey !== null };
 }
 
@@ -48,16 +45,8 @@ export async function setProjectKey(
 ): Promise<KeyState> {
   const project = await loadOwnedProject(ctx, operator, projectId);
   checkNewKey(operator, aiKey);
-  // A jsonb merge, not read-modify-write: concurrent changes to other secrets are kept.
-  const secrets =
-    aiKey === null
-      ? sql`secrets - 'aiKey'`
-      : sql`secrets || jsonb_build_object('aiKey', ${JSON.stringify(encrypt(ctx.config.encryptionKey, aiKey))}::jsonb)`;
-  await ctx.db.admin
-    .updateTable('projects')
-    .set({ secrets: secrets as never, updated_at: ctx.clock.now() as never })
-    .where('id', '=', project.id)
-    .execute();
+  const sealed = aiKey === null ? null : encrypt(ctx.config.encryptionKey, aiKey);
+  await setProjectSecret(ctx.db.admin, project.id, 'aiKey', sealed, ctx.clock.now());
   await ctx.bus.publish({ type: 'project_changed', id: project.id });
   return { hasAiKey: aiKey !== null };
 }

@@ -10,6 +10,7 @@ import type { AppContext } from '../../context.js';
 import { decrypt, type Encrypted } from '../../lib/crypto.js';
 import type { AppError } from '../../lib/errors.js';
 import { METRICS, refund, reserve, type Counter } from '../../lib/quota.js';
+import { findKeyOwner } from './queries.js';
 import { utcMonth } from '../../lib/clock.js';
 import { planOf } from '../plans/plans.js';
 import { AiErrors, providerRateLimited } from './errors.js';
@@ -36,11 +37,7 @@ interface Owner {
 }
 
 async function loadOwner(ctx: AppContext, ownerId: string): Promise<Owner> {
-  return ctx.db.admin
-    .selectFrom('operators')
-    .select(['id', 'plan', 'ai_key'])
-    .where('id', '=', ownerId)
-    .executeTakeFirstOrThrow();
+  return findKeyOwner(ctx.db.admin, ownerId);
 }
 
 function selectKey(ctx: AppContext, project: AiProject, owner: Owner): SelectedKey | null {

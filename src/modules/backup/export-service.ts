@@ -5,7 +5,6 @@
  */
 import { once } from 'node:events';
 import { createGzip, type Gzip } from 'node:zlib';
-import { sql } from 'kysely';
 import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/pool.js';
 import { ARCHIVE_FORMAT, ARCHIVE_VERSION, type ArchiveRecord, type Counts } from './archive.js';
@@ -83,7 +82,7 @@ export async function exportProject(ctx: AppContext, project: { id: string; name
   let started!: () => void;
   const snapshotTaken = new Promise<void>((resolve) => (started = resolve));
   const run = ctx.db.snapshot({ projectId: project.id, keyKind: 'operator' }, async (tx) => {
-    await sql`SELECT set_config('idle_in_transaction_session_timeout', ${String(STALLED_CLIENT_MS)}, true)`.execute(tx);
+    await q.setIdleTimeout(tx, STALLED_CLIENT_MS);
     await w.write({ type: 'header', format: ARCHIVE_FORMAT, version: ARCHIVE_VERSION, project, exportedAt: ctx.clock.now().toISOString() });
     started();
     await writeCollections(tx, project.id, w);

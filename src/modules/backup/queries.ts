@@ -115,3 +115,8 @@ export async function insertFiles(db: Db, projectId: string, files: FileRecord[]
     .execute();
   return files.reduce((n, f) => n + f.size, 0);
 }
+
+/** Ends the export's snapshot transaction when the client stops reading for this long. */
+export async function setIdleTimeout(tx: Tx, ms: number): Promise<void> {
+  await sql`SELECT set_config('idle_in_transaction_session_timeout', ${String(ms)}, true)`.execute(tx);
+}

@@ -10,9 +10,9 @@
  *   a node listens only after boot has applied them (src/boot.ts).
  */
 import { Type } from '@sinclair/typebox';
-import { sql } from 'kysely';
 import type { AppContext } from '../../context.js';
 import type { App } from '../../server.js';
+import { selectOne } from './queries.js';
 
 const ProbeBody = Type.Object({ status: Type.String(), reason: Type.Optional(Type.String()) });
 
@@ -47,7 +47,7 @@ export default async function healthRoutes(app: App, ctx: AppContext): Promise<v
     async (_req, reply) => {
       reply.header('cache-control', 'no-store');
       if (ctx.lifecycle.draining) return reply.status(503).send({ status: 'unavailable', reason: 'shutting_down' });
-      if (!(await ping(() => sql`SELECT 1`.execute(ctx.db.admin)))) return reply.status(503).send({ status: 'unavailable', reason: 'database_unreachable' });
+      if (!(await ping(() => selectOne(ctx.db.admin)))) return reply.status(503).send({ status: 'unavailable', reason: 'database_unreachable' });
       return { status: 'ok' };
     },
   );
@@ -56,7 +56,7 @@ export default async function healthRoutes(app: App, ctx: AppContext): Promise<v
     '/api/health',
     { schema: { tags: ['health'], summary: 'Service and database health', response: { 200: HealthBody, 503: HealthBody } } },
     async (_req, reply) => {
-      const dbUp = await ping(() => sql`SELECT 1`.execute(ctx.db.admin));
+      const dbUp = await ping(() => selectOne(ctx.db.admin));
       const limits = ctx.limiter.status();
       const redisDown = limits === 'redis-down';
       const body = {

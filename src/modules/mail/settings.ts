@@ -2,11 +2,11 @@
  * Dashboard mail settings: the per-project webhook secret (own-key projects), stored
  * encrypted in projects.secrets.mailWebhookSecret, and the dev outbox listing.
  */
-import { sql } from 'kysely';
 import { Webhook } from 'svix';
 import type { AppContext } from '../../context.js';
 import { encrypt } from '../../lib/crypto.js';
 import { MailErrors } from './errors.js';
+import { setProjectSecret } from '../projects/queries.js';
 import { listOutbox } from './queries.js';
 
 export async function setWebhookSecret(ctx: AppContext, projectId: string, secret: string | null): Promise<boolean> {
@@ -18,15 +18,8 @@ export async function setWebhookSecret(ctx: AppContext, projectId: string, secre
       throw MailErrors.mail_webhook_secret_invalid();
     }
   }
-  const value = secret === null ? null : JSON.stringify({ mailWebhookSecret: encrypt(ctx.config.encryptionKey, secret) });
-  await ctx.db.admin
-    .updateTable('projects')
-    .set({
-      secrets: value === null ? sql`secrets - 'mailWebhookSecret'` : sql`secrets || ${value}::jsonb`,
-      updated_at: sql`now()`,
-    })
-    .where('id', '=', projectId)
-    .execute();
+  const sealed = secret === null ? null : encrypt(ctx.config.encryptionKey, secret);
+  await setProjectSecret(ctx.db.admin, projectId, 'mailWebhookSecret', sealed, ctx.clock.now());
   await ctx.bus.publish({ type: 'project_changed', id: projectId });
   return secret !== null;
 }

@@ -7,15 +7,11 @@ import { Errors } from '../../lib/errors.js';
 import { isObjectId } from '../../lib/ids.js';
 import type { OperatorIdentity } from '../../plugins/operator-auth.js';
 import { ProjectErrors } from './errors.js';
+import { findOwnedProject } from './queries.js';
 
 export async function loadOwnedProject(ctx: AppContext, operator: OperatorIdentity, projectId: string) {
   if (!isObjectId(projectId)) throw Errors.invalid_id('Invalid project id.');
-  const row = await ctx.db.admin
-    .selectFrom('projects')
-    .selectAll()
-    .where('id', '=', projectId)
-    .where('owner_id', '=', operator.id)
-    .executeTakeFirst();
+  const row = await findOwnedProject(ctx.db.admin, projectId, operator.id);
   if (!row) throw ProjectErrors.project_not_found();
   return row;
 }

@@ -11,6 +11,7 @@ import type { Bus } from '../../db/bus.js';
 import type { Database } from '../../db/types.js';
 import { planOf, type Plan, type PlanName } from '../plans/plans.js';
 import { keyKindOf, type ApiKeyKind } from './keys.js';
+import { findProjectWithOwner } from './queries.js';
 
 export interface ProjectRecord {
   id: string;
@@ -68,13 +69,7 @@ export class ProjectCache {
   }
 
   private async load(column: 'secret_key_hash' | 'publishable_key_hash' | 'id', value: string) {
-    const row = await this.db
-      .selectFrom('projects as p')
-      .innerJoin('operators as o', 'o.id', 'p.owner_id')
-      .select(['p.id', 'p.owner_id', 'p.name', 'p.site_url', 'p.settings', 'p.secrets', 'p.jwt_secret'])
-      .select(['o.plan', 'o.email as owner_email', 'o.is_verified'])
-      .where(`p.${column}`, '=', value)
-      .executeTakeFirst();
+    const row = await findProjectWithOwner(this.db, column, value);
     if (!row) return null;
     const secret = decrypt(this.encryptionKey, row.jwt_secret) ?? '';
     return {

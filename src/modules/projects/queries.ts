@@ -1,5 +1,5 @@
 /** SQL of the projects domain. */
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/types.js';
 import type { Encrypted } from '../../lib/crypto.js';
 
@@ -118,4 +118,38 @@ export async function deleteProjectRow(db: Kysely<Database>, id: string, alsoInT
     await tx.deleteFrom('usage_counters').where('subject_id', '=', id).execute();
     await tx.deleteFrom('projects').where('id', '=', id).execute();
   });
+}
+
+/** A project of this owner (every column), or undefined: someone else's id reads as missing. */
+export function findOwnedProject(db: Kysely<Database>, projectId: string, ownerId: string) {
+  return db.selectFrom('projects').selectAll().where('id', '=', projectId).where('owner_id', '=', ownerId).executeTakeFirst();
+}
+
+/** Takes the operator's row lock: project creations of one operator run one at a time. */
+export async function lockOwner(db: Kysely<Database>, ownerId: string): Promise<void> {
+  await db.selectFrom('operators').select('id').where('id', '=', ownerId).forUpdate().execute();
+}
+
+/** A project with its owner's plan and verification, by key hash or id (the project cache's load). */
+export function findProjectWithOwner(db: Kysely<Database>, column: 'secret_key_hash' | 'publishable_key_hash' | 'id', value: string) {
+  return db
+    .selectFrom('projects as p')
+    .innerJoin('operators as o', 'o.id', 'p.owner_id')
+    .select(['p.id', 'p.owner_id', 'p.name', 'p.site_url', 'p.settings', 'p.secrets', 'p.jwt_secret'])
+    .select(['o.plan', 'o.email as owner_email', 'o.is_verified'])
+    .where(`p.${column}`, '=', value)
+    .executeTakeFirst();
+}
+
+/**
+ * Sets (or, with null, removes) one encrypted entry of projects.secrets: a jsonb merge, not a
+ * read-modify-write, so concurrent changes to the project's other secrets are kept.
+ */
+export function setProjectSecret(db: Kysely<Database>, projectId: string, name: string, sealed: Encrypted | null, now: Date) {
+  const secrets = sealed === null ? sql`secrets - ${name}::text` : sql`secrets || jsonb_build_object(${name}::text, ${JSON.stringify(sealed)}::jsonb)`;
+  return db
+    .updateTable('projects')
+    .set({ secrets: secrets as never, updated_at: now as never })
+    .where('id', '=', projectId)
+    .execute();
 }

@@ -6,7 +6,7 @@ import { DEFAULT_PROJECT_SETTINGS } from './defaults.js';
 import { ProjectErrors } from './errors.js';
 import { normaliseSiteUrl } from './settings.js';
 import { newApiKey, newJwtSecret } from './keys.js';
-import { countProjects, insertProject } from './queries.js';
+import { countProjects, insertProject, lockOwner } from './queries.js';
 
 // Re-exported: other domains import the project errors from here.
 export { ProjectErrors };
@@ -23,7 +23,7 @@ export async function createProject(ctx: AppContext, owner: { id: string; plan: 
   const sk = newApiKey('secret');
   const row = await ctx.db.admin.transaction().execute(async (tx) => {
     // Serialise creations by the same operator so the limit check cannot race.
-    await tx.selectFrom('operators').select('id').where('id', '=', owner.id).forUpdate().execute();
+    await lockOwner(tx, owner.id);
     const count = await countProjects(tx, owner.id);
     if (limit >= 0 && count >= limit) {
       throw ProjectErrors.project_limit_reached(`Project limit reached (${limit}). Please upgrade your plan to create more projects.`);
