@@ -1,16 +1,18 @@
 /**
- * Which route modules each route group serves. A node serves the public API, the dashboard
- * API or both (PLINTH_ROUTES). Each module exports `(app, ctx) => Promise<void>`.
+ * Which route modules each surface serves, and in which authentication group (src/route-groups.ts).
+ * A node serves the public API, the dashboard API or both (PLINTH_ROUTES). Domains with routes
+ * of several kinds export their groups from their routes index; the others are grouped here.
  */
 import type { AppContext } from './context.js';
 import type { Surface } from './plugins/cors.js';
 import type { App } from './server.js';
+import { defineRoutes, registerAuthGroups, type RouteModule } from './route-groups.js';
 import healthRoutes from './modules/health/routes.js';
 import operatorRoutes from './modules/operators/routes.js';
 import projectRoutes from './modules/projects/routes.js';
 import adminRoutes from './modules/admin/routes.js';
 import aiRoutes from './modules/ai/routes/index.js';
-import storageRoutes, { storageDashboardFileRoutes, storageDashboardRoutes } from './modules/storage/routes/index.js';
+import { storageDashboardRoutes, storagePublicRoutes } from './modules/storage/routes/index.js';
 import authRoutes from './modules/auth/routes.js';
 import authAdminRoutes from './modules/auth/admin.js';
 import socialRoutes from './modules/social/routes.js';
@@ -22,16 +24,26 @@ import dataOperatorRoutes from './modules/data/operator/routes.js';
 import schemaRoutes from './modules/schemas/routes.js';
 import backupRoutes from './modules/backup/routes.js';
 
-export type RouteModule = (app: App, ctx: AppContext) => Promise<void>;
+export type { RouteModule } from './route-groups.js';
 
-export const commonRoutes: RouteModule[] = [healthRoutes];
+export const commonRoutes: RouteModule[] = [defineRoutes('public', healthRoutes)];
 
-export const publicRoutes: RouteModule[] = [authRoutes, socialRoutes, storageRoutes, mailPublicRoutes, dataRoutes, schemaRoutes];
+export const publicRoutes: RouteModule[] = [...authRoutes, ...socialRoutes, ...storagePublicRoutes, ...mailPublicRoutes, ...dataRoutes, ...schemaRoutes];
 
-export const dashboardRoutes: RouteModule[] = [operatorRoutes, projectRoutes, adminRoutes, aiRoutes, storageDashboardRoutes, storageDashboardFileRoutes, authAdminRoutes, socialSettingsRoutes, mailDashboardRoutes, collectionRoutes, dataOperatorRoutes, backupRoutes];
+export const dashboardRoutes: RouteModule[] = [
+  ...operatorRoutes,
+  ...projectRoutes,
+  defineRoutes('admin', adminRoutes),
+  ...aiRoutes,
+  ...storageDashboardRoutes,
+  defineRoutes('operator', authAdminRoutes, socialSettingsRoutes, backupRoutes),
+  ...mailDashboardRoutes,
+  ...collectionRoutes,
+  ...dataOperatorRoutes,
+];
 
 /**
- * Registers a group's modules in their own scope, stamping each route with the group's surface
+ * Registers a surface's modules in their own scope, stamping each route with the surface
  * (`config.surface`): CORS and anything else that depends on "which kind of route is this"
  * reads it from the routed route, never from the URL.
  */
@@ -40,6 +52,6 @@ export async function registerRouteGroup(app: App, ctx: AppContext, surface: Sur
     scope.addHook('onRoute', (route) => {
       route.config = { ...route.config, surface };
     });
-    for (const mod of modules) await mod(scope, ctx);
+    await registerAuthGroups(scope, ctx, modules);
   });
 }

@@ -25,6 +25,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Which CORS policy (and route group) the route belongs to. */
     surface?: Surface;
+    /** The route's authentication group (src/route-groups.ts). */
+    auth?: string;
   }
   interface FastifyRequest {
     /** Set by @fastify/cors when its hook granted this preflight. */

@@ -17,6 +17,26 @@ export async function optionalUserId(ctx: AppContext, req: FastifyRequest): Prom
   return verifyAccessToken(projectOf(req), token, ctx.clock.now());
 }
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The end user of an `endUser` route (src/route-groups.ts). */
+    userId?: string;
+  }
+}
+
+/** The `endUser` group's hook: a valid access token of the request's project, else 401. */
+export function requireUser(ctx: AppContext) {
+  return async function requireEndUser(req: FastifyRequest): Promise<void> {
+    req.userId = await requireUserId(ctx, req);
+  };
+}
+
+/** The end user of an `endUser` route. */
+export function userIdOf(req: FastifyRequest): string {
+  if (!req.userId) throw new Error('route is not in the endUser group');
+  return req.userId;
+}
+
 /** The user id, or 401 (so SDK clients refresh and retry) when missing, invalid or expired. */
 export async function requireUserId(ctx: AppContext, req: FastifyRequest): Promise<string> {
   const token = bearerToken(req);

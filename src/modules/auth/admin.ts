@@ -10,7 +10,7 @@ import type { App } from '../../server.js';
 import { done, ok } from '../../lib/envelope.js';
 import { Errors } from '../../lib/errors.js';
 import { isObjectId } from '../../lib/ids.js';
-import { operatorAuth, operatorOf } from '../../plugins/operator-auth.js';
+import { operatorOf } from '../../plugins/operator-auth.js';
 import { loadOwnedProject } from '../projects/access.js';
 import { AuthErrors } from './errors.js';
 import { deleteUser, findUserById, listUsers, markEmailVerified, setUserDisabled } from './queries.js';
@@ -29,11 +29,9 @@ const Paging = Type.Object({
 type Ids = { projectId: string; userId?: string };
 
 export default async function authAdminRoutes(app: App, ctx: AppContext): Promise<void> {
-  const preHandler = operatorAuth(ctx);
-  /** The options every route shares: operator auth, tag, security and the path params. */
+  /** The options every route shares: tag and the path params. */
   const route = <P extends TSchema, E extends object = object>(summary: string, params: P, extra?: E) => ({
-    schema: { tags: ['project users'], summary, security: [{ operatorBearer: [] }], params, ...(extra as E) },
-    preHandler,
+    schema: { tags: ['project users'], summary, params, ...(extra as E) },
   });
 
   /**

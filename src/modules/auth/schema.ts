@@ -7,7 +7,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import type { FieldDef } from '../../db/types.js';
-import { apiKeyAuth, projectOf } from '../../plugins/api-key.js';
+import { projectOf } from '../../plugins/api-key.js';
 import type { ProjectRecord } from '../projects/cache.js';
 import { AuthErrors } from './errors.js';
 
@@ -49,16 +49,14 @@ export async function usersSchemaOf(ctx: AppContext, project: ProjectRecord): Pr
   return describeSchema(fields);
 }
 
-/** preHandler (after the API key): runs the preconditions and sets `req.usersSchema`. */
-function authPreconditions(ctx: AppContext) {
+/**
+ * preHandler of every /api/userAuth route (after the API key group's authentication): Auth
+ * enabled, a valid users schema; sets `req.usersSchema`.
+ */
+export function authPreconditions(ctx: AppContext) {
   return async function checkAuthPreconditions(req: FastifyRequest): Promise<void> {
     req.usersSchema = await usersSchemaOf(ctx, projectOf(req));
   };
-}
-
-/** The preHandlers of the public /api/userAuth routes: the API key, then the preconditions. */
-export function authPreHandlers(ctx: AppContext) {
-  return [apiKeyAuth(ctx), authPreconditions(ctx)];
 }
 
 export function schemaOf(req: FastifyRequest): UsersSchema {

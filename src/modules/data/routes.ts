@@ -1,6 +1,5 @@
 /** The public data API under /api/data/:collectionName. */
-import type { AppContext } from '../../context.js';
-import type { App } from '../../server.js';
+import { defineRoutes } from '../../route-groups.js';
 import aggregateRoutes from './routes/aggregate.js';
 import batchRoutes from './routes/batch.js';
 import createRoutes from './routes/create.js';
@@ -9,6 +8,4 @@ import guardRoute from './routes/guard.js';
 import readRoutes from './routes/read.js';
 import updateRoutes from './routes/update.js';
 
-export default async function dataRoutes(app: App, ctx: AppContext): Promise<void> {
-  for (const mod of [readRoutes, aggregateRoutes, batchRoutes, createRoutes, updateRoutes, deleteRoutes, guardRoute]) await mod(app, ctx);
-}
+export default [defineRoutes('apiKey', readRoutes, aggregateRoutes, batchRoutes, createRoutes, updateRoutes, deleteRoutes, guardRoute)];

@@ -9,7 +9,7 @@ import type { AppContext } from '../../context.js';
 import type { App } from '../../server.js';
 import { encrypt, type Encrypted } from '../../lib/crypto.js';
 import { ok } from '../../lib/envelope.js';
-import { operatorAuth, operatorOf } from '../../plugins/operator-auth.js';
+import { operatorOf } from '../../plugins/operator-auth.js';
 import { loadOwnedProject } from '../projects/access.js';
 import { SocialErrors } from './errors.js';
 import { saveProviderSettings } from './queries.js';
@@ -50,9 +50,7 @@ export default async function socialSettingsRoutes(app: App, ctx: AppContext): P
       summary: 'Configure social sign-in providers (client secret write-only)',
       params: Type.Object({ projectId: Type.String() }),
       body: Body,
-      security: [{ operatorBearer: [] }],
     },
-    preHandler: operatorAuth(ctx),
     handler: async (req) => {
       const row = await loadOwnedProject(ctx, operatorOf(req), req.params.projectId);
       if (!PROVIDERS.some((p) => req.body[p] !== undefined)) throw SocialErrors.providers_empty();

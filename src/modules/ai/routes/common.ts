@@ -2,7 +2,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../../context.js';
-import { operatorAuth, operatorOf } from '../../../plugins/operator-auth.js';
+import { operatorOf } from '../../../plugins/operator-auth.js';
 import { loadOwnedProject } from '../../projects/access.js';
 
 export const ProjectParams = Type.Object({ projectId: Type.String() });
@@ -22,7 +22,6 @@ export function envelope<T extends TSchema>(data: T) {
 
 export const KeyState = envelope(Type.Object({ hasAiKey: Type.Boolean() }));
 
-export const operatorSecurity = [{ operatorBearer: [] }];
 
 export function keyMessage(hasAiKey: boolean): string {
   return hasAiKey ? 'AI key saved.' : 'AI key removed.';
@@ -31,8 +30,7 @@ export function keyMessage(hasAiKey: boolean): string {
 /** Options of an AI feature route: operator session, `:projectId` params, one AI session per call. */
 export function aiFeatureOptions<B extends TSchema, R extends TSchema>(ctx: AppContext, summary: string, body: B, result: R) {
   return {
-    preHandler: operatorAuth(ctx),
-    schema: { tags: ['ai'], summary, security: operatorSecurity, params: ProjectParams, body, response: { 200: result } },
+    schema: { tags: ['ai'], summary, params: ProjectParams, body, response: { 200: result } },
   };
 }
 

@@ -1,20 +1,18 @@
 /** PUT /api/user/me/byok: set or clear the signed-in operator's account AI key. */
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
-import { operatorAuth, operatorOf } from '../../../plugins/operator-auth.js';
+import { operatorOf } from '../../../plugins/operator-auth.js';
 import type { App } from '../../../server.js';
 import { setAccountKey } from '../keys.js';
-import { AiKeyBody, KeyState, keyMessage, operatorSecurity } from './common.js';
+import { AiKeyBody, KeyState, keyMessage } from './common.js';
 
 export default async function setAccountKeyRoute(app: App, ctx: AppContext): Promise<void> {
   app.put(
     '/api/user/me/byok',
     {
-      preHandler: operatorAuth(ctx),
       schema: {
         tags: ['ai'],
         summary: 'Set or clear your account AI key (used for all your projects without their own key)',
-        security: operatorSecurity,
         body: AiKeyBody,
         response: { 200: KeyState },
       },

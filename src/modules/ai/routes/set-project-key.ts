@@ -1,20 +1,18 @@
 /** PUT /api/projects/:projectId/byok: set or clear a project's AI key (project owner). */
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
-import { operatorAuth, operatorOf } from '../../../plugins/operator-auth.js';
+import { operatorOf } from '../../../plugins/operator-auth.js';
 import type { App } from '../../../server.js';
 import { setProjectKey } from '../keys.js';
-import { AiKeyBody, KeyState, keyMessage, operatorSecurity, ProjectParams } from './common.js';
+import { AiKeyBody, KeyState, keyMessage, ProjectParams } from './common.js';
 
 export default async function setProjectKeyRoute(app: App, ctx: AppContext): Promise<void> {
   app.put(
     '/api/projects/:projectId/byok',
     {
-      preHandler: operatorAuth(ctx),
       schema: {
         tags: ['ai'],
         summary: "Set or clear a project's AI key (overrides the account key for this project)",
-        security: operatorSecurity,
         params: ProjectParams,
         body: AiKeyBody,
         response: { 200: KeyState },

@@ -11,7 +11,7 @@ import { projectOf } from '../../../plugins/api-key.js';
 import { AuthErrors } from '../errors.js';
 import { clientMeta, deliverTokens, headerMode } from '../delivery.js';
 import { loginLimit, withLoginFailureLimits } from '../limits.js';
-import { authPreHandlers, schemaOf } from '../schema.js';
+import { schemaOf } from '../schema.js';
 import { login } from '../service.js';
 import { normalizeEmail } from '../../../lib/email.js';
 import { toUser } from '../users.js';
@@ -29,9 +29,7 @@ export default async function loginFlow(app: App, ctx: AppContext): Promise<void
       summary: 'Log in with email and password (401 "Invalid email or password" for any bad credential)',
       headers: Type.Object({ 'x-refresh-token-mode': Type.Optional(Type.String()) }),
       body: Body,
-      security: [{ apiKey: [] }],
     },
-    preHandler: authPreHandlers(ctx),
     handler: async (req, reply) => {
       const project = projectOf(req);
       const email = normalizeEmail(req.body.email);

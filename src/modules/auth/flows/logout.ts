@@ -5,7 +5,6 @@ import type { App } from '../../../server.js';
 import { done } from '../../../lib/envelope.js';
 import { projectOf } from '../../../plugins/api-key.js';
 import { clearRefreshCookie, presentedRefreshToken } from '../delivery.js';
-import { authPreHandlers } from '../schema.js';
 import { revokePresented } from '../sessions.js';
 
 export default async function logoutFlow(app: App, ctx: AppContext): Promise<void> {
@@ -14,9 +13,7 @@ export default async function logoutFlow(app: App, ctx: AppContext): Promise<voi
       tags: ['userAuth'],
       summary: 'Log out: revoke the presented refresh session (cookie or x-refresh-token) and clear the cookie',
       headers: Type.Object({ 'x-refresh-token': Type.Optional(Type.String()) }),
-      security: [{ apiKey: [] }],
     },
-    preHandler: authPreHandlers(ctx),
     handler: async (req, reply) => {
       const { token } = presentedRefreshToken(req);
       if (token) await revokePresented(ctx, projectOf(req), token);

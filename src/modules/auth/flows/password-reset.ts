@@ -12,20 +12,16 @@ import { otpLimit } from '../limits.js';
 import { consumeCode, requestCode } from '../otp.js';
 import { hashPassword } from '../../../lib/passwords.js';
 import { markEmailVerified, setPasswordHash } from '../queries.js';
-import { authPreHandlers } from '../schema.js';
 import { revokeUserSessions } from '../session-queries.js';
 
 export default async function passwordResetFlow(app: App, ctx: AppContext): Promise<void> {
-  const pre = authPreHandlers(ctx);
 
   app.post('/api/userAuth/request-password-reset', {
     schema: {
       tags: ['userAuth'],
       summary: 'Mail a password-reset code if the email is registered (always the same answer)',
       body: EmailBody,
-      security: [{ apiKey: [] }],
     },
-    preHandler: pre,
     handler: async (req) => {
       const project = projectOf(req);
       const email = checkEmail(req.body.email);
@@ -44,9 +40,7 @@ export default async function passwordResetFlow(app: App, ctx: AppContext): Prom
         otp: Type.String({ maxLength: 32 }),
         newPassword: Type.String(),
       }),
-      security: [{ apiKey: [] }],
     },
-    preHandler: pre,
     handler: async (req) => {
       const project = projectOf(req);
       const email = checkEmail(req.body.email);

@@ -7,23 +7,21 @@ import type { AppContext } from '../../../context.js';
 import type { App } from '../../../server.js';
 import { done, ok } from '../../../lib/envelope.js';
 import { projectOf } from '../../../plugins/api-key.js';
-import { requireUserId } from '../../../plugins/user-auth.js';
+import { userIdOf } from '../../../plugins/user-auth.js';
 import { AuthErrors } from '../errors.js';
 import { checkNewPassword } from '../inputs.js';
-import { authPreHandlers, schemaOf } from '../schema.js';
+import { schemaOf } from '../schema.js';
 import { changePassword, currentUser, publicProfile, updateProfile } from '../service.js';
 import { toPublicProfile, toUser } from '../users.js';
 
-const bearer = [{ apiKey: [], userBearer: [] }];
 
-export default async function profileFlow(app: App, ctx: AppContext): Promise<void> {
-  const pre = authPreHandlers(ctx);
+/** The signed-in user's own account (the endUser group: a valid access token is required). */
+export async function accountFlow(app: App, ctx: AppContext): Promise<void> {
 
   app.get('/api/userAuth/me', {
-    schema: { tags: ['userAuth'], summary: 'The signed-in user (without password)', security: bearer },
-    preHandler: pre,
+    schema: { tags: ['userAuth'], summary: 'The signed-in user (without password)' },
     handler: async (req) => {
-      const userId = await requireUserId(ctx, req);
+      const userId = userIdOf(req);
       const user = await currentUser(ctx, projectOf(req), userId);
       return ok(toUser(user, schemaOf(req)), 'User fetched successfully');
     },
@@ -34,11 +32,9 @@ export default async function profileFlow(app: App, ctx: AppContext): Promise<vo
       tags: ['userAuth'],
       summary: 'Update custom profile fields (password, email, _id and $-keys are ignored)',
       body: Type.Record(Type.String(), Type.Unknown()),
-      security: bearer,
     },
-    preHandler: pre,
     handler: async (req) => {
-      const userId = await requireUserId(ctx, req);
+      const userId = userIdOf(req);
       await updateProfile(ctx, projectOf(req), schemaOf(req), userId, req.body);
       return done('Profile updated successfully');
     },
@@ -49,26 +45,25 @@ export default async function profileFlow(app: App, ctx: AppContext): Promise<vo
       tags: ['userAuth'],
       summary: 'Change the password (checks the current one; revokes every session of the user)',
       body: Type.Object({ currentPassword: Type.String(), newPassword: Type.String() }),
-      security: bearer,
     },
-    preHandler: pre,
     handler: async (req) => {
-      const userId = await requireUserId(ctx, req);
+      const userId = userIdOf(req);
       if (!req.body.currentPassword) throw AuthErrors.invalid_input('Current password is required');
       const next = checkNewPassword(req.body.newPassword, 'New password');
       await changePassword(ctx, projectOf(req), userId, req.body.currentPassword.slice(0, 1024), next);
       return done('Password changed successfully');
     },
   });
+}
 
+/** A public profile by username (the API key is enough). */
+export async function publicProfileFlow(app: App, ctx: AppContext): Promise<void> {
   app.get('/api/userAuth/public/:username', {
     schema: {
       tags: ['userAuth'],
       summary: "A user's public profile by username: _id, non-sensitive schema fields, timestamps",
       params: Type.Object({ username: Type.String({ minLength: 1, maxLength: 100 }) }),
-      security: [{ apiKey: [] }],
     },
-    preHandler: pre,
     handler: async (req) => {
       const schema = schemaOf(req);
       const user = await publicProfile(ctx, projectOf(req), schema, req.params.username);

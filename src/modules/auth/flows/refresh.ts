@@ -12,7 +12,6 @@ import { projectOf } from '../../../plugins/api-key.js';
 import { AuthErrors } from '../errors.js';
 import { clearRefreshCookie, clientMeta, deliverTokens, headerMode, presentedRefreshToken } from '../delivery.js';
 import { refreshLimit } from '../limits.js';
-import { authPreHandlers } from '../schema.js';
 import { rotate } from '../sessions.js';
 
 export default async function refreshFlow(app: App, ctx: AppContext): Promise<void> {
@@ -24,9 +23,7 @@ export default async function refreshFlow(app: App, ctx: AppContext): Promise<vo
         'x-refresh-token': Type.Optional(Type.String()),
         'x-refresh-token-mode': Type.Optional(Type.String()),
       }),
-      security: [{ apiKey: [] }],
     },
-    preHandler: authPreHandlers(ctx),
     handler: async (req, reply) => {
       const project = projectOf(req);
       await refreshLimit(ctx, project.id, req.ip);

@@ -7,7 +7,7 @@ import { projectOf } from '../../../plugins/api-key.js';
 import { clientMeta, deliverTokens, headerMode } from '../delivery.js';
 import { checkEmail, checkNewPassword } from '../inputs.js';
 import { signupLimit } from '../limits.js';
-import { authPreHandlers, schemaOf } from '../schema.js';
+import { schemaOf } from '../schema.js';
 import { signup } from '../service.js';
 import { toUser } from '../users.js';
 
@@ -28,9 +28,7 @@ export default async function signupFlow(app: App, ctx: AppContext): Promise<voi
       summary: 'Sign up an end user (201 with user, accessToken, expiresIn; refresh token as cookie / header mode)',
       headers: Type.Object({ 'x-refresh-token-mode': Type.Optional(Type.String()) }),
       body: Body,
-      security: [{ apiKey: [] }],
     },
-    preHandler: authPreHandlers(ctx),
     handler: async (req, reply) => {
       const project = projectOf(req);
       await signupLimit(ctx, project.id, req.ip);

@@ -11,19 +11,15 @@ import { checkEmail, checkOtp, EmailBody } from '../inputs.js';
 import { otpLimit } from '../limits.js';
 import { consumeCode, requestCode } from '../otp.js';
 import { markEmailVerified } from '../queries.js';
-import { authPreHandlers } from '../schema.js';
 
 export default async function verifyEmailFlow(app: App, ctx: AppContext): Promise<void> {
-  const pre = authPreHandlers(ctx);
 
   app.post('/api/userAuth/verify-email', {
     schema: {
       tags: ['userAuth'],
       summary: 'Verify the email with the 6-digit code (10 min, 5 attempts)',
       body: Type.Object({ email: Type.String({ maxLength: 320 }), otp: Type.String({ maxLength: 32 }) }),
-      security: [{ apiKey: [] }],
     },
-    preHandler: pre,
     handler: async (req) => {
       const project = projectOf(req);
       const email = checkEmail(req.body.email);
@@ -39,9 +35,7 @@ export default async function verifyEmailFlow(app: App, ctx: AppContext): Promis
       tags: ['userAuth'],
       summary: 'Send a new verification code (one per minute per email; same answer for unknown emails)',
       body: EmailBody,
-      security: [{ apiKey: [] }],
     },
-    preHandler: pre,
     handler: async (req) => {
       const project = projectOf(req);
       const email = checkEmail(req.body.email);

@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
-import { operatorAuth, operatorOf } from '../../../plugins/operator-auth.js';
+import { operatorOf } from '../../../plugins/operator-auth.js';
 import type { App } from '../../../server.js';
 import { loadOwnedProject } from '../../projects/access.js';
 import { CollectionErrors } from '../errors.js';
@@ -24,7 +24,6 @@ export default async function createRoute(app: App, ctx: AppContext): Promise<vo
   app.post(
     '/api/projects/:projectId/collections',
     {
-      preHandler: operatorAuth(ctx),
       schema: {
         tags: ['dashboard: collections'],
         summary: 'Create a collection',

@@ -1,7 +1,7 @@
 /** DELETE /api/projects/:projectId/collections/:name: the collection, its documents and indexes. */
 import type { AppContext } from '../../../context.js';
 import { done } from '../../../lib/envelope.js';
-import { operatorAuth, operatorOf } from '../../../plugins/operator-auth.js';
+import { operatorOf } from '../../../plugins/operator-auth.js';
 import type { App } from '../../../server.js';
 import { loadOwnedProject } from '../../projects/access.js';
 import { CollectionParams } from '../schemas.js';
@@ -11,7 +11,6 @@ export default async function deleteRoute(app: App, ctx: AppContext): Promise<vo
   app.delete(
     '/api/projects/:projectId/collections/:name',
     {
-      preHandler: operatorAuth(ctx),
       schema: { tags: ['dashboard: collections'], summary: 'Delete a collection and all its documents', params: CollectionParams },
     },
     async (req) => {

@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
-import { operatorAuth, operatorOf } from '../../../plugins/operator-auth.js';
+import { operatorOf } from '../../../plugins/operator-auth.js';
 import type { App } from '../../../server.js';
 import { loadOwnedProject } from '../../projects/access.js';
 import { CollectionParams, CollectionView, envelopeOf, ProjectParams } from '../schemas.js';
@@ -13,7 +13,6 @@ export default async function readRoutes(app: App, ctx: AppContext): Promise<voi
   app.get(
     '/api/projects/:projectId/collections',
     {
-      preHandler: operatorAuth(ctx),
       schema: {
         tags: ['dashboard: collections'],
         summary: "List a project's collections",
@@ -30,7 +29,6 @@ export default async function readRoutes(app: App, ctx: AppContext): Promise<voi
   app.get(
     '/api/projects/:projectId/collections/:name',
     {
-      preHandler: operatorAuth(ctx),
       schema: {
         tags: ['dashboard: collections'],
         summary: 'Get one collection',

@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
-import { operatorAuth, operatorOf } from '../../../plugins/operator-auth.js';
+import { operatorOf } from '../../../plugins/operator-auth.js';
 import type { App } from '../../../server.js';
 import { loadOwnedProject } from '../../projects/access.js';
 import { CollectionParams, envelopeOf, RlsBody, RlsView } from '../schemas.js';
@@ -14,7 +14,6 @@ export default async function rlsRoute(app: App, ctx: AppContext): Promise<void>
   app.patch(
     '/api/projects/:projectId/collections/:name/rls',
     {
-      preHandler: operatorAuth(ctx),
       schema: {
         tags: ['dashboard: collections'],
         summary: 'Change row-level security of a collection',

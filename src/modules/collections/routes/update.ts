@@ -6,7 +6,7 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
-import { operatorAuth, operatorOf } from '../../../plugins/operator-auth.js';
+import { operatorOf } from '../../../plugins/operator-auth.js';
 import type { App } from '../../../server.js';
 import { loadOwnedProject } from '../../projects/access.js';
 import { CollectionErrors } from '../errors.js';
@@ -24,7 +24,6 @@ export default async function updateRoute(app: App, ctx: AppContext): Promise<vo
   app.patch(
     '/api/projects/:projectId/collections/:name',
     {
-      preHandler: operatorAuth(ctx),
       schema: {
         tags: ['dashboard: collections'],
         summary: 'Replace a collection schema (schema_version + 1)',

@@ -1,20 +1,18 @@
 /** GET /api/projects/:projectId/data/:collectionName/aggregate: the public aggregate, as the project owner. */
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
-import { operatorAuth } from '../../../plugins/operator-auth.js';
 import type { App } from '../../../server.js';
 import { parseAggregateQuery } from '../aggregate-query.js';
 import { aggregateDocuments } from '../aggregate-service.js';
 import { AGGREGATE_DESCRIPTION } from '../routes/aggregate.js';
 import { rawQuery } from '../target.js';
-import { CollectionParams, operatorTarget, security, TAGS } from './target.js';
+import { CollectionParams, operatorTarget, TAGS } from './target.js';
 
 export default async function operatorAggregateRoutes(app: App, ctx: AppContext): Promise<void> {
   app.get(
     '/api/projects/:projectId/data/:collectionName/aggregate',
     {
-      preHandler: operatorAuth(ctx),
-      schema: { tags: TAGS, security, summary: 'Aggregate documents as the project owner', description: AGGREGATE_DESCRIPTION, params: CollectionParams },
+      schema: { tags: TAGS, summary: 'Aggregate documents as the project owner', description: AGGREGATE_DESCRIPTION, params: CollectionParams },
     },
     async (req) => {
       const t = await operatorTarget(ctx, req, req.params.projectId, req.params.collectionName);

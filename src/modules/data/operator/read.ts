@@ -5,21 +5,18 @@
  */
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
-import { operatorAuth } from '../../../plugins/operator-auth.js';
 import type { App } from '../../../server.js';
 import { parseListQuery } from '../query.js';
 import { countDocuments, getDocument, listDocuments } from '../read-service.js';
 import { rawQuery } from '../target.js';
-import { CollectionParams, DocumentParams, operatorTarget, security, TAGS } from './target.js';
+import { CollectionParams, DocumentParams, operatorTarget, TAGS } from './target.js';
 
 export default async function operatorReadRoutes(app: App, ctx: AppContext): Promise<void> {
   app.get(
     '/api/projects/:projectId/data/:collectionName',
     {
-      preHandler: operatorAuth(ctx),
       schema: {
         tags: TAGS,
-        security,
         summary: 'List documents as the project owner (the /api/data query grammar; total null unless shown by the page or include_total=true)',
         params: CollectionParams,
       },
@@ -35,8 +32,7 @@ export default async function operatorReadRoutes(app: App, ctx: AppContext): Pro
   app.get(
     '/api/projects/:projectId/data/:collectionName/:id',
     {
-      preHandler: operatorAuth(ctx),
-      schema: { tags: TAGS, security, summary: 'Get one document as the project owner (include_deleted=true sees soft-deleted ones)', params: DocumentParams },
+      schema: { tags: TAGS, summary: 'Get one document as the project owner (include_deleted=true sees soft-deleted ones)', params: DocumentParams },
     },
     async (req) => {
       const t = await operatorTarget(ctx, req, req.params.projectId, req.params.collectionName);

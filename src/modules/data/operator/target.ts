@@ -15,7 +15,6 @@ import { assertNotUsers, type Access } from '../access.js';
 import { CollectionErrors } from '../../collections/errors.js';
 
 export const TAGS = ['dashboard: data'];
-export const security = [{ operatorBearer: [] }];
 
 export const CollectionParams = Type.Object({ projectId: Type.String(), collectionName: Type.String({ maxLength: 200 }) });
 export const DocumentParams = Type.Object({

@@ -7,13 +7,12 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
 import { Errors } from '../../../lib/errors.js';
-import { operatorAuth } from '../../../plugins/operator-auth.js';
 import type { App } from '../../../server.js';
 import { parseListQuery } from '../query.js';
 import { rawQuery } from '../target.js';
 import { exportStream } from './export.js';
 import { importRows, parseImport, type ImportFormat } from './import.js';
-import { CollectionParams, operatorTarget, security, TAGS } from './target.js';
+import { CollectionParams, operatorTarget, TAGS } from './target.js';
 
 const ExportParams = Type.Object({
   projectId: Type.String(),
@@ -44,8 +43,7 @@ export default async function operatorTransferRoutes(app: App, ctx: AppContext):
   app.get(
     `${base}/export/:format`,
     {
-      preHandler: operatorAuth(ctx),
-      schema: { tags: TAGS, security, summary: 'Export the documents matching the list filters (streamed; newest first)', params: ExportParams },
+      schema: { tags: TAGS, summary: 'Export the documents matching the list filters (streamed; newest first)', params: ExportParams },
     },
     async (req, reply) => {
       const t = await operatorTarget(ctx, req, req.params.projectId, req.params.collectionName);
@@ -67,10 +65,8 @@ export default async function operatorTransferRoutes(app: App, ctx: AppContext):
     scoped.post(
       `${base}/import`,
       {
-        preHandler: operatorAuth(ctx),
         schema: {
           tags: TAGS,
-          security,
           summary: 'Import documents from a JSON array, NDJSON or CSV body; a message per refused row',
           params: CollectionParams,
           body: Type.Unknown({ description: 'application/json (array), application/x-ndjson or text/csv (header row)' }),

@@ -1,7 +1,6 @@
 /** GET /api/data/:collectionName/aggregate: counts, sums, averages, extremes, grouped. */
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
-import { apiKeyAuth } from '../../../plugins/api-key.js';
 import type { App } from '../../../server.js';
 import { readAccess } from '../access.js';
 import { parseAggregateQuery } from '../aggregate-query.js';
@@ -20,7 +19,6 @@ export default async function aggregateRoutes(app: App, ctx: AppContext): Promis
   app.get(
     '/api/data/:collectionName/aggregate',
     {
-      preHandler: apiKeyAuth(ctx),
       schema: { tags: TAGS, summary: 'Aggregate documents (count, countDistinct, sum, avg, min, max; groupBy; filters)', description: AGGREGATE_DESCRIPTION, params: CollectionParam },
     },
     async (req) => {

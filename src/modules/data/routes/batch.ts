@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
-import { apiKeyAuth, projectOf } from '../../../plugins/api-key.js';
+import { projectOf } from '../../../plugins/api-key.js';
 import type { App } from '../../../server.js';
 import { writeAccess } from '../access.js';
 import { BATCH_MAX, named, runBatch, type BatchOperation, type BatchTarget } from '../batch-service.js';
@@ -25,7 +25,6 @@ export default async function batchRoutes(app: App, ctx: AppContext): Promise<vo
   app.post(
     '/api/data/batch',
     {
-      preHandler: apiKeyAuth(ctx),
       schema: {
         tags: TAGS,
         summary: 'Run 1-100 create/update/delete/restore operations in one transaction (all or nothing)',

@@ -1,7 +1,7 @@
 /** POST /api/data/:collectionName (one document, 201 bare) and POST …/bulk (1-100, all or nothing). */
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
-import { apiKeyAuth, projectOf } from '../../../plugins/api-key.js';
+import { projectOf } from '../../../plugins/api-key.js';
 import type { App } from '../../../server.js';
 import { writeAccess } from '../access.js';
 import { AnyBody, CollectionParam, loadTarget, TAGS } from '../target.js';
@@ -11,7 +11,6 @@ export default async function createRoutes(app: App, ctx: AppContext): Promise<v
   app.post(
     '/api/data/:collectionName',
     {
-      preHandler: apiKeyAuth(ctx),
       schema: { tags: TAGS, summary: 'Create a document (returns the document itself, 201)', params: CollectionParam, body: AnyBody },
     },
     async (req, reply) => {
@@ -25,7 +24,6 @@ export default async function createRoutes(app: App, ctx: AppContext): Promise<v
   app.post(
     '/api/data/:collectionName/bulk',
     {
-      preHandler: apiKeyAuth(ctx),
       schema: { tags: TAGS, summary: 'Create 1-100 documents in one transaction', params: CollectionParam, body: AnyBody },
     },
     async (req, reply) => {

@@ -5,7 +5,6 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
-import { apiKeyAuth } from '../../../plugins/api-key.js';
 import type { App } from '../../../server.js';
 import { writeAccess } from '../access.js';
 import { DocumentParams, loadTarget, TAGS } from '../target.js';
@@ -17,7 +16,6 @@ export default async function deleteRoutes(app: App, ctx: AppContext): Promise<v
   app.delete(
     '/api/data/:collectionName/:id',
     {
-      preHandler: apiKeyAuth(ctx),
       schema: { tags: TAGS, summary: 'Delete a document (soft by default)', params: DocumentParams, querystring: Query },
     },
     async (req) => {
@@ -30,7 +28,7 @@ export default async function deleteRoutes(app: App, ctx: AppContext): Promise<v
 
   app.post(
     '/api/data/:collectionName/:id/restore',
-    { preHandler: apiKeyAuth(ctx), schema: { tags: TAGS, summary: 'Restore a soft-deleted document', params: DocumentParams } },
+    { schema: { tags: TAGS, summary: 'Restore a soft-deleted document', params: DocumentParams } },
     async (req) => {
       const col = await loadTarget(ctx, req, req.params.collectionName);
       const access = await writeAccess(ctx, req, col);

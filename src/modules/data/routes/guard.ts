@@ -2,14 +2,12 @@
  * Everything else under /api/data: `/api/data/users` and below is 403 for every key (spec),
  * any other unknown path 404.
  */
-import type { AppContext } from '../../../context.js';
 import { Errors } from '../../../lib/errors.js';
-import { apiKeyAuth } from '../../../plugins/api-key.js';
 import type { App } from '../../../server.js';
 import { assertNotUsers } from '../access.js';
 
-export default async function guardRoute(app: App, ctx: AppContext): Promise<void> {
-  app.all('/api/data/*', { preHandler: apiKeyAuth(ctx), schema: { hide: true } }, async (req) => {
+export default async function guardRoute(app: App): Promise<void> {
+  app.all('/api/data/*', { schema: { hide: true } }, async (req) => {
     const rest = (req.params as Record<string, string>)['*'] ?? '';
     assertNotUsers(rest.split('/')[0] ?? '');
     throw Errors.not_found();

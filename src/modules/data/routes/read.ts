@@ -1,7 +1,6 @@
 /** GET /api/data/:collectionName (list or count) and GET /api/data/:collectionName/:id. */
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
-import { apiKeyAuth } from '../../../plugins/api-key.js';
 import type { App } from '../../../server.js';
 import { readAccess } from '../access.js';
 import { parseListQuery } from '../query.js';
@@ -12,7 +11,6 @@ export default async function readRoutes(app: App, ctx: AppContext): Promise<voi
   app.get(
     '/api/data/:collectionName',
     {
-      preHandler: apiKeyAuth(ctx),
       schema: {
         tags: TAGS,
         summary: 'List documents (filters, sort, page/limit/skip, cursor, count=true, fields, populate)',
@@ -37,7 +35,6 @@ export default async function readRoutes(app: App, ctx: AppContext): Promise<voi
   app.get(
     '/api/data/:collectionName/:id',
     {
-      preHandler: apiKeyAuth(ctx),
       schema: { tags: TAGS, summary: 'Get one document (fields, meta=false, populate, include_deleted)', params: DocumentParams },
     },
     async (req) => {

@@ -5,7 +5,6 @@ import { ok } from '../../../lib/envelope.js';
 import { projectOf } from '../../../plugins/api-key.js';
 import type { App } from '../../../server.js';
 import * as svc from '../audiences.js';
-import { secretKey } from './guards.js';
 
 const AudienceParams = Type.Object({ audienceId: Type.String() });
 const ContactParams = Type.Object({ audienceId: Type.String(), contactId: Type.String() });
@@ -18,40 +17,39 @@ const Contact = {
 const tags = ['mail: audiences'];
 
 export default async function audienceRoutes(app: App, ctx: AppContext): Promise<void> {
-  const preValidation = secretKey(ctx);
 
-  app.get('/api/mail/audiences', { preValidation, schema: { tags, summary: 'List audiences' } }, async (req) =>
+  app.get('/api/mail/audiences', { schema: { tags, summary: 'List audiences' } }, async (req) =>
     ok(await svc.listAudiences(ctx, projectOf(req))),
   );
   app.post(
     '/api/mail/audiences',
-    { preValidation, schema: { tags, summary: 'Create an audience', body: Type.Object({ name: Type.String() }) } },
+    { schema: { tags, summary: 'Create an audience', body: Type.Object({ name: Type.String() }) } },
     async (req) => ok(await svc.createAudience(ctx, projectOf(req), req.body.name), 'Audience created.'),
   );
   app.delete(
     '/api/mail/audiences/:audienceId',
-    { preValidation, schema: { tags, summary: 'Delete an audience', params: AudienceParams } },
+    { schema: { tags, summary: 'Delete an audience', params: AudienceParams } },
     async (req) => ok(await svc.removeAudience(ctx, projectOf(req), req.params.audienceId), 'Audience deleted.'),
   );
   app.get(
     '/api/mail/audiences/:audienceId/contacts',
-    { preValidation, schema: { tags, summary: 'List the contacts of an audience', params: AudienceParams } },
+    { schema: { tags, summary: 'List the contacts of an audience', params: AudienceParams } },
     async (req) => ok(await svc.listContacts(ctx, projectOf(req), req.params.audienceId)),
   );
   app.post(
     '/api/mail/audiences/:audienceId/contacts',
-    { preValidation, schema: { tags, summary: 'Add a contact', params: AudienceParams, body: Type.Object(Contact) } },
+    { schema: { tags, summary: 'Add a contact', params: AudienceParams, body: Type.Object(Contact) } },
     async (req) => ok(await svc.createContact(ctx, projectOf(req), req.params.audienceId, req.body), 'Contact created.'),
   );
   app.patch(
     '/api/mail/audiences/:audienceId/contacts/:contactId',
-    { preValidation, schema: { tags, summary: 'Update a contact', params: ContactParams, body: Type.Object(Contact) } },
+    { schema: { tags, summary: 'Update a contact', params: ContactParams, body: Type.Object(Contact) } },
     async (req) =>
       ok(await svc.updateContact(ctx, projectOf(req), req.params.audienceId, req.params.contactId, req.body), 'Contact updated.'),
   );
   app.delete(
     '/api/mail/audiences/:audienceId/contacts/:contactId',
-    { preValidation, schema: { tags, summary: 'Delete a contact', params: ContactParams } },
+    { schema: { tags, summary: 'Delete a contact', params: ContactParams } },
     async (req) => ok(await svc.removeContact(ctx, projectOf(req), req.params.audienceId, req.params.contactId), 'Contact deleted.'),
   );
 }

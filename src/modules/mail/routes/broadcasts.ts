@@ -5,7 +5,6 @@ import { ok } from '../../../lib/envelope.js';
 import { projectOf } from '../../../plugins/api-key.js';
 import type { App } from '../../../server.js';
 import * as svc from '../broadcasts.js';
-import { secretKey } from './guards.js';
 
 const IdParams = Type.Object({ id: Type.String() });
 // Fields are optional in the schema so the gate (403) and the spec's own 400 text decide.
@@ -21,27 +20,26 @@ const SendBody = Type.Union([Type.Object({ scheduledAt: Type.Optional(Type.Strin
 const tags = ['mail: broadcasts'];
 
 export default async function broadcastRoutes(app: App, ctx: AppContext): Promise<void> {
-  const preValidation = secretKey(ctx);
 
   app.post(
     '/api/mail/broadcasts',
-    { preValidation, schema: { tags, summary: 'Create a broadcast (draft, or scheduled with scheduledAt)', body: CreateBody } },
+    { schema: { tags, summary: 'Create a broadcast (draft, or scheduled with scheduledAt)', body: CreateBody } },
     async (req) => ok(await svc.createBroadcast(ctx, projectOf(req), req.body), 'Broadcast created.'),
   );
   app.post(
     '/api/mail/broadcasts/:id/send',
-    { preValidation, schema: { tags, summary: 'Send (or schedule) a broadcast', params: IdParams, body: Type.Optional(SendBody) } },
+    { schema: { tags, summary: 'Send (or schedule) a broadcast', params: IdParams, body: Type.Optional(SendBody) } },
     async (req) => ok(await svc.sendBroadcast(ctx, projectOf(req), req.params.id, req.body?.scheduledAt), 'Broadcast sent.'),
   );
-  app.get('/api/mail/broadcasts', { preValidation, schema: { tags, summary: 'List broadcasts' } }, async (req) =>
+  app.get('/api/mail/broadcasts', { schema: { tags, summary: 'List broadcasts' } }, async (req) =>
     ok(await svc.listBroadcasts(ctx, projectOf(req))),
   );
-  app.get('/api/mail/broadcasts/:id', { preValidation, schema: { tags, summary: 'One broadcast', params: IdParams } }, async (req) =>
+  app.get('/api/mail/broadcasts/:id', { schema: { tags, summary: 'One broadcast', params: IdParams } }, async (req) =>
     ok(await svc.getBroadcast(ctx, projectOf(req), req.params.id)),
   );
   app.delete(
     '/api/mail/broadcasts/:id',
-    { preValidation, schema: { tags, summary: 'Delete a broadcast', params: IdParams } },
+    { schema: { tags, summary: 'Delete a broadcast', params: IdParams } },
     async (req) => ok(await svc.removeBroadcast(ctx, projectOf(req), req.params.id), 'Broadcast deleted.'),
   );
 }

@@ -14,7 +14,7 @@ import { ProjectErrors } from '../../projects/errors.js';
 import * as audiences from '../audiences.js';
 import * as broadcasts from '../broadcasts.js';
 import { render } from '../render.js';
-import { operator, ownedMailProject, ProjectParams } from './guards.js';
+import { ownedMailProject, ProjectParams } from './guards.js';
 
 const tags = ['dashboard: mail'];
 const AudienceParams = Type.Object({ projectId: Type.String(), audienceId: Type.String() });
@@ -53,12 +53,11 @@ async function ownedRecord(ctx: AppContext, req: FastifyRequest & { params: { pr
 }
 
 export default async function dashboardMailExtraRoutes(app: App, ctx: AppContext): Promise<void> {
-  const preValidation = operator(ctx);
   const base = '/api/projects/:projectId/mail';
 
   app.post(
     `${base}/templates/preview`,
-    { preValidation, schema: { tags, summary: 'Render a template draft with variables (nothing is stored or sent)', params: ProjectParams, body: PreviewBody } },
+    { schema: { tags, summary: 'Render a template draft with variables (nothing is stored or sent)', params: ProjectParams, body: PreviewBody } },
     async (req) => {
       await ownedMailProject(ctx, req, req.params.projectId);
       const vars = req.body.variables ?? {};
@@ -70,43 +69,43 @@ export default async function dashboardMailExtraRoutes(app: App, ctx: AppContext
     },
   );
 
-  app.get(`${base}/audiences`, { preValidation, schema: { tags, summary: 'List audiences (own Resend key)', params: ProjectParams } }, async (req) =>
+  app.get(`${base}/audiences`, { schema: { tags, summary: 'List audiences (own Resend key)', params: ProjectParams } }, async (req) =>
     ok(await audiences.listAudiences(ctx, await ownedRecord(ctx, req))),
   );
   app.post(
     `${base}/audiences`,
-    { preValidation, schema: { tags, summary: 'Create an audience', params: ProjectParams, body: Type.Object({ name: Type.String() }) } },
+    { schema: { tags, summary: 'Create an audience', params: ProjectParams, body: Type.Object({ name: Type.String() }) } },
     async (req) => ok(await audiences.createAudience(ctx, await ownedRecord(ctx, req), req.body.name), 'Audience created.'),
   );
-  app.delete(`${base}/audiences/:audienceId`, { preValidation, schema: { tags, summary: 'Delete an audience', params: AudienceParams } }, async (req) =>
+  app.delete(`${base}/audiences/:audienceId`, { schema: { tags, summary: 'Delete an audience', params: AudienceParams } }, async (req) =>
     ok(await audiences.removeAudience(ctx, await ownedRecord(ctx, req), req.params.audienceId), 'Audience deleted.'),
   );
-  app.get(`${base}/audiences/:audienceId/contacts`, { preValidation, schema: { tags, summary: 'List the contacts of an audience', params: AudienceParams } }, async (req) =>
+  app.get(`${base}/audiences/:audienceId/contacts`, { schema: { tags, summary: 'List the contacts of an audience', params: AudienceParams } }, async (req) =>
     ok(await audiences.listContacts(ctx, await ownedRecord(ctx, req), req.params.audienceId)),
   );
   app.post(
     `${base}/audiences/:audienceId/contacts`,
-    { preValidation, schema: { tags, summary: 'Add a contact', params: AudienceParams, body: Contact } },
+    { schema: { tags, summary: 'Add a contact', params: AudienceParams, body: Contact } },
     async (req) => ok(await audiences.createContact(ctx, await ownedRecord(ctx, req), req.params.audienceId, req.body), 'Contact created.'),
   );
-  app.delete(`${base}/audiences/:audienceId/contacts/:contactId`, { preValidation, schema: { tags, summary: 'Delete a contact', params: ContactParams } }, async (req) =>
+  app.delete(`${base}/audiences/:audienceId/contacts/:contactId`, { schema: { tags, summary: 'Delete a contact', params: ContactParams } }, async (req) =>
     ok(await audiences.removeContact(ctx, await ownedRecord(ctx, req), req.params.audienceId, req.params.contactId), 'Contact deleted.'),
   );
 
-  app.get(`${base}/broadcasts`, { preValidation, schema: { tags, summary: 'List broadcasts (own Resend key, Pro)', params: ProjectParams } }, async (req) =>
+  app.get(`${base}/broadcasts`, { schema: { tags, summary: 'List broadcasts (own Resend key, Pro)', params: ProjectParams } }, async (req) =>
     ok(await broadcasts.listBroadcasts(ctx, await ownedRecord(ctx, req))),
   );
   app.post(
     `${base}/broadcasts`,
-    { preValidation, schema: { tags, summary: 'Create a broadcast (draft, or scheduled with scheduledAt)', params: ProjectParams, body: BroadcastBody } },
+    { schema: { tags, summary: 'Create a broadcast (draft, or scheduled with scheduledAt)', params: ProjectParams, body: BroadcastBody } },
     async (req) => ok(await broadcasts.createBroadcast(ctx, await ownedRecord(ctx, req), req.body), 'Broadcast created.'),
   );
   app.post(
     `${base}/broadcasts/:id/send`,
-    { preValidation, schema: { tags, summary: 'Send (or schedule) a broadcast', params: BroadcastParams, body: Type.Optional(Type.Object({ scheduledAt: Type.Optional(Type.String()) })) } },
+    { schema: { tags, summary: 'Send (or schedule) a broadcast', params: BroadcastParams, body: Type.Optional(Type.Object({ scheduledAt: Type.Optional(Type.String()) })) } },
     async (req) => ok(await broadcasts.sendBroadcast(ctx, await ownedRecord(ctx, req), req.params.id, req.body?.scheduledAt), 'Broadcast sent.'),
   );
-  app.delete(`${base}/broadcasts/:id`, { preValidation, schema: { tags, summary: 'Delete a broadcast', params: BroadcastParams } }, async (req) =>
+  app.delete(`${base}/broadcasts/:id`, { schema: { tags, summary: 'Delete a broadcast', params: BroadcastParams } }, async (req) =>
     ok(await broadcasts.removeBroadcast(ctx, await ownedRecord(ctx, req), req.params.id), 'Broadcast deleted.'),
   );
 }

@@ -8,16 +8,15 @@ import { ok } from '../../../lib/envelope.js';
 import type { App } from '../../../server.js';
 import { listLogs, liveStatus } from '../logs.js';
 import { outboxMessages, setWebhookSecret } from '../settings.js';
-import { operator, ownedMailProject, ProjectParams } from './guards.js';
+import { ownedMailProject, ProjectParams } from './guards.js';
 
 const tags = ['dashboard: mail'];
 
 export default async function dashboardMailRoutes(app: App, ctx: AppContext): Promise<void> {
-  const preValidation = operator(ctx);
 
   app.get(
     '/api/projects/:projectId/mail/logs',
-    { preValidation, schema: { tags, summary: 'The latest 50 mail logs of a project', params: ProjectParams } },
+    { schema: { tags, summary: 'The latest 50 mail logs of a project', params: ProjectParams } },
     async (req) => {
       const project = await ownedMailProject(ctx, req, req.params.projectId);
       return ok({ logs: await listLogs(ctx, project.id, 'operator') });
@@ -27,7 +26,6 @@ export default async function dashboardMailRoutes(app: App, ctx: AppContext): Pr
   app.get(
     '/api/projects/:projectId/mail/logs/:providerId/live',
     {
-      preValidation,
       schema: { tags, summary: "One mail log with the provider's live status", params: Type.Object({ projectId: Type.String(), providerId: Type.String() }) },
     },
     async (req) => {
@@ -39,7 +37,6 @@ export default async function dashboardMailRoutes(app: App, ctx: AppContext): Pr
   app.put(
     '/api/projects/:projectId/mail/webhook-secret',
     {
-      preValidation,
       schema: {
         tags,
         summary: "Set (or clear with null) the webhook signing secret of the project's own Resend account",
@@ -57,7 +54,7 @@ export default async function dashboardMailRoutes(app: App, ctx: AppContext): Pr
 
   app.get(
     '/api/projects/:projectId/mail/outbox',
-    { preValidation, schema: { tags, summary: 'The dev outbox: the latest 50 messages sent without a provider', params: ProjectParams } },
+    { schema: { tags, summary: 'The dev outbox: the latest 50 messages sent without a provider', params: ProjectParams } },
     async (req) => {
       const project = await ownedMailProject(ctx, req, req.params.projectId);
       return ok({ messages: await outboxMessages(ctx, project.id) });

@@ -1,6 +1,5 @@
 /** The mail domain's route modules, by route group (see src/routes.ts). */
-import type { AppContext } from '../../../context.js';
-import type { App } from '../../../server.js';
+import { defineRoutes } from '../../../route-groups.js';
 import audienceRoutes from './audiences.js';
 import broadcastRoutes from './broadcasts.js';
 import dashboardMailRoutes from './dashboard.js';
@@ -11,10 +10,10 @@ import sendRoute from './send.js';
 import templateRoutes from './templates.js';
 import webhookRoute from './webhook.js';
 
-export async function mailPublicRoutes(app: App, ctx: AppContext): Promise<void> {
-  for (const mod of [sendRoute, sendBatchRoute, logRoutes, audienceRoutes, broadcastRoutes, webhookRoute]) await mod(app, ctx);
-}
+export const mailPublicRoutes = [
+  defineRoutes('secretKey', sendRoute, sendBatchRoute, logRoutes, audienceRoutes, broadcastRoutes),
+  // The provider's signature (svix) is the credential.
+  defineRoutes('public', webhookRoute),
+];
 
-export async function mailDashboardRoutes(app: App, ctx: AppContext): Promise<void> {
-  for (const mod of [dashboardMailRoutes, templateRoutes, dashboardMailExtraRoutes]) await mod(app, ctx);
-}
+export const mailDashboardRoutes = [defineRoutes('operator', dashboardMailRoutes, templateRoutes, dashboardMailExtraRoutes)];

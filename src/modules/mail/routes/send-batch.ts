@@ -7,7 +7,6 @@ import type { App } from '../../../server.js';
 import { MAX_BATCH, sendBatch, type BatchItem } from '../batch.js';
 import { MAX_RECIPIENTS } from '../content.js';
 import { MailErrors } from '../errors.js';
-import { secretKey } from './guards.js';
 
 const BatchBody = Type.Array(
   Type.Object({
@@ -23,7 +22,6 @@ export default async function sendBatchRoute(app: App, ctx: AppContext): Promise
   app.post(
     '/api/mail/send-batch',
     {
-      preValidation: secretKey(ctx),
       attachValidation: true,
       schema: {
         tags: ['mail'],

@@ -6,7 +6,6 @@ import { projectOf } from '../../../plugins/api-key.js';
 import type { App } from '../../../server.js';
 import { MAX_RECIPIENTS } from '../content.js';
 import { sendMail } from '../send.js';
-import { secretKey } from './guards.js';
 
 export const SendBody = Type.Object({
   to: Type.Union([Type.String(), Type.Array(Type.String(), { minItems: 1, maxItems: MAX_RECIPIENTS })], {
@@ -32,7 +31,6 @@ export default async function sendRoute(app: App, ctx: AppContext): Promise<void
   app.post(
     '/api/mail/send',
     {
-      preValidation: secretKey(ctx),
       schema: {
         tags: ['mail'],
         summary: 'Queue one email (direct or template mode); reserves a monthly quota slot',

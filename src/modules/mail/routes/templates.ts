@@ -6,7 +6,7 @@ import { operatorOf } from '../../../plugins/operator-auth.js';
 import type { App } from '../../../server.js';
 import { planOf } from '../../plans/plans.js';
 import * as svc from '../templates.js';
-import { operator, ownedMailProject, ProjectParams } from './guards.js';
+import { ownedMailProject, ProjectParams } from './guards.js';
 
 const TemplateParams = Type.Object({ projectId: Type.String(), templateId: Type.String() });
 const Fields = {
@@ -21,32 +21,31 @@ const PatchBody = Type.Partial(Type.Object(Fields));
 const tags = ['dashboard: mail templates'];
 
 export default async function templateRoutes(app: App, ctx: AppContext): Promise<void> {
-  const preValidation = operator(ctx);
   const base = '/api/projects/:projectId/mail/templates';
 
-  app.get(base, { preValidation, schema: { tags, summary: "The project's templates", params: ProjectParams } }, async (req) => {
+  app.get(base, { schema: { tags, summary: "The project's templates", params: ProjectParams } }, async (req) => {
     const p = await ownedMailProject(ctx, req, req.params.projectId);
     return ok({ templates: await svc.listProjectTemplates(ctx, p.id) });
   });
-  app.get(`${base}/global`, { preValidation, schema: { tags, summary: 'The global system templates', params: ProjectParams } }, async (req) => {
+  app.get(`${base}/global`, { schema: { tags, summary: 'The global system templates', params: ProjectParams } }, async (req) => {
     const p = await ownedMailProject(ctx, req, req.params.projectId);
     return ok({ templates: await svc.listGlobalTemplates(ctx, p.id) });
   });
-  app.get(`${base}/:templateId`, { preValidation, schema: { tags, summary: 'One template', params: TemplateParams } }, async (req) => {
+  app.get(`${base}/:templateId`, { schema: { tags, summary: 'One template', params: TemplateParams } }, async (req) => {
     const p = await ownedMailProject(ctx, req, req.params.projectId);
     return ok({ template: await svc.getTemplate(ctx, p.id, req.params.templateId) });
   });
-  app.post(base, { preValidation, schema: { tags, summary: 'Create a template', params: ProjectParams, body: CreateBody } }, async (req, reply) => {
+  app.post(base, { schema: { tags, summary: 'Create a template', params: ProjectParams, body: CreateBody } }, async (req, reply) => {
     const p = await ownedMailProject(ctx, req, req.params.projectId);
     const template = await svc.createTemplate(ctx, p.id, planOf(operatorOf(req).plan), req.body);
     return reply.status(201).send(ok({ template }, 'Mail template created.'));
   });
-  app.patch(`${base}/:templateId`, { preValidation, schema: { tags, summary: 'Update a template', params: TemplateParams, body: PatchBody } }, async (req) => {
+  app.patch(`${base}/:templateId`, { schema: { tags, summary: 'Update a template', params: TemplateParams, body: PatchBody } }, async (req) => {
     const p = await ownedMailProject(ctx, req, req.params.projectId);
     const template = await svc.updateTemplate(ctx, p.id, planOf(operatorOf(req).plan), req.params.templateId, req.body);
     return ok({ template }, 'Mail template updated.');
   });
-  app.delete(`${base}/:templateId`, { preValidation, schema: { tags, summary: 'Delete a template', params: TemplateParams } }, async (req) => {
+  app.delete(`${base}/:templateId`, { schema: { tags, summary: 'Delete a template', params: TemplateParams } }, async (req) => {
     const p = await ownedMailProject(ctx, req, req.params.projectId);
     await svc.deleteTemplate(ctx, p.id, req.params.templateId);
     return { success: true, data: {}, message: 'Mail template deleted.' };

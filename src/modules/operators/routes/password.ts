@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import { done } from '../../../lib/envelope.js';
-import { operatorAuth, operatorOf } from '../../../plugins/operator-auth.js';
+import { operatorOf } from '../../../plugins/operator-auth.js';
 import type { App } from '../../../server.js';
 import { clearSessionCookies } from '../cookies.js';
 import { limitOtpChecks, limitOtpSends } from '../limits.js';
@@ -12,15 +12,14 @@ import { sessionReply } from './reply.js';
 
 const TAGS = ['dashboard: auth'];
 
-export default async function passwordRoutes(app: App, ctx: AppContext): Promise<void> {
+/** PUT /api/auth/change-password (operator group). */
+export async function changePasswordRoute(app: App, ctx: AppContext): Promise<void> {
   app.put(
     '/api/auth/change-password',
     {
-      preHandler: operatorAuth(ctx),
       schema: {
         tags: TAGS,
         summary: 'Change the password; ends every other session',
-        security: [{ operatorBearer: [] }],
         body: Type.Object({ currentPassword: AnyPassword, newPassword: NewPassword }),
         response: { 200: SessionEnvelope },
       },
@@ -30,7 +29,10 @@ export default async function passwordRoutes(app: App, ctx: AppContext): Promise
       return sessionReply(ctx, req, reply, result, 'Password updated successfully');
     },
   );
+}
 
+/** Forgot and reset (public: the mailed code is the credential). */
+export default async function passwordRoutes(app: App, ctx: AppContext): Promise<void> {
   app.post(
     '/api/auth/forgot-password',
     { schema: { tags: TAGS, summary: 'Mail a password reset code (same answer for every email)', body: Type.Object({ email: Email }), response: { 200: MessageEnvelope } } },

@@ -1,8 +1,8 @@
-/** Session routes: refresh-token (rotate), logout, me, csrf-token. */
+/** Session routes: refresh-token (rotate), logout, csrf-token (public); me (operator). */
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import { done, ok } from '../../../lib/envelope.js';
-import { operatorAuth, operatorOf } from '../../../plugins/operator-auth.js';
+import { operatorOf } from '../../../plugins/operator-auth.js';
 import type { App } from '../../../server.js';
 import { clearSessionCookies, ensureCsrfCookie, presentedRefreshToken } from '../cookies.js';
 import { OperatorErrors } from '../errors.js';
@@ -46,15 +46,6 @@ export default async function sessionRoutes(app: App, ctx: AppContext): Promise<
   );
 
   app.get(
-    '/api/auth/me',
-    {
-      preHandler: operatorAuth(ctx),
-      schema: { tags: TAGS, summary: 'The signed-in operator', security: [{ operatorBearer: [] }], response: { 200: envelopeOf(Type.Object({ user: OperatorUser })) } },
-    },
-    async (req) => ok({ user: await loadOperator(ctx, operatorOf(req).id) }),
-  );
-
-  app.get(
     '/api/auth/csrf-token',
     {
       schema: {
@@ -68,5 +59,14 @@ export default async function sessionRoutes(app: App, ctx: AppContext): Promise<
       // Top-level copy too: urBackend's dashboard reads `{csrfToken}`.
       return { ...ok({ csrfToken }), csrfToken };
     },
+  );
+}
+
+/** GET /api/auth/me (operator group). */
+export async function meRoute(app: App, ctx: AppContext): Promise<void> {
+  app.get(
+    '/api/auth/me',
+    { schema: { tags: TAGS, summary: 'The signed-in operator', response: { 200: envelopeOf(Type.Object({ user: OperatorUser })) } } },
+    async (req) => ok({ user: await loadOperator(ctx, operatorOf(req).id) }),
   );
 }

@@ -2,9 +2,8 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
-import { operatorAuth, operatorOf } from '../../../plugins/operator-auth.js';
+import { operatorOf } from '../../../plugins/operator-auth.js';
 import type { App } from '../../../server.js';
-import { requireVerifiedOperator } from '../../operators/guards.js';
 import { envelopeOf } from '../../operators/schemas.js';
 import { describeProject } from '../manage.js';
 import { CreatedProject } from '../schemas.js';
@@ -20,11 +19,9 @@ export default async function createRoute(app: App, ctx: AppContext): Promise<vo
   app.post(
     '/api/projects',
     {
-      preHandler: [operatorAuth(ctx), requireVerifiedOperator],
       schema: {
         tags: ['dashboard: projects'],
         summary: 'Create a project (keys are shown once)',
-        security: [{ operatorBearer: [] }],
         body: Body,
         response: { 201: envelopeOf(CreatedProject) },
       },

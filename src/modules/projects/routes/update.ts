@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
-import { operatorAuth, operatorOf } from '../../../plugins/operator-auth.js';
+import { operatorOf } from '../../../plugins/operator-auth.js';
 import type { App } from '../../../server.js';
 import { envelopeOf } from '../../operators/schemas.js';
 import { updateProjectSettings } from '../manage.js';
@@ -32,11 +32,9 @@ export default async function updateRoute(app: App, ctx: AppContext): Promise<vo
   app.patch(
     '/api/projects/:projectId',
     {
-      preHandler: operatorAuth(ctx),
       schema: {
         tags: ['dashboard: projects'],
         summary: 'Change project settings',
-        security: [{ operatorBearer: [] }],
         params: ProjectIdParams,
         body: Body,
         response: { 200: envelopeOf(ProjectView) },

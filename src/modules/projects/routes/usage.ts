@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
-import { operatorAuth, operatorOf } from '../../../plugins/operator-auth.js';
+import { operatorOf } from '../../../plugins/operator-auth.js';
 import type { App } from '../../../server.js';
 import { envelopeOf } from '../../operators/schemas.js';
 import { ProjectIdParams } from '../schemas.js';
@@ -23,11 +23,9 @@ export default async function usageRoute(app: App, ctx: AppContext): Promise<voi
   app.get(
     '/api/projects/:projectId/usage',
     {
-      preHandler: operatorAuth(ctx),
       schema: {
         tags: ['dashboard: projects'],
         summary: 'Usage this month against the plan: database, storage, collections, mail, AI sessions',
-        security: [{ operatorBearer: [] }],
         params: ProjectIdParams,
         response: { 200: envelopeOf(Usage) },
       },

@@ -6,7 +6,7 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
-import { apiKeyAuth, projectOf, requireSecretKey } from '../../../plugins/api-key.js';
+import { projectOf } from '../../../plugins/api-key.js';
 import type { App } from '../../../server.js';
 import { IndexList } from '../../collections/schemas.js';
 import { createCollection } from '../../collections/service.js';
@@ -22,7 +22,6 @@ export default async function createSchemaRoute(app: App, ctx: AppContext): Prom
   app.post(
     '/api/schemas',
     {
-      preHandler: [apiKeyAuth(ctx), requireSecretKey],
       schema: { tags: ['schemas'], summary: 'Create a collection from a schema (secret key)', body: Body },
     },
     async (req, reply) => {

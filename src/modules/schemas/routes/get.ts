@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
-import { apiKeyAuth, projectOf } from '../../../plugins/api-key.js';
+import { projectOf } from '../../../plugins/api-key.js';
 import type { App } from '../../../server.js';
 import { SchemaErrors } from '../errors.js';
 import { schemaView } from '../view.js';
@@ -12,7 +12,7 @@ const Params = Type.Object({ collectionName: Type.String({ maxLength: 200 }) });
 export default async function getSchemaRoute(app: App, ctx: AppContext): Promise<void> {
   app.get(
     '/api/schemas/:collectionName',
-    { preHandler: apiKeyAuth(ctx), schema: { tags: ['schemas'], summary: 'Get a collection schema', params: Params } },
+    { schema: { tags: ['schemas'], summary: 'Get a collection schema', params: Params } },
     async (req) => {
       const name = req.params.collectionName;
       const col = await ctx.collections.get(projectOf(req).id, name);

@@ -4,7 +4,7 @@ import type { AppContext } from '../../../context.js';
 import type { App } from '../../../server.js';
 import { ok } from '../../../lib/envelope.js';
 import { projectOf } from '../../../plugins/api-key.js';
-import { authPreHandlers } from '../../auth/schema.js';
+import { authPreconditions } from '../../auth/schema.js';
 import { SocialErrors } from '../errors.js';
 import { exchange } from '../service.js';
 
@@ -17,9 +17,8 @@ export default async function socialExchangeFlow(app: App, ctx: AppContext): Pro
         token: Type.Optional(Type.String({ maxLength: 4096 })),
         rtCode: Type.Optional(Type.String({ maxLength: 256 })),
       }),
-      security: [{ apiKey: [] }],
     },
-    preHandler: authPreHandlers(ctx),
+    preHandler: authPreconditions(ctx),
     handler: async (req) => {
       const { token, rtCode } = req.body;
       if (!token || !rtCode) throw SocialErrors.exchange_missing();

@@ -7,11 +7,11 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import type { App } from '../../../server.js';
 import { projectOf } from '../../../plugins/api-key.js';
-import { authPreHandlers } from '../../auth/schema.js';
 import { SocialErrors } from '../errors.js';
 import { isProvider } from '../providers.js';
 import { setBrowserCookie } from '../cookie.js';
 import { begin } from '../service.js';
+import { authPreconditions } from '../../auth/schema.js';
 
 export default async function socialStartFlow(app: App, ctx: AppContext): Promise<void> {
   app.get('/api/userAuth/social/:provider/start', {
@@ -20,13 +20,12 @@ export default async function socialStartFlow(app: App, ctx: AppContext): Promis
       summary: 'Start social sign-in: 302 to the provider (github | google)',
       params: Type.Object({ provider: Type.String() }),
       querystring: Type.Object({ key: Type.Optional(Type.String()), 'x-api-key': Type.Optional(Type.String()) }),
-      security: [{ apiKey: [] }],
     },
     preHandler: [
       async (req) => {
         if (!isProvider((req.params as { provider: string }).provider)) throw SocialErrors.unsupported_provider();
       },
-      ...authPreHandlers(ctx),
+      authPreconditions(ctx),
     ],
     handler: async (req, reply) => {
       const provider = req.params.provider;

@@ -7,7 +7,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
-import { operatorAuth, operatorOf } from '../../../plugins/operator-auth.js';
+import { operatorOf } from '../../../plugins/operator-auth.js';
 import type { App } from '../../../server.js';
 import { loadOwnedProject } from '../../projects/access.js';
 import { ProjectErrors } from '../../projects/errors.js';
@@ -35,13 +35,11 @@ async function ownerCaller(ctx: AppContext, req: FastifyRequest, projectId: stri
 }
 
 export default async function dashboardFileRoutes(app: App, ctx: AppContext): Promise<void> {
-  const preHandler = operatorAuth(ctx);
-  const common = { tags: ['storage'], params: Params, security: [{ operatorBearer: [] }] };
+  const common = { tags: ['storage'], params: Params };
 
   app.post(
     '/api/projects/:projectId/files/upload-request',
     {
-      preHandler,
       attachValidation: true,
       schema: { ...common, summary: 'Step 1 of an upload from the console: a signed URL to PUT the bytes to', body: RequestBody, response: { 200: Envelope(Signed), ...errorReplies(400, 401, 403, 404, 413) } },
     },
@@ -55,7 +53,6 @@ export default async function dashboardFileRoutes(app: App, ctx: AppContext): Pr
   app.post(
     '/api/projects/:projectId/files/upload-confirm',
     {
-      preHandler,
       attachValidation: true,
       schema: { ...common, summary: 'Step 3 of an upload from the console: check the object, charge the quota', body: ConfirmBody, response: { 200: Envelope(FileView), ...errorReplies(400, 401, 403, 404, 409, 502) } },
     },
@@ -69,7 +66,6 @@ export default async function dashboardFileRoutes(app: App, ctx: AppContext): Pr
   app.delete(
     '/api/projects/:projectId/files',
     {
-      preHandler,
       attachValidation: true,
       schema: { ...common, summary: 'Delete a file of the project (irreversible; frees its quota)', body: DeleteBody, response: { 200: Envelope(Type.Object({})), ...errorReplies(400, 401, 403, 404, 502) } },
     },

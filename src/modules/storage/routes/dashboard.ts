@@ -5,7 +5,7 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
-import { operatorAuth, operatorOf } from '../../../plugins/operator-auth.js';
+import { operatorOf } from '../../../plugins/operator-auth.js';
 import type { App } from '../../../server.js';
 import { listFiles, setBucket, storageOverview, type BucketInput } from '../admin.js';
 import { StorageErrors } from '../errors.js';
@@ -67,20 +67,18 @@ export default async function storageDashboardRoutes(app: App, ctx: AppContext):
   app.get(
     '/api/projects/:projectId/files',
     {
-      preHandler: operatorAuth(ctx),
       schema: { ...common, summary: "List a project's files, newest first", querystring: Paging, response: { 200: Envelope(FilesPage), ...errorReplies(400, 401, 404) } },
     },
     async (req) => ok(await listFiles(ctx, operatorOf(req), req.params.projectId, req.query.page, req.query.limit)),
   );
   app.get(
     '/api/projects/:projectId/storage',
-    { preHandler: operatorAuth(ctx), schema: { ...common, summary: 'Storage usage, limit and bucket settings', response: { 200: Envelope(Overview), ...errorReplies(401, 404) } } },
+    { schema: { ...common, summary: 'Storage usage, limit and bucket settings', response: { 200: Envelope(Overview), ...errorReplies(401, 404) } } },
     async (req) => ok(await storageOverview(ctx, operatorOf(req), req.params.projectId)),
   );
   app.patch(
     '/api/projects/:projectId/storage',
     {
-      preHandler: operatorAuth(ctx),
       attachValidation: true,
       schema: {
         ...common,

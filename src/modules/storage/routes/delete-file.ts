@@ -1,7 +1,6 @@
 /** DELETE /api/storage/file: removes a file and frees its quota in one transaction (§6.4). */
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
-import { apiKeyAuth } from '../../../plugins/api-key.js';
 import type { App } from '../../../server.js';
 import { StorageErrors } from '../errors.js';
 import { deleteFile } from '../service.js';
@@ -24,7 +23,6 @@ export default async function deleteFileRoute(app: App, ctx: AppContext): Promis
         response: { 200: Reply, ...errorReplies(400, 401, 403, 404, 429, 502) },
       },
       attachValidation: true,
-      preHandler: apiKeyAuth(ctx),
     },
     async (req) => {
       const caller = await storageCaller(ctx, req);

@@ -2,7 +2,6 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
-import { apiKeyAuth } from '../../../plugins/api-key.js';
 import type { App } from '../../../server.js';
 import { StorageErrors } from '../errors.js';
 import { confirmUpload } from '../confirm.js';
@@ -26,7 +25,6 @@ export default async function uploadConfirmRoute(app: App, ctx: AppContext): Pro
         response: { 200: Envelope(FileView), ...errorReplies(400, 401, 403, 404, 409, 429, 502) },
       },
       attachValidation: true,
-      preHandler: apiKeyAuth(ctx),
     },
     async (req) => {
       const caller = await storageCaller(ctx, req);

@@ -2,7 +2,6 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
-import { apiKeyAuth } from '../../../plugins/api-key.js';
 import type { App } from '../../../server.js';
 import { StorageErrors } from '../errors.js';
 import { requestUpload } from '../service.js';
@@ -35,7 +34,6 @@ export default async function uploadRequestRoute(app: App, ctx: AppContext): Pro
         response: { 200: Reply, ...errorReplies(400, 401, 403, 413, 429) },
       },
       attachValidation: true,
-      preHandler: apiKeyAuth(ctx),
     },
     async (req) => {
       const caller = await storageCaller(ctx, req);
