@@ -10,9 +10,9 @@
 import type { FastifyRequest, preValidationHookHandler } from 'fastify';
 import type { AppContext } from './context.js';
 import type { App } from './server.js';
-import { apiKeyAuth, requireSecretKey } from './plugins/api-key.js';
-import { operatorAuth } from './plugins/operator-auth.js';
-import { requireUser } from './plugins/user-auth.js';
+import { apiKeyAuth, requireSecretKey } from './modules/projects/api-key-auth.js';
+import { operatorAuth } from './modules/operators/auth.js';
+import { requireUser } from './modules/auth/user-auth.js';
 import { requireAdmin, requireVerifiedOperator } from './modules/operators/guards.js';
 
 /**

@@ -10,7 +10,7 @@ import { registerDocs } from './plugins/docs.js';
 import { registerDashboardUi } from './plugins/dashboard-ui.js';
 import { registerJsonBody } from './plugins/json-body.js';
 import { bindProjectParam, requestLogController } from './plugins/request-log.js';
-import metricsRoutes from './modules/metrics/routes.js';
+import metricsRoutes from './modules/metrics/routes/index.js';
 import { commonRoutes, dashboardRoutes, publicRoutes, registerRouteGroup } from './routes.js';
 
 export type App = FastifyInstance<

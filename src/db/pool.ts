@@ -25,7 +25,7 @@ import { isObjectId } from '../lib/ids.js';
 import { Availability, type AvailabilityChange } from '../lib/availability.js';
 import { fromDatabase, isDatabaseUnavailable } from './errors.js';
 import { ProjectGate } from './gate.js';
-import type { Database } from './types.js';
+import type { Database } from '../database.js';
 import type { PoolUsage } from '../lib/metrics.js';
 
 export type KeyKind = 'secret' | 'publishable' | 'operator' | 'system';

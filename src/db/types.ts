@@ -4,12 +4,6 @@
  */
 import type { ColumnType, Generated, JSONColumnType } from 'kysely';
 import type { Encrypted } from '../lib/crypto.js';
-import type { DataTables } from '../modules/data/tables.js';
-import type { AuthTables } from '../modules/auth/tables.js';
-import type { StorageTables } from '../modules/storage/tables.js';
-import type { MailTables } from '../modules/mail/tables.js';
-import type { AiTables } from '../modules/ai/tables.js';
-import type { OperatorTables } from '../modules/operators/tables.js';
 
 /** A timestamptz column: read as Date; optional on insert (the database fills it). */
 export type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -108,12 +102,3 @@ export interface FoundationTables {
   documents: DocumentsTable;
   usage_counters: UsageCountersTable;
 }
-
-export interface Database
-  extends FoundationTables,
-    OperatorTables,
-    DataTables,
-    AuthTables,
-    StorageTables,
-    MailTables,
-    AiTables {}

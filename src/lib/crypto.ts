@@ -4,7 +4,7 @@
  */
 import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
-/** Stored form of an encrypted value (contract §8.2): hex ciphertext, 16-byte IV and GCM tag. */
+/** Stored form of an encrypted value (docs/wire-compatibility.md §8.2): hex ciphertext, 16-byte IV and GCM tag. */
 export interface Encrypted {
   encrypted: string;
   iv: string;

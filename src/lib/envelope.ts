@@ -1,4 +1,4 @@
-/** The success envelope of contract §1.2: `{success, data, message}`. */
+/** The success envelope of docs/wire-compatibility.md §1.2: `{success, data, message}`. */
 export interface Envelope<T> {
   success: true;
   data: T;

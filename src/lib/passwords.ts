@@ -39,7 +39,7 @@ export async function verifyPassword(hash: string | null | undefined, password: 
   }
 }
 
-/** Social sign-in users get an unguessable internal password (spec: "hashed password"). */
+/** Social sign-in users get an unguessable internal password (docs/auth.md). */
 export function randomPasswordHash(): Promise<string> {
   return hashPassword(randomToken(24));
 }

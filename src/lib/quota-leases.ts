@@ -6,8 +6,8 @@
  * ahead of what is stored; `release` gives unspent allowance back (at shutdown).
  */
 import type { Kysely } from 'kysely';
-import type { Database } from '../db/types.js';
-import { refundAhead, reserveAhead, type Counter } from './quota.js';
+import type { Database } from '../database.js';
+import { refundAhead, reserveAhead, type Counter } from './quota-queries.js';
 
 /** How far ahead a node reserves: the most a counter can read above what is stored, per node. */
 export const LEASE_CHUNK = 16 * 1024;

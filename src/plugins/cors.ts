@@ -1,5 +1,5 @@
 /**
- * CORS (contract §1.4), decided on the ROUTED route, never on the raw URL: the router decodes
+ * CORS (docs/wire-compatibility.md §1.4), decided on the ROUTED route, never on the raw URL: the router decodes
  * percent-escapes (`/api/%70rojects` is `/api/projects`), so any test of `req.url` can be
  * walked around. Each route carries its surface in its config (`config.surface`, stamped per
  * route group by src/routes.ts):

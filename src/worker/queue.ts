@@ -4,7 +4,7 @@
  * atomically with the rows it is about.
  */
 import { sql, type Kysely } from 'kysely';
-import type { Database } from '../db/types.js';
+import type { Database } from '../database.js';
 
 export interface JobSpec {
   runAt?: Date;

@@ -7,7 +7,7 @@ import type { FieldDef, RlsConfig } from '../../src/db/types.js';
 import { hashPassword } from '../../src/lib/passwords.js';
 import { signOperatorToken } from '../../src/modules/operators/tokens.js';
 import { createProject } from '../../src/modules/projects/service.js';
-import { createPartition } from '../../src/modules/collections/partitions.js';
+import { createPartition } from '../../src/modules/collections/partition-queries.js';
 
 let seq = 0;
 let cachedHash: string | undefined;

@@ -5,7 +5,7 @@
  * allowance the counter equals exactly what was spent.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { usage } from '../../src/lib/quota.js';
+import { usage } from '../../src/lib/quota-queries.js';
 import { QuotaLeases } from '../../src/lib/quota-leases.js';
 import { createTestEnv, type TestEnv } from '../helpers/context.js';
 import { makeProject } from '../helpers/fixtures.js';

@@ -3,7 +3,7 @@
  * for a percent-encoded form of a dashboard path (`/api/%70rojects`) that a raw-URL CORS check
  * takes for a public route, while the router decodes it to the dashboard route. CORS must be
  * decided on the routed route: an encoded path gets its decoded form's policy, or a 404.
- * Also (contract §1.4): public preflights reflect the headers an app asks for (the SDK's
+ * Also (docs/wire-compatibility.md §1.4): public preflights reflect the headers an app asks for (the SDK's
  * `headers` option), dashboard preflights keep a fixed list.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * The conventions every route shares (contract §1): envelopes, client mistakes as 4xx (never
+ * The conventions every route shares (docs/wire-compatibility.md §1): envelopes, client mistakes as 4xx (never
  * 500), CORS for credentialed browser calls, request ids, and logs that never carry keys.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -46,7 +46,7 @@ describe('client mistakes are 4xx with the error envelope', () => {
     expect(empty.statusCode).toBe(400);
   });
 
-  it('a missing key is 401 and an unknown one 401 with the contract texts', async () => {
+  it('a missing key is 401 and an unknown one 401 with the SDK texts', async () => {
     const none = await env.app.inject({ method: 'GET', url: '/api/data/notes' });
     expect(none.statusCode).toBe(401);
     expect(none.json().message).toBe('API key not found');

@@ -1,6 +1,6 @@
 /** SQL of the admin domain: operators with their project counts, plan changes. */
 import type { Kysely } from 'kysely';
-import type { Database } from '../../db/types.js';
+import type { Database } from '../../database.js';
 import type { PlanName } from '../plans/plans.js';
 
 type Db = Kysely<Database>;

@@ -5,7 +5,7 @@
  */
 import type { AppContext } from '../../context.js';
 import { encrypt } from '../../lib/crypto.js';
-import type { OperatorIdentity } from '../../plugins/operator-auth.js';
+import type { OperatorIdentity } from '../operators/auth.js';
 import { planOf } from '../plans/plans.js';
 import { loadOwnedProject } from '../projects/access.js';
 import { AiErrors } from './errors.js';

@@ -1,7 +1,7 @@
 /** SQL of the AI domain: the account key (operators.ai_key) and the key owner (the project key: projects/queries.ts). */
 import type { Kysely } from 'kysely';
 import type { Encrypted } from '../../lib/crypto.js';
-import type { Database } from '../../db/types.js';
+import type { Database } from '../../database.js';
 
 type Db = Kysely<Database>;
 

@@ -1,5 +1,5 @@
 /**
- * The list-query grammar of contract §5.1, as a validator for a model's structured answer:
+ * The list-query grammar of docs/wire-compatibility.md §5.1, as a validator for a model's structured answer:
  * `{filters:[{field, op, value}], sort:[{field, order}], limit}`. Every field must exist in the
  * collection (or be a system field), every operator must suit the field's type, every value
  * must have the field's type. What comes out is rebuilt from checked parts only.
@@ -18,7 +18,7 @@ const SUFFIX: Record<Op, string> = {
   eq: '', ne: '_ne', gt: '_gt', gte: '_gte', lt: '_lt', lte: '_lte', in: '_in', exists: '_exists', regex: '_regex',
 };
 
-/** Parameters the data API never reads as filters (contract §5.1 plus Plinth's additions). */
+/** Parameters the data API never reads as filters (docs/wire-compatibility.md §5.1 plus Plinth's additions). */
 const RESERVED_PARAMS = new Set([
   'page', 'sort', 'limit', 'fields', 'populate', 'expand', 'count', 'meta', 'cursor', 'include_deleted', 'include_total', 'skip', 'key', 'x-api-key',
 ]);

@@ -1,6 +1,6 @@
 /**
  * Schema assistant: a description in plain language → a collection schema in our field format
- * (contract §4.2), rebuilt from the model's answer (known members only) and checked with the
+ * (docs/wire-compatibility.md §4.2), rebuilt from the model's answer (known members only) and checked with the
  * collections domain's own validator, so it is ready to send to
  * POST /api/projects/:projectId/collections as `{collectionName, schema}`.
  */

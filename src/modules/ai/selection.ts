@@ -9,7 +9,7 @@
 import type { AppContext } from '../../context.js';
 import { decrypt, type Encrypted } from '../../lib/crypto.js';
 import type { AppError } from '../../lib/errors.js';
-import { METRICS, refund, reserve, type Counter } from '../../lib/quota.js';
+import { METRICS, refund, reserve, type Counter } from '../../lib/quota-queries.js';
 import { findKeyOwner } from './queries.js';
 import { utcMonth } from '../../lib/clock.js';
 import { planOf } from '../plans/plans.js';

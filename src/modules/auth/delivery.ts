@@ -1,5 +1,5 @@
 /**
- * How tokens reach clients (contract §2.2): the refresh token is always set as the HttpOnly
+ * How tokens reach clients (docs/wire-compatibility.md §2.2): the refresh token is always set as the HttpOnly
  * `refreshToken` cookie (Path=/api/userAuth; Secure + SameSite=None when the public URL is
  * https, else Lax); in header mode it is also in the `x-refresh-token` response header and in
  * the JSON body, where the SDK reads it.

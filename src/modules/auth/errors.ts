@@ -1,4 +1,4 @@
-/** Stable error codes of the end-user auth endpoints (contract §2). */
+/** Stable error codes of the end-user auth endpoints (docs/wire-compatibility.md §2). */
 import { defineErrors } from '../../lib/errors.js';
 
 export const AuthErrors = defineErrors('auth', {

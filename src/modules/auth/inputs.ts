@@ -1,4 +1,4 @@
-/** Field checks shared by the flows, with urBackend's messages (contract §2.4, §2.13). */
+/** Field checks shared by the flows, with urBackend's messages (docs/wire-compatibility.md §2.4, §2.13). */
 import { Type } from '@sinclair/typebox';
 import { AuthErrors } from './errors.js';
 import { isEmail, normalizeEmail } from '../../lib/email.js';

@@ -1,5 +1,5 @@
 /**
- * Abuse limits of the end-user endpoints (DESIGN "Rate limits"), through ctx.limits: memory on
+ * Abuse limits of the end-user endpoints (docs/security.md, "Rate limits"), through ctx.limits: memory on
  * one node, Redis across nodes when REDIS_URL is set. All scale with RATE_LIMIT_SCALE.
  */
 import type { AppContext } from '../../context.js';

@@ -7,7 +7,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import type { FieldDef } from '../../db/types.js';
-import { projectOf } from '../../plugins/api-key.js';
+import { projectOf } from '../projects/api-key-auth.js';
 import type { ProjectRecord } from '../projects/cache.js';
 import { AuthErrors } from './errors.js';
 

@@ -4,7 +4,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { Tx } from '../../db/pool.js';
-import type { Database } from '../../db/types.js';
+import type { Database } from '../../database.js';
 
 export interface NewSession {
   id: string;

@@ -84,7 +84,7 @@ export function toUser(row: UserRow, schema?: UsersSchema): Record<string, unkno
 
 const UNSAFE = ['password', 'email', 'token', 'otp', 'secret', 'session', 'refresh'];
 
-/** The public profile (contract §2.7): `_id`, schema keys without sensitive words, timestamps. */
+/** The public profile (docs/wire-compatibility.md §2.7): `_id`, schema keys without sensitive words, timestamps. */
 export function toPublicProfile(row: UserRow, schema: UsersSchema): Record<string, unknown> {
   const out: Record<string, unknown> = { _id: row.id };
   for (const f of schema.fields) {

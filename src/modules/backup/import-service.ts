@@ -9,9 +9,9 @@
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { sqlState } from '../../db/errors.js';
-import type { Database } from '../../db/types.js';
+import type { Database } from '../../database.js';
 import { AppError } from '../../lib/errors.js';
-import { METRICS, reserve } from '../../lib/quota.js';
+import { METRICS, reserve } from '../../lib/quota-queries.js';
 import { announceChange } from '../collections/cache.js';
 import { createCollectionIn } from '../collections/service.js';
 import { DataErrors } from '../data/errors.js';

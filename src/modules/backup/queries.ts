@@ -4,7 +4,7 @@
  * target project.
  */
 import { sql, type Kysely } from 'kysely';
-import type { Database } from '../../db/types.js';
+import type { Database } from '../../database.js';
 import type { Tx } from '../../db/pool.js';
 import { SIZE } from '../data/queries.js';
 import type { DocumentRecord, FileRecord, UserRecord } from './archive.js';

@@ -7,8 +7,8 @@
 import type { Task } from 'graphile-worker';
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.js';
-import type { Database } from '../../db/types.js';
-import { dropOrphanPartitions } from './partitions.js';
+import type { Database } from '../../database.js';
+import { dropOrphanPartitions } from './partition-queries.js';
 
 const TASK = 'collections.drop_partitions';
 

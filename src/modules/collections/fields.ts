@@ -1,5 +1,5 @@
 /**
- * Field definitions (contract §4.2): the rules a collection schema must follow, and the mapping
+ * Field definitions (docs/wire-compatibility.md §4.2): the rules a collection schema must follow, and the mapping
  * of the public `/api/schemas` form (`name`, any-case `type`) to the internal form.
  */
 import { isPlainObject } from '../../lib/objects.js';
@@ -102,7 +102,7 @@ function unstorable(value: unknown): boolean {
   return isPlainObject(value) && Object.values(value).some(unstorable);
 }
 
-/** The reason a schema is invalid, or null when it follows every rule of contract §4.2. */
+/** The reason a schema is invalid, or null when it follows every rule of docs/wire-compatibility.md §4.2. */
 export function validateFieldDefs(fields: unknown): string | null {
   return checkLevel(fields, 1) ?? (unstorable(fields) ? UNSTORABLE_MESSAGE : null);
 }

@@ -1,6 +1,7 @@
 /** SQL of the collections domain. Runs on the owner connection (dashboard / schema writes). */
 import { sql, type Kysely } from 'kysely';
-import type { CompoundIndex, Database, FieldDef, RlsConfig } from '../../db/types.js';
+import type { CompoundIndex, FieldDef, RlsConfig } from '../../db/types.js';
+import type { Database } from '../../database.js';
 import { COLLECTION_NAME } from './fields.js';
 import type { CollectionRow } from './view.js';
 

@@ -1,4 +1,4 @@
-/** RLS settings of a collection (contract §4.5, §10.5): defaults and validated changes. */
+/** RLS settings of a collection (docs/wire-compatibility.md §4.5, §10.5): defaults and validated changes. */
 import type { FieldDef, RlsConfig } from '../../db/types.js';
 import { CollectionErrors } from './errors.js';
 

@@ -5,17 +5,17 @@
  */
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.js';
-import type { Database } from '../../db/types.js';
+import type { Database } from '../../database.js';
 import type { CompoundIndex, FieldDef, RlsConfig } from '../../db/types.js';
-import { refund } from '../../lib/quota.js';
+import { refund } from '../../lib/quota-queries.js';
 import { planOf } from '../plans/plans.js';
 import { announceChange } from './cache.js';
 import { CollectionErrors } from './errors.js';
 import { COLLECTION_NAME, RESERVED_COLLECTION_NAMES, normaliseFields, validateFieldDefs } from './fields.js';
 import { dropPartitionsNow, enqueuePartitionCleanup } from './cleanup.js';
 import { validateCompoundIndexes } from './compound.js';
-import { isUsersCollection, syncIndexes, syncUserUniques } from './indexes.js';
-import { createPartition, truncatePartition } from './partitions.js';
+import { isUsersCollection, syncIndexes, syncUserUniques } from './index-queries.js';
+import { createPartition, truncatePartition } from './partition-queries.js';
 import { DEFAULT_SEARCH_LANGUAGE, SEARCH_LANGUAGES } from './search.js';
 import * as q from './queries.js';
 import { applyRlsChange, defaultRls, type RlsInput } from './rls.js';

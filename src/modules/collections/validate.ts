@@ -1,5 +1,5 @@
 /**
- * Document validation against a collection schema (contract §4.3). Each schema is compiled
+ * Document validation against a collection schema (docs/wire-compatibility.md §4.3). Each schema is compiled
  * once into a tree of small checker closures, cached by a stable key of its fields, so a
  * request only runs the checks, never re-reads the definitions.
  *
@@ -15,7 +15,7 @@ import { isObjectId } from '../../lib/ids.js';
 export type ValidationResult = { ok: true; value: Record<string, unknown> } | { ok: false; message: string };
 export type Mode = 'insert' | 'update';
 
-/** Returns the normalised value, or throws a Failure with the contract's text. */
+/** Returns the normalised value, or throws a Failure with the SDK's text (docs/wire-compatibility.md §4.3). */
 type Check = (value: unknown, label: string, mode: Mode) => unknown;
 
 class Failure {

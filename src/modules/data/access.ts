@@ -1,14 +1,14 @@
 /**
- * Who may do what on a collection (spec "Authentication" rules 1-5, contract §3 and §4.5).
+ * Who may do what on a collection (docs/wire-compatibility.md §3 and §4.5, docs/security.md).
  * The checks here give the exact statuses and messages; the same rules are enforced again by
  * the PostgreSQL policies, using the scope this returns.
  */
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import type { TenantScope } from '../../db/pool.js';
-import { projectOf } from '../../plugins/api-key.js';
-import { RequestAuthErrors } from '../../plugins/auth-errors.js';
-import { optionalUserId } from '../../plugins/user-auth.js';
+import { projectOf } from '../projects/api-key-auth.js';
+import { RequestAuthErrors } from '../../lib/identity/request-errors.js';
+import { optionalUserId } from '../auth/user-auth.js';
 import type { CollectionDef } from '../collections/cache.js';
 import { DataErrors } from './errors.js';
 import type { Scope } from './queries.js';

@@ -1,4 +1,4 @@
-/** Error catalogue of the data API (contract §4.5, §5). */
+/** Error catalogue of the data API (docs/wire-compatibility.md §4.5, §5). */
 import { defineErrors } from '../../lib/errors.js';
 
 export const DataErrors = defineErrors('data', {

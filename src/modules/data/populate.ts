@@ -4,20 +4,17 @@
  * the target collection's policies apply. Users come from the end-user table and never carry
  * a password.
  */
-import { sql } from 'kysely';
 import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/pool.js';
 import { isObjectId } from '../../lib/ids.js';
 import type { CollectionDef } from '../collections/cache.js';
-import { getRowsByIds } from './queries.js';
+import { getRowsByIds, usersByIds } from './queries.js';
 import { documentView } from './view.js';
 
 type Doc = Record<string, unknown>;
 
 async function loadUsers(tx: Tx, projectId: string, ids: string[]): Promise<Map<string, Doc>> {
-  const res = await sql<{ id: string; email: string; data: Doc; created_at: Date; updated_at: Date }>`
-    SELECT id, email, data, created_at, updated_at FROM app_users
-    WHERE project_id = ${projectId} AND id = ANY(${ids}::text[])`.execute(tx);
+  const res = await usersByIds(tx, projectId, ids);
   return new Map(
     res.rows.map((r) => {
       const { password: _pw, ...data } = r.data ?? {};

@@ -179,3 +179,10 @@ export async function hardDelete(tx: Tx, s: Scope, id: string): Promise<StoredRo
   const res = await sql<StoredRow>`DELETE FROM documents WHERE ${scopeWhere(s)} AND id = ${id} RETURNING ${COLUMNS}`.execute(tx);
   return res.rows[0];
 }
+
+/** Users of the project by id, for populating `Ref` fields that point at `users`. */
+export function usersByIds(tx: Tx, projectId: string, ids: string[]) {
+  return sql<{ id: string; email: string; data: Record<string, unknown>; created_at: Date; updated_at: Date }>`
+    SELECT id, email, data, created_at, updated_at FROM app_users
+    WHERE project_id = ${projectId} AND id = ANY(${ids}::text[])`.execute(tx);
+}

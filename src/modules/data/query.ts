@@ -1,5 +1,5 @@
 /**
- * The list query grammar (contract §5.1): paging, sort, cursor, filters with suffix
+ * The list query grammar (docs/wire-compatibility.md §5.1): paging, sort, cursor, filters with suffix
  * operators, and the list options. Parses the raw query object; knows nothing of SQL.
  */
 import { isObjectId } from '../../lib/ids.js';

@@ -6,7 +6,7 @@
  */
 import type { AppContext } from '../../context.js';
 import type { TenantScope, Tx } from '../../db/pool.js';
-import { METRICS, refundAhead } from '../../lib/quota.js';
+import { METRICS, refundAhead } from '../../lib/quota-queries.js';
 import { QuotaLeases } from '../../lib/quota-leases.js';
 import { DataErrors } from './errors.js';
 

@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { projectOf } from '../../plugins/api-key.js';
+import { projectOf } from '../projects/api-key-auth.js';
 import type { CollectionDef } from '../collections/cache.js';
 import { assertNotUsers } from './access.js';
 import { CollectionErrors } from '../collections/errors.js';

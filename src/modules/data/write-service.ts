@@ -10,7 +10,7 @@ import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/pool.js';
 import { objectId } from '../../lib/ids.js';
 import { isPlainObject } from '../../lib/objects.js';
-import { refund } from '../../lib/quota.js';
+import { refund } from '../../lib/quota-queries.js';
 import type { CollectionDef } from '../collections/cache.js';
 import { validateDocument } from '../collections/validate.js';
 import { applyOwnerOnCreate, assertHardDeleteAllowed, assertOwner, assertOwnerUnchanged, docScope, ownerOf, type Access } from './access.js';
@@ -27,7 +27,7 @@ const BULK_MAX = 100;
 /**
  * With the publishable key, reads the row first and checks its owner: the write alone would
  * pass the write policy too, so another owner's row would look missing (404) where the
- * contract wants 403. The write that follows is still guarded by the policy.
+ * SDK expects 403 (docs/wire-compatibility.md §4.5). The write that follows is still guarded by the policy.
  */
 async function checkOwner(db: Tx, s: q.Scope, access: Access, id: string): Promise<void> {
   if (access.secret) return;

@@ -7,7 +7,7 @@
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../lib/errors.js';
 import { objectId } from '../../lib/ids.js';
-import { refund, reserve } from '../../lib/quota.js';
+import { refund, reserve } from '../../lib/quota-queries.js';
 import type { ProjectRecord } from '../projects/cache.js';
 import { checkContent, recipients } from './content.js';
 import { MailErrors, mailQuotaExceeded, providerError } from './errors.js';

@@ -1,6 +1,6 @@
 /**
  * What a send request means: its recipients and its final subject/html/text, in direct mode
- * or rendered from a template (contract §7.2 mode rules and messages).
+ * or rendered from a template (docs/wire-compatibility.md §7.2 mode rules and messages).
  */
 import { isEmail } from '../../lib/email.js';
 import type { AppContext } from '../../context.js';

@@ -8,7 +8,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.js';
-import type { Database } from '../../db/types.js';
+import type { Database } from '../../database.js';
 import { decrypt, encrypt, type Encrypted } from '../../lib/crypto.js';
 import { objectId } from '../../lib/ids.js';
 import { addMailJobs, insertLogs } from './queries.js';

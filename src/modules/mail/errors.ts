@@ -1,4 +1,4 @@
-/** The mail domain's error catalogue (spec "Errors", contract §7). */
+/** The mail domain's error catalogue (docs/wire-compatibility.md §7, docs/errors.md). */
 import { AppError, defineErrors } from '../../lib/errors.js';
 
 export const MailErrors = defineErrors('mail', {
@@ -38,7 +38,7 @@ export function mailQuotaExceeded(limit: number, now: Date): AppError {
   return MailErrors.mail_quota_exceeded(undefined, { limit }, { headers: { 'retry-after': String(seconds) } });
 }
 
-/** Passes a provider's own status and message through (contract §7.6: "passthrough"). */
+/** Passes a provider's own status and message through (docs/wire-compatibility.md §7.6: "passthrough"). */
 export function providerError(status: number | null, message: string): AppError {
   return MailErrors.mail_provider_error(message || undefined, undefined, { status: status ?? undefined });
 }

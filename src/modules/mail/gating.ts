@@ -1,5 +1,5 @@
 /**
- * Feature gating for mail (spec "Limits"): send, batch, logs and live status for everyone;
+ * Feature gating for mail (docs/mail.md): send, batch, logs and live status for everyone;
  * audiences and contacts need the project's own Resend key; broadcasts need the own key AND
  * a plan with broadcasts (Pro). Also the one helper that unwraps proxied provider answers,
  * passing the provider's status and message through on failure.

@@ -11,7 +11,7 @@
  */
 import type { AppContext } from '../../context.js';
 import { Coalescer } from '../../lib/coalescer.js';
-import { reserve } from '../../lib/quota.js';
+import { reserve } from '../../lib/quota-queries.js';
 import { enqueueMails, type QueuedMail } from './enqueue.js';
 import { mailQuotaExceeded } from './errors.js';
 import { mailCounter } from './quota.js';

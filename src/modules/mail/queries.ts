@@ -1,8 +1,9 @@
 /** SQL of the mail domain (logs, templates, outbox). Callers pass the tenant tx or admin db. */
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { AppContext } from '../../context.js';
-import type { Database } from '../../db/types.js';
+import type { Database } from '../../database.js';
 import type { Encrypted } from '../../lib/crypto.js';
+import { isObjectId } from '../../lib/ids.js';
 import type { MailLogsTable, MailProviderKind, MailTemplatesTable } from './tables.js';
 
 type Db = Kysely<Database>;
@@ -159,4 +160,49 @@ export async function listOutbox(db: Db, projectId: string, limit = 50) {
     .orderBy('created_at', 'desc')
     .limit(limit)
     .execute();
+}
+
+// Templates (the project's own; global ones are read by listGlobal…)
+
+type NewTemplate = { project_id: string; key: string; name: string; subject: string; html: string; text: string };
+type TemplatePatch = { key: string; name: string; subject: string; html: string; text: string; updated_at: Date };
+
+export function insertTemplate(db: Db, t: NewTemplate) {
+  return db.insertInto('mail_templates').values(t).returningAll().executeTakeFirstOrThrow();
+}
+
+export function findProjectTemplate(db: Db, projectId: string, id: string) {
+  return db.selectFrom('mail_templates').selectAll().where('id', '=', id).where('project_id', '=', projectId).executeTakeFirst();
+}
+
+export function updateTemplateRow(db: Db, id: string, patch: TemplatePatch) {
+  return db.updateTable('mail_templates').set(patch).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+}
+
+export function deleteTemplateRow(db: Db, projectId: string, id: string) {
+  return db.deleteFrom('mail_templates').where('id', '=', id).where('project_id', '=', projectId).executeTakeFirst();
+}
+
+// The dev outbox
+
+export function findOutboxMessage(db: Db, id: string) {
+  return db.selectFrom('mail_outbox').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function markOutboxDelivered(db: Db, id: string) {
+  return db.updateTable('mail_outbox').set({ last_event: 'delivered' }).where('id', '=', id).execute();
+}
+
+/** Stores a message in the dev outbox once per idempotency key; its id (the first one on a retry). */
+export async function insertOutboxMessage(
+  db: Db,
+  m: { id: string; projectId: string | null; idempotencyKey: string; mail: { from: string; to: string[]; subject: string; html?: string; text?: string }; now: Date },
+): Promise<string> {
+  const { rows } = await sql<{ id: string }>`
+    INSERT INTO mail_outbox (id, project_id, mail_log_id, idempotency_key, "from", "to", subject, html, text, created_at)
+    VALUES (${m.id}, ${m.projectId}, ${isObjectId(m.idempotencyKey) ? m.idempotencyKey : null}, ${m.idempotencyKey},
+            ${m.mail.from}, ${JSON.stringify(m.mail.to)}::jsonb, ${m.mail.subject}, ${m.mail.html ?? null}, ${m.mail.text ?? null}, ${m.now})
+    ON CONFLICT (idempotency_key) DO UPDATE SET idempotency_key = excluded.idempotency_key
+    RETURNING id::text`.execute(db);
+  return rows[0]!.id;
 }

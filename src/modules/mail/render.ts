@@ -1,5 +1,5 @@
 /**
- * Template rendering (contract §7.2): `{{ path }}` inserts the value HTML-escaped in html and
+ * Template rendering (docs/wire-compatibility.md §7.2): `{{ path }}` inserts the value HTML-escaped in html and
  * as plain text in subject and text; `{{{ path }}}` inserts it raw. Paths are dot-separated
  * ([A-Za-z0-9_.-]); a missing value renders empty. A variable whose key ends in "url" or "uri"
  * must be an http(s) URL, else it renders empty (no javascript: links from user input).

@@ -9,6 +9,7 @@ import type { Plan } from '../plans/plans.js';
 import { MailErrors } from './errors.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { listTemplates, templateById, type TemplateRow } from './queries.js';
+import { deleteTemplateRow, findProjectTemplate, insertTemplate, updateTemplateRow } from './queries.js';
 
 export interface TemplateInput {
   key?: string;
@@ -72,10 +73,7 @@ export async function createTemplate(ctx: AppContext, projectId: string, plan: P
   const key = templateKey(input.key?.trim() || input.name!);
   try {
     const row = await ctx.db.read(operatorScope(projectId), (db) =>
-      db.insertInto('mail_templates')
-        .values({ project_id: projectId, key, name: input.name!.trim(), subject: input.subject!, html: input.html ?? '', text: input.text ?? '' })
-        .returningAll()
-        .executeTakeFirstOrThrow(),
+      insertTemplate(db, { project_id: projectId, key, name: input.name!.trim(), subject: input.subject!, html: input.html ?? '', text: input.text ?? '' }),
     );
     return templateDto(row);
   } catch (err) {
@@ -92,15 +90,11 @@ export async function updateTemplate(ctx: AppContext, projectId: string, plan: P
   const key = input.key !== undefined ? templateKey(input.key) : undefined;
   try {
     return await ctx.db.tenant(operatorScope(projectId), async (tx) => {
-      const cur = await tx.selectFrom('mail_templates').selectAll().where('id', '=', id).where('project_id', '=', projectId).executeTakeFirst();
+      const cur = await findProjectTemplate(tx, projectId, id);
       if (!cur) throw MailErrors.mail_template_missing();
       const next = { ...cur, ...Object.fromEntries(fields), key: key ?? cur.key };
       if (!next.html.trim() && !next.text.trim()) throw MailErrors.mail_template_content('Template must contain at least one of html or text.');
-      const row = await tx.updateTable('mail_templates')
-        .set({ key: next.key, name: next.name, subject: next.subject, html: next.html, text: next.text, updated_at: ctx.clock.now() })
-        .where('id', '=', id)
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      const row = await updateTemplateRow(tx, id, { key: next.key, name: next.name, subject: next.subject, html: next.html, text: next.text, updated_at: ctx.clock.now() });
       return templateDto(row);
     });
   } catch (err) {
@@ -112,7 +106,7 @@ export async function updateTemplate(ctx: AppContext, projectId: string, plan: P
 export async function deleteTemplate(ctx: AppContext, projectId: string, id: string): Promise<void> {
   if (!isObjectId(id)) throw MailErrors.mail_template_invalid_id();
   const res = await ctx.db.read(operatorScope(projectId), (db) =>
-    db.deleteFrom('mail_templates').where('id', '=', id).where('project_id', '=', projectId).executeTakeFirst(),
+    deleteTemplateRow(db, projectId, id),
   );
   if (Number(res.numDeletedRows) === 0) throw MailErrors.mail_template_missing();
 }

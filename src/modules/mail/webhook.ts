@@ -12,7 +12,7 @@ import { Webhook } from 'svix';
 import type { AppContext } from '../../context.js';
 import { decrypt } from '../../lib/crypto.js';
 import { isObjectId } from '../../lib/ids.js';
-import { EVENT_EFFECTS, ingestEvent } from './status.js';
+import { EVENT_EFFECTS, ingestEvent } from './status-queries.js';
 
 export const TOLERANCE_SECONDS = 5 * 60;
 
@@ -35,7 +35,7 @@ function verifier(secret: string): Webhook | null {
   try {
     return new Webhook(secret);
   } catch {
-    return null; // a malformed secret counts as "misconfigured": ignored, per the spec
+    return null; // a malformed secret counts as "misconfigured": ignored (docs/mail.md)
   }
 }
 

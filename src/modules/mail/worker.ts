@@ -7,12 +7,12 @@
  */
 import type { Task } from 'graphile-worker';
 import type { AppContext } from '../../context.js';
-import { refund } from '../../lib/quota.js';
+import { refund } from '../../lib/quota-queries.js';
 import { openJobMail, type MailJob } from './enqueue.js';
 import { jobState, markAccepted, markFailed, scoped, scopedRead } from './queries.js';
 import { senderFor, type Sender } from './providers/select.js';
 import { mailCounter } from './quota.js';
-import { applyStoredEvents } from './status.js';
+import { applyStoredEvents } from './status-queries.js';
 
 class TransientMailError extends Error {}
 

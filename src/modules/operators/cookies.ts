@@ -2,13 +2,13 @@
  * Dashboard session cookies. `accessToken` (15 min) and `refreshToken` (7 days, only sent to
  * /api/auth) are HttpOnly; `csrfToken` is readable by the dashboard's script, which echoes it
  * in `x-csrf-token` on cookie-authenticated mutations (double submit; see
- * plugins/operator-auth.ts). Secure + SameSite=None in production, Lax otherwise.
+ * modules/operators/auth.ts). Secure + SameSite=None in production, Lax otherwise.
  */
 import type { CookieSerializeOptions } from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { randomToken } from '../../lib/crypto.js';
-import { assertCsrfToken } from '../../plugins/operator-auth.js';
+import { assertCsrfToken } from './auth.js';
 import type { IssuedSession } from './sessions.js';
 import { OPERATOR_REFRESH_TTL_SECONDS } from './sessions.js';
 import { OPERATOR_ACCESS_TTL_SECONDS } from './tokens.js';

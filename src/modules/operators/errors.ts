@@ -1,4 +1,4 @@
-/** Errors of the operator (dashboard account) domain. Texts follow contract §10.2 where it has one. */
+/** Errors of the operator (dashboard account) domain. Texts follow docs/wire-compatibility.md §10.2 where it has one. */
 import { defineErrors } from '../../lib/errors.js';
 
 export const OperatorErrors = defineErrors('operators', {

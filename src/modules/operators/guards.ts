@@ -1,6 +1,6 @@
 /** preHandlers that follow `operatorAuth`: a verified email, or the admin account. */
 import type { FastifyRequest } from 'fastify';
-import { operatorOf } from '../../plugins/operator-auth.js';
+import { operatorOf } from './auth.js';
 import { OperatorErrors } from './errors.js';
 import { IdentityErrors } from '../../lib/identity/errors.js';
 

@@ -1,5 +1,5 @@
 /**
- * Rate limits of the operator account routes (DESIGN): 10 login/register attempts per 15
+ * Rate limits of the operator account routes (docs/security.md, "Rate limits"): 10 login/register attempts per 15
  * minutes per IP; 10 failed logins per 15 minutes per email (from any address); per email,
  * 5 codes sent and 5 codes checked per 10 minutes.
  */

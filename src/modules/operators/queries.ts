@@ -1,6 +1,6 @@
 /** SQL of the operators domain: accounts, refresh sessions, one-time codes. */
 import type { Kysely } from 'kysely';
-import type { Database } from '../../db/types.js';
+import type { Database } from '../../database.js';
 import type { OtpPurpose } from './tables.js';
 
 type Db = Kysely<Database>;
@@ -29,6 +29,11 @@ export function insertOperator(db: Db, row: { email: string; passwordHash: strin
 
 export function updateOperator(db: Db, id: string, patch: { password_hash?: string; is_verified?: boolean; plan?: 'free' | 'pro'; tokens_valid_after?: Date }, now: Date) {
   return db.updateTable('operators').set({ ...patch, updated_at: now }).where('id', '=', id).returning(OPERATOR_COLUMNS).executeTakeFirst();
+}
+
+/** What the dashboard's authentication needs of an operator, by id. */
+export function findOperatorIdentity(db: Db, id: string) {
+  return db.selectFrom('operators').select(['id', 'email', 'name', 'plan', 'is_verified', 'tokens_valid_after']).where('id', '=', id).executeTakeFirst();
 }
 
 // Sessions

@@ -79,7 +79,7 @@ export async function loadOperator(ctx: AppContext, id: string): Promise<PublicO
 /**
  * Stores a new password hash and ends every session in one transaction: a password change
  * must never leave the old sessions alive (refresh sessions revoked, older access tokens
- * refused by plugins/operator-auth.ts).
+ * refused by modules/operators/auth.ts).
  */
 async function replacePassword(ctx: AppContext, operatorId: string, passwordHash: string, verified?: true): Promise<void> {
   const now = ctx.clock.now();

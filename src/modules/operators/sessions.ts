@@ -13,7 +13,7 @@ import { OPERATOR_ACCESS_TTL_SECONDS, signOperatorToken } from './tokens.js';
 import { IdentityErrors } from '../../lib/identity/errors.js';
 
 export const OPERATOR_REFRESH_TTL_SECONDS = 7 * 24 * 3600;
-/** Reported to clients the way end-user logins report it (contract §2.2). */
+/** Reported to clients the way end-user logins report it (docs/wire-compatibility.md §2.2). */
 export const ACCESS_EXPIRES_IN = `${OPERATOR_ACCESS_TTL_SECONDS / 60}m`;
 
 export interface IssuedSession {

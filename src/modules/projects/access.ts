@@ -5,7 +5,7 @@
 import type { AppContext } from '../../context.js';
 import { Errors } from '../../lib/errors.js';
 import { isObjectId } from '../../lib/ids.js';
-import type { OperatorIdentity } from '../../plugins/operator-auth.js';
+import type { OperatorIdentity } from '../operators/auth.js';
 import { ProjectErrors } from './errors.js';
 import { findOwnedProject } from './queries.js';
 

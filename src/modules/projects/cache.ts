@@ -8,7 +8,7 @@ import type { Kysely } from 'kysely';
 import { decrypt, sha256Hex, type Encrypted } from '../../lib/crypto.js';
 import { EvictingCache } from '../../lib/evicting-cache.js';
 import type { Bus } from '../../db/bus.js';
-import type { Database } from '../../db/types.js';
+import type { Database } from '../../database.js';
 import { planOf, type Plan, type PlanName } from '../plans/plans.js';
 import { keyKindOf, type ApiKeyKind } from './keys.js';
 import { findProjectWithOwner } from './queries.js';

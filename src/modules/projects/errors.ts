@@ -1,4 +1,4 @@
-/** Errors of the projects domain (texts from contract §10.3). */
+/** Errors of the projects domain (texts from docs/wire-compatibility.md §10.3). */
 import { defineErrors } from '../../lib/errors.js';
 
 export const ProjectErrors = defineErrors('projects', {

@@ -1,6 +1,6 @@
 /** SQL of the projects domain. */
 import { sql, type Kysely } from 'kysely';
-import type { Database } from '../../db/types.js';
+import type { Database } from '../../database.js';
 import type { Encrypted } from '../../lib/crypto.js';
 
 export interface NewProjectRow {

@@ -1,12 +1,20 @@
-/** Projects: creation with fresh keys (shown once), plan limits. Knows no HTTP. */
+/**
+ * Projects, knowing no HTTP: creation with fresh keys (shown once) within the plan's limit,
+ * then list, view, settings, delete and key rotation. Every change is announced on the bus so
+ * each node drops its cached copy (a rotated key fails at once everywhere).
+ */
 import type { AppContext } from '../../context.js';
 import { encrypt } from '../../lib/crypto.js';
 import { planOf } from '../plans/plans.js';
 import { DEFAULT_PROJECT_SETTINGS } from './defaults.js';
 import { ProjectErrors } from './errors.js';
-import { normaliseSiteUrl } from './settings.js';
+import { normaliseSiteUrl, type SettingsInput, settingsPatch } from './inputs.js';
 import { newApiKey, newJwtSecret } from './keys.js';
-import { countProjects, insertProject, lockOwner } from './queries.js';
+import { collectionCounts, collectionsOf, countProjects, deleteProjectRow, insertProject, listOwnedProjects, lockOwner, type ProjectRow, updateProjectRow, usageOf } from './queries.js';
+import { dropPartitionsNow, enqueuePartitionCleanup } from '../collections/cleanup.js';
+import type { OperatorIdentity } from '../operators/auth.js';
+import { loadOwnedProject } from './access.js';
+import { metricsOf, projectSummary, projectView, USAGE_METRICS } from './view.js';
 
 // Re-exported: other domains import the project errors from here.
 export { ProjectErrors };
@@ -40,4 +48,69 @@ export async function createProject(ctx: AppContext, owner: { id: string; plan: 
     });
   });
   return { project: row, publishableKey: pk.raw, secretKey: sk.raw };
+}
+
+
+async function metricsFor(ctx: AppContext, operator: OperatorIdentity, ids: string[]) {
+  const used = await usageOf(ctx.db.admin, ids, Object.values(USAGE_METRICS));
+  return (id: string) =>
+    metricsOf(operator.plan, {
+      storage: used.get(`${id}:${USAGE_METRICS.storage}`) ?? 0,
+      database: used.get(`${id}:${USAGE_METRICS.database}`) ?? 0,
+    });
+}
+
+export async function listProjects(ctx: AppContext, operator: OperatorIdentity) {
+  const rows = await listOwnedProjects(ctx.db.admin, operator.id);
+  const ids = rows.map((r) => r.id);
+  const [counts, metrics] = await Promise.all([collectionCounts(ctx.db.admin, ids), metricsFor(ctx, operator, ids)]);
+  return rows.map((r) => projectSummary(r, counts.get(r.id) ?? 0, metrics(r.id)));
+}
+
+export async function describeProject(ctx: AppContext, operator: OperatorIdentity, row: ProjectRow) {
+  const [collections, metrics] = await Promise.all([collectionsOf(ctx.db.admin, row.id), metricsFor(ctx, operator, [row.id])]);
+  return projectView(row, operator.plan, collections, metrics(row.id));
+}
+
+export async function getProject(ctx: AppContext, operator: OperatorIdentity, projectId: string) {
+  return describeProject(ctx, operator, await loadOwnedProject(ctx, operator, projectId));
+}
+
+export async function updateProjectSettings(ctx: AppContext, operator: OperatorIdentity, projectId: string, input: SettingsInput) {
+  const current = await loadOwnedProject(ctx, operator, projectId);
+  const patch = settingsPatch(current, input, ctx.config.encryptionKey);
+  const row = await updateProjectRow(ctx.db.admin, projectId, patch, ctx.clock.now());
+  await ctx.bus.publish({ type: 'project_changed', id: projectId });
+  return describeProject(ctx, operator, row);
+}
+
+/**
+ * Runs the deletion hooks (e.g. stored files, while the bucket settings still exist), then
+ * deletes the row; every tenant table cascades from it, and the collections' document
+ * partitions are dropped right after. A failing hook is logged, not fatal:
+ * the operator asked for the data to be gone, and the rows must go regardless.
+ */
+export async function deleteProject(ctx: AppContext, operator: OperatorIdentity, projectId: string): Promise<void> {
+  await loadOwnedProject(ctx, operator, projectId);
+  for (const hook of ctx.hooks.projectDeleting) {
+    try {
+      await hook(projectId);
+    } catch (err) {
+      ctx.log.error({ projectId, err: (err as Error).message }, 'project deletion hook failed');
+    }
+  }
+  // Documents live in per-collection partitions, which a cascade cannot drop.
+  await deleteProjectRow(ctx.db.admin, projectId, (tx) => enqueuePartitionCleanup(ctx, tx));
+  await ctx.bus.publish({ type: 'project_changed', id: projectId }); // first: no node routes new writes to the partitions
+  await dropPartitionsNow(ctx);
+}
+
+export async function rotateKey(ctx: AppContext, operator: OperatorIdentity, projectId: string, keyType: string) {
+  if (keyType !== 'publishable' && keyType !== 'secret') throw ProjectErrors.invalid_key_type();
+  await loadOwnedProject(ctx, operator, projectId);
+  const key = newApiKey(keyType);
+  const column = keyType === 'secret' ? 'secret_key_hash' : 'publishable_key_hash';
+  const row = await updateProjectRow(ctx.db.admin, projectId, { [column]: key.hash }, ctx.clock.now());
+  await ctx.bus.publish({ type: 'project_changed', id: projectId });
+  return { apiKey: key.raw, keyType, project: await describeProject(ctx, operator, row) };
 }

@@ -6,8 +6,8 @@
  */
 import type { AppContext } from '../../context.js';
 import { utcMonth } from '../../lib/clock.js';
-import { METRICS, usage } from '../../lib/quota.js';
-import type { OperatorIdentity } from '../../plugins/operator-auth.js';
+import { METRICS, usage } from '../../lib/quota-queries.js';
+import type { OperatorIdentity } from '../operators/auth.js';
 import { mailCounter, monthlyLimit } from '../mail/quota.js';
 import { senderKindFor } from '../mail/providers/select.js';
 import { planOf } from '../plans/plans.js';

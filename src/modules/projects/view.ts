@@ -3,7 +3,7 @@
  * blob stay behind; each secret shows only as a `has…` flag. The `users` collection's model
  * omits its password field.
  */
-import { METRICS } from '../../lib/quota.js';
+import { METRICS } from '../../lib/quota-queries.js';
 import type { Encrypted } from '../../lib/crypto.js';
 import { planOf, type PlanName } from '../plans/plans.js';
 import type { CollectionRow, ProjectRow } from './queries.js';

@@ -1,4 +1,4 @@
-/** Error catalogue of the schemas API (contract §5.10). */
+/** Error catalogue of the schemas API (docs/wire-compatibility.md §5.10). */
 import { defineErrors } from '../../lib/errors.js';
 
 export const SchemaErrors = defineErrors('schemas', {

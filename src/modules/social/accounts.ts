@@ -1,5 +1,5 @@
 /**
- * Find, link or create the end user behind a provider identity (contract §2.17 step 7):
+ * Find, link or create the end user behind a provider identity (docs/wire-compatibility.md §2.17 step 7):
  * (a) known provider id → that user; (b) no email, or one the provider has not verified →
  * error (an unverified address never creates or links an account); (c) same email → link;
  * (d) otherwise a new user with an unguessable password. The project's

@@ -1,4 +1,4 @@
-/** Stable error codes of social sign-in and its dashboard settings (contract §2.17, §10.6). */
+/** Stable error codes of social sign-in and its dashboard settings (docs/wire-compatibility.md §2.17, §10.6). */
 import { defineErrors } from '../../lib/errors.js';
 
 export const SocialErrors = defineErrors('social', {

@@ -1,7 +1,7 @@
 /** SQL of social sign-in: OAuth states, rtCode exchange codes and the projects' provider settings. */
 import { sql, type Kysely } from 'kysely';
 import type { Tx } from '../../db/pool.js';
-import type { Database } from '../../db/types.js';
+import type { Database } from '../../database.js';
 import type { Encrypted } from '../../lib/crypto.js';
 import type { ProviderName } from './providers.js';
 

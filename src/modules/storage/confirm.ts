@@ -1,5 +1,5 @@
 /**
- * upload-confirm (contract §6.3): verify the object, mark it confirmed (its bytes were charged
+ * upload-confirm (docs/wire-compatibility.md §6.3): verify the object, mark it confirmed (its bytes were charged
  * to the quota when the upload was requested).
  *
  * The common case costs one object stat and one statement: the object is looked up on the

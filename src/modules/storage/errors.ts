@@ -1,4 +1,4 @@
-/** Storage error catalogue (contract §6). Messages are the ones urBackend clients know. */
+/** Storage error catalogue (docs/wire-compatibility.md §6). Messages are the ones urBackend clients know. */
 import { AppError, defineErrors, UNAVAILABLE_RETRY_AFTER_SECONDS } from '../../lib/errors.js';
 
 export const StorageErrors = defineErrors('storage', {

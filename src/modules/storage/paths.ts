@@ -59,7 +59,7 @@ export function checkPath(projectId: string, raw: unknown): ParsedPath {
   const [prefix, name] = segments as [string, string];
   if (prefix !== projectId) throw StorageErrors.access_denied();
   // A plain name in the project's own folder that we could never have issued simply does not
-  // exist (spec: 404), like an issued-looking one that is not stored.
+  // exist (404: docs/storage.md), like an issued-looking one that is not stored.
   const fileId = name.slice(0, 24);
   const issued = isObjectId(fileId) && name[24] === '_' && name.length >= 26 && sanitiseFilename(name.slice(25)) === name.slice(25);
   if (!issued) throw StorageErrors.file_not_found();

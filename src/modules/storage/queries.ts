@@ -1,8 +1,11 @@
 /** SQL of the storage domain. Tenant calls take the transaction of `ctx.db.tenant`. */
-import { METRICS, refund } from '../../lib/quota.js';
+import { METRICS, refund } from '../../lib/quota-queries.js';
 import { sql, type Kysely, type Selectable } from 'kysely';
-import type { Database } from '../../db/types.js';
+import type { Database } from '../../database.js';
+import type { Encrypted } from '../../lib/crypto.js';
 import type { FilesTable, FileProvider } from './tables.js';
+
+type ProjectSecrets = { id: string; settings: Record<string, unknown>; secrets: Record<string, Encrypted> };
 
 export type FileRow = Selectable<FilesTable>;
 type Db = Kysely<Database>;
@@ -121,4 +124,22 @@ export async function countConfirmed(db: Db, projectId: string): Promise<number>
   const { rows } = await sql<{ count: number }>`
     SELECT count(*)::int AS count FROM files WHERE project_id = ${projectId} AND status = 'confirmed'`.execute(db);
   return rows[0]?.count ?? 0;
+}
+
+/**
+ * Saves (or, with null, removes) a project's own bucket: its settings in projects.settings.storage
+ * and its encrypted secret key in projects.secrets, in one statement.
+ */
+export function saveBucket(db: Kysely<Database>, projectId: string, secretName: string, bucket: { settings: unknown; secret: Encrypted } | null, now: Date) {
+  const update = bucket
+    ? sql<ProjectSecrets>`
+      UPDATE projects SET
+        settings = settings || jsonb_build_object('storage', ${JSON.stringify(bucket.settings)}::jsonb),
+        secrets = secrets || jsonb_build_object(${secretName}::text, ${JSON.stringify(bucket.secret)}::jsonb),
+        updated_at = ${now}
+      WHERE id = ${projectId} RETURNING id, settings, secrets`
+    : sql<ProjectSecrets>`
+      UPDATE projects SET settings = settings - 'storage', secrets = secrets - ${secretName}::text, updated_at = ${now}
+      WHERE id = ${projectId} RETURNING id, settings, secrets`;
+  return update.execute(db);
 }

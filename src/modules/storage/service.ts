@@ -1,5 +1,5 @@
 /**
- * Upload requests and deletion (contract §6), knowing no HTTP; confirmation is in confirm.ts.
+ * Upload requests and deletion (docs/wire-compatibility.md §6), knowing no HTTP; confirmation is in confirm.ts.
  * Quota: charged at request time by the guarded `plinth_reserve` in the statement that inserts
  * the pending row (the signed PUT writes the bytes before any confirm, so pending uploads count),
  * refunded in the transaction that deletes the file, pending or confirmed (or sweeps it).
@@ -7,7 +7,7 @@
 import type { AppContext } from '../../context.js';
 import type { TenantScope } from '../../db/pool.js';
 import { objectId } from '../../lib/ids.js';
-import { METRICS, quotaCap } from '../../lib/quota.js';
+import { METRICS, quotaCap } from '../../lib/quota-queries.js';
 import type { ProjectRecord } from '../projects/cache.js';
 import { backendFor, backendOfFile, storeCall } from './backends.js';
 import { StorageErrors } from './errors.js';

@@ -3,7 +3,7 @@
  * session cap: reserved before the provider call, refunded on failure, reset each UTC month.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { usage } from '../../../src/lib/quota.js';
+import { usage } from '../../../src/lib/quota-queries.js';
 import { PLANS } from '../../../src/modules/plans/plans.js';
 import { makeCollection, makeOperator, makeProject, type TestOperator, type TestProject } from '../../helpers/fixtures.js';
 import { buildQuery, createAiEnv, PLATFORM_KEY, putAccountKey, putProjectKey, type AiTestEnv } from './setup.js';

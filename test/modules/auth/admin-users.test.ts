@@ -1,4 +1,4 @@
-/** Operators manage a project's end users and sessions (contract §10.10, DESIGN dashboard routes). */
+/** Operators manage a project's end users and sessions (docs/wire-compatibility.md §10.10). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestEnv } from '../../helpers/context.js';
 import { makeOperator, type TestProject } from '../../helpers/fixtures.js';

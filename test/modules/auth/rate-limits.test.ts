@@ -1,5 +1,5 @@
 /**
- * Threat: password guessing, mass sign-up and OTP brute force. Limits (DESIGN): login 30/min
+ * Threat: password guessing, mass sign-up and OTP brute force. Limits (docs/auth.md): login 30/min
  * per IP, failed logins 10 per 15 min per email (any IP) and 50 per 15 min per IP; sign-up 20/min per IP; OTP send/verify and reset 5 per
  * 10 min per email; refresh 30/min per IP. 429 with Retry-After. With REDIS_URL the counts are
  * shared by every API node (tested when a Redis answers on 127.0.0.1:6379).

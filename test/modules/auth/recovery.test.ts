@@ -1,5 +1,5 @@
 /**
- * Profile and recovery (contract §2.6–§2.14): me, update-profile, change-password, public
+ * Profile and recovery (docs/wire-compatibility.md §2.6–§2.14): me, update-profile, change-password, public
  * profile, email verification and password reset by OTP (hashed, 10 min, 5 attempts).
  */
 import type { SystemMail } from '../../../src/context.js';

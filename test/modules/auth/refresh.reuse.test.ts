@@ -1,7 +1,7 @@
 /**
  * Threat: a stolen or replayed refresh token. Tokens rotate on every use; presenting a used
  * one revokes the whole family (attacker and victim both lose the session). Also the other
- * statuses of contract §2.15, cookie mode, logout, and expiry via the fake clock.
+ * statuses of docs/wire-compatibility.md §2.15, cookie mode, logout, and expiry via the fake clock.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestEnv } from '../../helpers/context.js';

@@ -58,7 +58,7 @@ describe('@urbackend/sdk auth module', () => {
     expect(res).toMatchObject({ email });
   });
 
-  it('socialExchange with an unknown code is rejected with the spec message', async () => {
+  it('socialExchange with an unknown code is rejected with the documented message', async () => {
     const client = urBackend({ apiKey: p.publishableKey, baseUrl });
     const err = await client.auth.socialExchange({ token: 'x', rtCode: 'nope' }).catch((e: Error) => e);
     expect((err as Error).message).toBe('Invalid or expired refresh token exchange code');

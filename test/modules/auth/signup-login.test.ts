@@ -1,4 +1,4 @@
-/** Sign-up and login (contract §2.1, §2.4, §2.5): shapes, cookies, validation, conflicts, preconditions. */
+/** Sign-up and login (docs/wire-compatibility.md §2.1, §2.4, §2.5): shapes, cookies, validation, conflicts, preconditions. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestEnv } from '../../helpers/context.js';
 import { makeCollection, makeProject, USERS_FIELDS, type TestProject } from '../../helpers/fixtures.js';
@@ -121,7 +121,7 @@ describe('POST /api/userAuth/login', () => {
   });
 });
 
-describe('preconditions (contract §2.1)', () => {
+describe('preconditions (docs/wire-compatibility.md §2.1)', () => {
   it('403 when auth is disabled', async () => {
     const q = await authProject(env);
     await env.ctx.db.admin.updateTable('projects').set({ settings: JSON.stringify({ isAuthEnabled: false }) as never }).where('id', '=', q.id).execute();

@@ -128,7 +128,7 @@ describe('schema updates', () => {
 });
 
 describe('rls settings', () => {
-  it('updates with the contract messages', async () => {
+  it('updates with the SDK messages', async () => {
     await A.post(base(), p.owner.auth, { name: 'notes', schema: [{ key: 'ownerId', type: 'String' }] });
     const r = await A.patch(`${base()}/notes/rls`, p.owner.auth, { enabled: true, mode: 'private', ownerField: 'OWNERID' });
     expect(r.body).toMatchObject({ message: 'Collection RLS updated', data: { collection: { name: 'notes', rls: { enabled: true, mode: 'private', ownerField: 'ownerId' } } } });

@@ -5,10 +5,10 @@
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dropOrphanPartitions } from '../../../src/modules/collections/partitions.js';
+import { dropOrphanPartitions } from '../../../src/modules/collections/partition-queries.js';
 import { createCollection, deleteCollection } from '../../../src/modules/collections/service.js';
 import { createDocument } from '../../../src/modules/data/write-service.js';
-import { usage } from '../../../src/lib/quota.js';
+import { usage } from '../../../src/lib/quota-queries.js';
 import { createTestEnv, type TestEnv } from '../../helpers/context.js';
 import { makeCollection, makeProject, type TestProject } from '../../helpers/fixtures.js';
 import { drainJobs } from '../../helpers/jobs.js';

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { objectId } from '../../../src/lib/ids.js';
-import { usage } from '../../../src/lib/quota.js';
+import { usage } from '../../../src/lib/quota-queries.js';
 import { LEASE_CHUNK } from '../../../src/lib/quota-leases.js';
 import { createTestEnv, type TestEnv } from '../../helpers/context.js';
 import { makeProject, makeUserToken, type TestProject } from '../../helpers/fixtures.js';

@@ -5,7 +5,7 @@
  * database-bytes counter covers the stored sizes (plus at most this node's reserved chunk).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { usage } from '../../../src/lib/quota.js';
+import { usage } from '../../../src/lib/quota-queries.js';
 import { LEASE_CHUNK } from '../../../src/lib/quota-leases.js';
 import { createTestEnv, type TestEnv } from '../../helpers/context.js';
 import { makeProject, type TestProject } from '../../helpers/fixtures.js';

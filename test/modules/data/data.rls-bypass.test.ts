@@ -1,7 +1,7 @@
 /**
  * Threat: one end user reading or changing another user's documents, with the publishable key
  * (through the API, or through a code path that forgets the owner rules). The code answers
- * with the contract's statuses; the PostgreSQL policies hold even when the code is bypassed.
+ * with the SDK's statuses (docs/wire-compatibility.md §4.5); the PostgreSQL policies hold even when the code is bypassed.
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

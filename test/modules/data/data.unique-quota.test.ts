@@ -1,6 +1,6 @@
 /** Unique fields backed by real indexes (also under concurrency), and the database quota. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { usage } from '../../../src/lib/quota.js';
+import { usage } from '../../../src/lib/quota-queries.js';
 import { LEASE_CHUNK } from '../../../src/lib/quota-leases.js';
 import { createTestEnv, type TestEnv } from '../../helpers/context.js';
 import { makeProject, type TestProject } from '../../helpers/fixtures.js';

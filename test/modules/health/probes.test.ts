@@ -2,7 +2,7 @@
  * Liveness vs readiness. /livez says only that the process runs (no database call: an
  * orchestrator must not restart nodes because PostgreSQL is away); /readyz says "send traffic
  * here" and turns 503 when the database does not answer or the node is shutting down, while
- * /api/health keeps its contract.
+ * /api/health keeps its documented shape.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
@@ -40,7 +40,7 @@ describe('/livez and /readyz', () => {
       expect(ready.statusCode).toBe(503);
       expect(ready.json()).toEqual({ status: 'unavailable', reason: 'database_unreachable' });
       expect((await get('/livez')).statusCode).toBe(200);
-      expect((await get('/api/health')).statusCode).toBe(503); // unchanged contract
+      expect((await get('/api/health')).statusCode).toBe(503); // unchanged, as documented
     } finally {
       await proxy.restore();
     }

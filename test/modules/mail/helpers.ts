@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { Webhook } from 'svix';
 import { encrypt } from '../../../src/lib/crypto.js';
-import { usage } from '../../../src/lib/quota.js';
+import { usage } from '../../../src/lib/quota-queries.js';
 import { currentPeriod, mailCounter } from '../../../src/modules/mail/quota.js';
 import { createTestEnv, type TestEnv } from '../../helpers/context.js';
 import { drainJobs } from '../../helpers/jobs.js';

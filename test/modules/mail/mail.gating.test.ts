@@ -1,5 +1,5 @@
 /**
- * Feature gating per the spec's table (shared key / own key free / own key Pro) for
+ * Feature gating per docs/mail.md (shared key / own key free / own key Pro) for
  * audiences, contacts and broadcasts, and provider passthrough of status and message.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

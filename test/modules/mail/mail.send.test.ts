@@ -1,4 +1,4 @@
-/** POST /api/mail/send: validation (spec error table), queueing, key selection, logs. */
+/** POST /api/mail/send: validation (docs/mail.md), queueing, key selection, logs. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { TestEnv } from '../../helpers/context.js';
 import { drainJobs } from '../../helpers/jobs.js';

@@ -1,5 +1,5 @@
 /**
- * Delivery events move MailLogs per the spec's table; repeated and out-of-order deliveries
+ * Delivery events move MailLogs per docs/mail.md; repeated and out-of-order deliveries
  * are harmless (idempotent by svix-id; a log never moves back in time).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -6,7 +6,7 @@
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { boot, type Booted } from '../../../src/boot.js';
-import { apiKeyAuth, projectOf } from '../../../src/plugins/api-key.js';
+import { apiKeyAuth, projectOf } from '../../../src/modules/projects/api-key-auth.js';
 import { registerErrorHandling } from '../../../src/plugins/errors.js';
 import { createTestEnv, type TestEnv } from '../../helpers/context.js';
 import { makeProject, type TestProject } from '../../helpers/fixtures.js';
@@ -74,7 +74,7 @@ describe('POST /api/projects/:projectId/api-key', () => {
     expect(res.json()).toMatchObject({ code: 'api_key_invalid', message: 'API key is expired or invalid.', action: expect.any(String) });
   });
 
-  it('rejects an unknown keyType with 400 and the contract text, and a missing body with 400', async () => {
+  it('rejects an unknown keyType with 400 and the SDK text, and a missing body with 400', async () => {
     const res = await rotate('master');
     expect(res.statusCode).toBe(400);
     expect(res.json().message).toBe("Invalid keyType. Must be 'publishable' or 'secret'.");

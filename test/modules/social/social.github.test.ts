@@ -1,4 +1,4 @@
-/** GitHub sign-in end to end against a fake GitHub on 127.0.0.1 (contract §2.17). */
+/** GitHub sign-in end to end against a fake GitHub on 127.0.0.1 (docs/wire-compatibility.md §2.17). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestProject } from '../../helpers/fixtures.js';
 import { PASSWORD, signup } from '../auth/helpers.js';
@@ -28,7 +28,7 @@ describe('GitHub sign-in', () => {
     expect(JSON.stringify(row.code_verifier)).toContain('encrypted');
   });
 
-  it('a new user is created, redirected with exactly the spec parameters; token only in the fragment', async () => {
+  it('a new user is created, redirected with exactly the documented parameters; token only in the fragment', async () => {
     s.github.nextUser = { id: 501, login: 'newbie', name: 'New Bie', emails: [{ email: 'Newbie@Example.com', primary: true, verified: true }] };
     const r = await runFlow(s.env.app, 'github', p);
     expect(r.status).toBe(302);

@@ -3,7 +3,7 @@
  * with their own provider account, and gets a victim's browser to open the callback URL: the
  * victim would be signed into the attacker's account (and whatever they then store lands
  * there). The state is now bound to the browser that started the flow by a short-lived
- * HttpOnly cookie; a callback without it, or with another flow's cookie, is the spec's error
+ * HttpOnly cookie; a callback without it, or with another flow's cookie, is the documented error
  * redirect, and the state is spent.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

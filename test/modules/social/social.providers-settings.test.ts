@@ -1,4 +1,4 @@
-/** Dashboard: PATCH /api/projects/:id/auth/providers (contract §10.6). Secrets are write-only. */
+/** Dashboard: PATCH /api/projects/:id/auth/providers (docs/wire-compatibility.md §10.6). Secrets are write-only. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv } from '../../helpers/context.js';
 import { makeOperator } from '../../helpers/fixtures.js';

@@ -2,7 +2,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../../context.js';
-import { operatorOf } from '../../../plugins/operator-auth.js';
+import { operatorOf } from '../../operators/auth.js';
 import { loadOwnedProject } from '../../projects/access.js';
 
 export const ProjectParams = Type.Object({ projectId: Type.String() });

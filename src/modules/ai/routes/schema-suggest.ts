@@ -30,7 +30,7 @@ const Field = Type.Recursive((Self) =>
 const Result = envelope(
   Type.Object({
     collectionName: Type.String(),
-    schema: Type.Array(Field, { description: 'Field definitions (contract §4.2), ready for POST /api/projects/:projectId/collections' }),
+    schema: Type.Array(Field, { description: 'Field definitions (docs/wire-compatibility.md §4.2), ready for POST /api/projects/:projectId/collections' }),
     explanation: Type.String(),
   }),
 );

@@ -1,7 +1,7 @@
 /** PUT /api/user/me/byok: set or clear the signed-in operator's account AI key. */
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
-import { operatorOf } from '../../../plugins/operator-auth.js';
+import { operatorOf } from '../../operators/auth.js';
 import type { App } from '../../../server.js';
 import { setAccountKey } from '../keys.js';
 import { AiKeyBody, KeyState, keyMessage } from './common.js';

@@ -1,7 +1,7 @@
 /** PUT /api/projects/:projectId/byok: set or clear a project's AI key (project owner). */
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
-import { operatorOf } from '../../../plugins/operator-auth.js';
+import { operatorOf } from '../../operators/auth.js';
 import type { App } from '../../../server.js';
 import { setProjectKey } from '../keys.js';
 import { AiKeyBody, KeyState, keyMessage, ProjectParams } from './common.js';

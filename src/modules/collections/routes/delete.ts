@@ -1,7 +1,7 @@
 /** DELETE /api/projects/:projectId/collections/:name: the collection, its documents and indexes. */
 import type { AppContext } from '../../../context.js';
 import { done } from '../../../lib/envelope.js';
-import { operatorOf } from '../../../plugins/operator-auth.js';
+import { operatorOf } from '../../operators/auth.js';
 import type { App } from '../../../server.js';
 import { loadOwnedProject } from '../../projects/access.js';
 import { CollectionParams } from '../schemas.js';

@@ -1,8 +1,8 @@
-/** PATCH /api/projects/:projectId/collections/:name/rls (contract §10.5). */
+/** PATCH /api/projects/:projectId/collections/:name/rls (docs/wire-compatibility.md §10.5). */
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
-import { operatorOf } from '../../../plugins/operator-auth.js';
+import { operatorOf } from '../../operators/auth.js';
 import type { App } from '../../../server.js';
 import { loadOwnedProject } from '../../projects/access.js';
 import { CollectionParams, envelopeOf, RlsBody, RlsView } from '../schemas.js';

@@ -7,7 +7,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../../context.js';
-import { operatorOf } from '../../../plugins/operator-auth.js';
+import { operatorOf } from '../../operators/auth.js';
 import type { CollectionDef } from '../../collections/cache.js';
 import { planOf } from '../../plans/plans.js';
 import { loadOwnedProject } from '../../projects/access.js';

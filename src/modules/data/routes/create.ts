@@ -1,7 +1,7 @@
 /** POST /api/data/:collectionName (one document, 201 bare) and POST …/bulk (1-100, all or nothing). */
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
-import { projectOf } from '../../../plugins/api-key.js';
+import { projectOf } from '../../projects/api-key-auth.js';
 import type { App } from '../../../server.js';
 import { writeAccess } from '../access.js';
 import { AnyBody, CollectionParam, loadTarget, TAGS } from '../target.js';

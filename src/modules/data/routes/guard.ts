@@ -1,5 +1,5 @@
 /**
- * Everything else under /api/data: `/api/data/users` and below is 403 for every key (spec),
+ * Everything else under /api/data: `/api/data/users` and below is 403 for every key (docs/wire-compatibility.md §3),
  * any other unknown path 404.
  */
 import { Errors } from '../../../lib/errors.js';

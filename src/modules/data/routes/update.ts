@@ -1,7 +1,7 @@
 /** PUT and PATCH /api/data/:collectionName/:id: the same merge (dot notation sets inner keys). */
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
-import { projectOf } from '../../../plugins/api-key.js';
+import { projectOf } from '../../projects/api-key-auth.js';
 import type { App } from '../../../server.js';
 import { writeAccess } from '../access.js';
 import { AnyBody, DocumentParams, loadTarget, TAGS } from '../target.js';

@@ -4,12 +4,11 @@
  * `sent` → `delivered` events are simulated through the same status machine as webhooks.
  */
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
 import type { AppContext } from '../../../context.js';
-import { isObjectId } from '../../../lib/ids.js';
 import { scopedRead } from '../queries.js';
-import { ingestEvent } from '../status.js';
+import { ingestEvent } from '../status-queries.js';
 import { failure, type BatchItemResult, type MailProvider, type OutgoingMail, type ProviderResult } from './types.js';
+import { findOutboxMessage, insertOutboxMessage, markOutboxDelivered } from '../queries.js';
 
 export class OutboxProvider implements MailProvider {
   readonly kind = 'outbox' as const;
@@ -17,14 +16,10 @@ export class OutboxProvider implements MailProvider {
   constructor(private readonly ctx: AppContext, private readonly projectId: string | null) {}
 
   async send(mail: OutgoingMail, idempotencyKey: string): Promise<ProviderResult<{ id: string }>> {
-    const { rows } = await scopedRead(this.ctx, this.projectId, (db) => sql<{ id: string }>`
-      INSERT INTO mail_outbox (id, project_id, mail_log_id, idempotency_key, "from", "to", subject, html, text, created_at)
-      VALUES (${randomUUID()}, ${this.projectId}, ${isObjectId(idempotencyKey) ? idempotencyKey : null}, ${idempotencyKey},
-              ${mail.from}, ${JSON.stringify(mail.to)}::jsonb, ${mail.subject}, ${mail.html ?? null}, ${mail.text ?? null},
-              ${this.ctx.clock.now()})
-      ON CONFLICT (idempotency_key) DO UPDATE SET idempotency_key = excluded.idempotency_key
-      RETURNING id::text`.execute(db));
-    return { ok: true, data: { id: rows[0]!.id } };
+    const id = await scopedRead(this.ctx, this.projectId, (db) =>
+      insertOutboxMessage(db, { id: randomUUID(), projectId: this.projectId, idempotencyKey, mail, now: this.ctx.clock.now() }),
+    );
+    return { ok: true, data: { id } };
   }
 
   async sendBatch(mails: OutgoingMail[], idempotencyKey: string): Promise<ProviderResult<BatchItemResult[]>> {
@@ -38,7 +33,7 @@ export class OutboxProvider implements MailProvider {
 
   async getEmail(id: string): Promise<ProviderResult<Record<string, unknown>>> {
     const row = await scopedRead(this.ctx, this.projectId, (db) =>
-      db.selectFrom('mail_outbox').selectAll().where('id', '=', id).executeTakeFirst(),
+      findOutboxMessage(db, id),
     );
     if (!row) return failure(404, 'Email not found');
     return {
@@ -63,7 +58,7 @@ export class OutboxProvider implements MailProvider {
       await ingestEvent(this.ctx.db.admin, { scope: '', eventId: `outbox_${providerEmailId}_${type}`, emailId: providerEmailId, type, at });
     }
     await scopedRead(this.ctx, this.projectId, (db) =>
-      db.updateTable('mail_outbox').set({ last_event: 'delivered' }).where('id', '=', providerEmailId).execute(),
+      markOutboxDelivered(db, providerEmailId),
     );
   }
 }

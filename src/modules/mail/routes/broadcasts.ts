@@ -2,12 +2,12 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
-import { projectOf } from '../../../plugins/api-key.js';
+import { projectOf } from '../../projects/api-key-auth.js';
 import type { App } from '../../../server.js';
 import * as svc from '../broadcasts.js';
 
 const IdParams = Type.Object({ id: Type.String() });
-// Fields are optional in the schema so the gate (403) and the spec's own 400 text decide.
+// Fields are optional in the schema so the gate (403) and the documented 400 text decide (docs/mail.md).
 const CreateBody = Type.Object({
   audienceId: Type.Optional(Type.String()),
   subject: Type.Optional(Type.String()),

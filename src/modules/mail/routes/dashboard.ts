@@ -7,7 +7,7 @@ import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
 import type { App } from '../../../server.js';
 import { listLogs, liveStatus } from '../logs.js';
-import { outboxMessages, setWebhookSecret } from '../settings.js';
+import { outboxMessages, setWebhookSecret } from '../settings-service.js';
 import { ownedMailProject, ProjectParams } from './guards.js';
 
 const tags = ['dashboard: mail'];

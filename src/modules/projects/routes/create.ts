@@ -2,10 +2,10 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
-import { operatorOf } from '../../../plugins/operator-auth.js';
+import { operatorOf } from '../../operators/auth.js';
 import type { App } from '../../../server.js';
 import { envelopeOf } from '../../operators/schemas.js';
-import { describeProject } from '../manage.js';
+import { describeProject } from '../service.js';
 import { CreatedProject } from '../schemas.js';
 import { createProject } from '../service.js';
 

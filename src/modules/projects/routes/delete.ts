@@ -1,10 +1,10 @@
 /** DELETE /api/projects/:projectId: the project and everything in it. */
 import type { AppContext } from '../../../context.js';
 import { done } from '../../../lib/envelope.js';
-import { operatorOf } from '../../../plugins/operator-auth.js';
+import { operatorOf } from '../../operators/auth.js';
 import type { App } from '../../../server.js';
 import { MessageEnvelope } from '../../operators/schemas.js';
-import { deleteProject } from '../manage.js';
+import { deleteProject } from '../service.js';
 import { ProjectIdParams } from '../schemas.js';
 
 export default async function deleteRoute(app: App, ctx: AppContext): Promise<void> {

@@ -2,10 +2,10 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
-import { operatorOf } from '../../../plugins/operator-auth.js';
+import { operatorOf } from '../../operators/auth.js';
 import type { App } from '../../../server.js';
 import { envelopeOf } from '../../operators/schemas.js';
-import { rotateKey } from '../manage.js';
+import { rotateKey } from '../service.js';
 import { ProjectIdParams, ProjectView } from '../schemas.js';
 
 export default async function rotateKeyRoute(app: App, ctx: AppContext): Promise<void> {
@@ -16,7 +16,7 @@ export default async function rotateKeyRoute(app: App, ctx: AppContext): Promise
         tags: ['dashboard: projects'],
         summary: 'Rotate one key; the old key stops working at once',
         params: ProjectIdParams,
-        // Checked in the service, for the contract's exact message.
+        // Checked in the service, for the SDK's exact message (docs/wire-compatibility.md §10.3).
         body: Type.Object({ keyType: Type.String({ description: "'publishable' or 'secret'" }) }),
         response: { 200: envelopeOf(Type.Object({ apiKey: Type.String(), keyType: Type.String(), project: ProjectView })) },
       },

@@ -2,10 +2,10 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
-import { operatorOf } from '../../../plugins/operator-auth.js';
+import { operatorOf } from '../../operators/auth.js';
 import type { App } from '../../../server.js';
 import { envelopeOf } from '../../operators/schemas.js';
-import { updateProjectSettings } from '../manage.js';
+import { updateProjectSettings } from '../service.js';
 import { ProjectIdParams, ProjectView } from '../schemas.js';
 
 // Null first: with coerceTypes, a String branch tried first would turn null into "".

@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
-import { projectOf } from '../../../plugins/api-key.js';
+import { projectOf } from '../../projects/api-key-auth.js';
 import type { App } from '../../../server.js';
 import { SchemaErrors } from '../errors.js';
 import { schemaView } from '../view.js';

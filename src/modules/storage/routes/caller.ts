@@ -1,11 +1,11 @@
 /**
- * Who may call the storage API (DESIGN "Storage"): the secret key, or the publishable key
+ * Who may call the storage API (docs/security.md, "Storage"): the secret key, or the publishable key
  * together with a valid end-user Bearer token (the files then belong to that user).
  */
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../../context.js';
-import { projectOf } from '../../../plugins/api-key.js';
-import { requireUserId } from '../../../plugins/user-auth.js';
+import { projectOf } from '../../projects/api-key-auth.js';
+import { requireUserId } from '../../auth/user-auth.js';
 import type { Caller } from '../service.js';
 
 export async function storageCaller(ctx: AppContext, req: FastifyRequest): Promise<Caller> {

@@ -5,9 +5,9 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
-import { operatorOf } from '../../../plugins/operator-auth.js';
+import { operatorOf } from '../../operators/auth.js';
 import type { App } from '../../../server.js';
-import { listFiles, setBucket, storageOverview, type BucketInput } from '../admin.js';
+import { listFiles, setBucket, storageOverview, type BucketInput } from '../dashboard-service.js';
 import { StorageErrors } from '../errors.js';
 import { Envelope, errorReplies } from './schemas.js';
 

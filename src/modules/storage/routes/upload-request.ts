@@ -1,4 +1,4 @@
-/** POST /api/storage/upload-request: step 1 of the upload flow (contract §6.1). */
+/** POST /api/storage/upload-request: step 1 of the upload flow (docs/wire-compatibility.md §6.1). */
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';

@@ -1,0 +1,12 @@
+/**
+ * The whole database as Kysely sees it: the foundation tables (src/db/types.ts) and the
+ * domains' own (src/modules/<domain>/tables.ts; ai and data have none: they use the foundation's). It lives at the root, beside routes.ts and
+ * boot.ts, because it is composition: src/db/ knows only this type, never the domains.
+ */
+import type { FoundationTables } from './db/types.js';
+import type { AuthTables } from './modules/auth/tables.js';
+import type { MailTables } from './modules/mail/tables.js';
+import type { OperatorTables } from './modules/operators/tables.js';
+import type { StorageTables } from './modules/storage/tables.js';
+
+export interface Database extends FoundationTables, OperatorTables, AuthTables, StorageTables, MailTables {}

@@ -1,0 +1,68 @@
+/**
+ * GET /api/projects/:projectId/export (the project's archive, streamed) and
+ * POST /api/projects/:projectId/import (an archive into this new or empty project; ?dryRun=true
+ * reports without writing). The project owner only, as every dashboard route.
+ */
+import type { Readable } from 'node:stream';
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../../../context.js';
+import { ok } from '../../../lib/envelope.js';
+import { Errors } from '../../../lib/errors.js';
+import { operatorOf } from '../../operators/auth.js';
+import type { App } from '../../../server.js';
+import { loadOwnedProject } from '../../projects/access.js';
+import { readArchive } from '../archive.js';
+import { exportProject } from '../export-service.js';
+import { importProject } from '../import-service.js';
+
+const TAGS = ['dashboard: backup'];
+const Params = Type.Object({ projectId: Type.String() });
+const ImportQuery = Type.Object({ dryRun: Type.Optional(Type.Boolean({ description: 'true: check and report, write nothing' })) });
+
+export default async function backupRoutes(app: App, ctx: AppContext): Promise<void> {
+  app.get(
+    '/api/projects/:projectId/export',
+    {
+      schema: {
+        tags: TAGS,
+        summary: 'Export the project (collections, schemas, documents, end users with password hashes, file records) as a gzip NDJSON archive',
+        description: 'One consistent snapshot, streamed. No API keys, JWT secret, provider keys, sessions or one-time codes. File bytes are not included (docs/backup.md).',
+        params: Params,
+      },
+    },
+    async (req, reply) => {
+      const project = await loadOwnedProject(ctx, operatorOf(req), req.params.projectId);
+      const stream = await exportProject(ctx, { id: project.id, name: project.name });
+      const day = ctx.clock.now().toISOString().slice(0, 10);
+      return reply
+        .type('application/gzip')
+        .header('content-disposition', `attachment; filename="plinth-${project.id}-${day}.ndjson.gz"`)
+        .header('cache-control', 'no-store')
+        .send(stream);
+    },
+  );
+
+  await app.register(async (scope) => {
+    scope.addContentTypeParser('application/gzip', (_req, payload, done) => done(null, payload));
+    scope.post<{ Params: { projectId: string }; Querystring: { dryRun?: boolean }; Body: Readable }>(
+      '/api/projects/:projectId/import',
+      {
+        schema: {
+          tags: TAGS,
+          summary: 'Import an export archive into this new or empty project (same document and user ids); dryRun=true reports without writing',
+          description: 'Body: the archive as `application/gzip`. All or nothing, in one transaction. 409 `import_conflicts` lists what stands in the way (a non-empty project, user ids taken on this server, duplicate unique values).',
+          params: Params,
+          querystring: ImportQuery,
+        },
+      },
+      async (req) => {
+        if (typeof (req.body as Partial<Readable> | undefined)?.pipe !== 'function') throw Errors.unsupported_media_type('Send the archive as application/gzip.');
+        const operator = operatorOf(req);
+        const project = await loadOwnedProject(ctx, operator, req.params.projectId);
+        const records = readArchive(req.body, ctx.config.importMaxBytes);
+        const report = await importProject(ctx, { id: project.id, plan: operator.plan }, records, req.query.dryRun === true);
+        return ok(report, report.dryRun ? 'Dry run: nothing was written.' : 'Project imported.');
+      },
+    );
+  });
+}

@@ -1,0 +1,87 @@
+/**
+ * Dashboard authentication: the operator JWT from the `accessToken` cookie or an
+ * `Authorization: Bearer` header (scheme matched case-insensitively). Cookie-authenticated
+ * mutations must also carry `x-csrf-token` equal to the `csrfToken` cookie (double submit);
+ * bearer requests cannot be forged cross-site and need no CSRF token.
+ */
+import type { FastifyRequest } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { safeEqual } from '../../lib/crypto.js';
+import { isAdmin } from './service.js';
+import { verifyOperatorToken } from './tokens.js';
+import type { PlanName } from '../plans/plans.js';
+import { RequestAuthErrors } from '../../lib/identity/request-errors.js';
+import { findOperatorIdentity } from './queries.js';
+
+export interface OperatorIdentity {
+  id: string;
+  email: string;
+  name: string | null;
+  plan: PlanName;
+  isVerified: boolean;
+  isAdmin: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    operator?: OperatorIdentity;
+  }
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+export function bearerToken(req: FastifyRequest): string | undefined {
+  const h = req.headers.authorization;
+  if (!h) return undefined;
+  const m = /^bearer\s+(\S+)\s*$/i.exec(h);
+  return m?.[1];
+}
+
+/** The double-submit check: the `x-csrf-token` header must equal the `csrfToken` cookie. */
+export function assertCsrfToken(req: FastifyRequest): void {
+  const header = req.headers['x-csrf-token'];
+  const cookie = req.cookies?.csrfToken;
+  if (typeof header !== 'string' || !cookie || !safeEqual(header, cookie)) {
+    throw RequestAuthErrors.csrf_invalid();
+  }
+}
+
+function checkCsrf(req: FastifyRequest): void {
+  if (!SAFE_METHODS.has(req.method)) assertCsrfToken(req);
+}
+
+/**
+ * Access tokens issued before the account's last password change or reset are dead: the
+ * refresh sessions are revoked then, and a token of whoever held the account before must not
+ * live on for its last minutes (least of all once a reset has verified the email, which may
+ * make the account admin). JWT times are whole seconds.
+ */
+const issuedBefore = (issuedAt: number, validAfter: Date | null) =>
+  validAfter !== null && issuedAt < Math.floor(validAfter.getTime() / 1000);
+
+export function operatorAuth(ctx: AppContext) {
+  return async function requireOperator(req: FastifyRequest): Promise<void> {
+    const bearer = bearerToken(req);
+    const cookie = req.cookies?.accessToken;
+    const token = bearer ?? cookie;
+    if (!token) throw RequestAuthErrors.no_token();
+    const claims = await verifyOperatorToken(ctx.config.dashboardJwtSecret, token, ctx.clock.now());
+    if (!claims) throw RequestAuthErrors.invalid_token();
+    if (!bearer) checkCsrf(req);
+    const row = await findOperatorIdentity(ctx.db.admin, claims.id);
+    if (!row || issuedBefore(claims.issuedAt, row.tokens_valid_after)) throw RequestAuthErrors.invalid_token();
+    req.operator = {
+      id: row.id,
+      email: row.email,
+      name: row.name,
+      plan: row.plan,
+      isVerified: row.is_verified,
+      isAdmin: isAdmin(ctx, row),
+    };
+  };
+}
+
+export function operatorOf(req: FastifyRequest): OperatorIdentity {
+  if (!req.operator) throw new Error('route is missing the operator preHandler');
+  return req.operator;
+}

@@ -1,0 +1,12 @@
+/** The dashboard account routes under /api/auth, one file per operation in ./routes/. */
+import { defineRoutes } from '../../../route-groups.js';
+import loginRoute from './login.js';
+import otpRoutes from './otp.js';
+import passwordRoutes, { changePasswordRoute } from './password.js';
+import registerRoute from './register.js';
+import sessionRoutes, { meRoute } from './session.js';
+
+export default [
+  defineRoutes('public', registerRoute, loginRoute, sessionRoutes, passwordRoutes, otpRoutes),
+  defineRoutes('operator', meRoute, changePasswordRoute),
+];

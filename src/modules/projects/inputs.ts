@@ -1,0 +1,101 @@
+/**
+ * Project settings edits (PATCH /api/projects/:id): validates each field and turns the body
+ * into a row patch. Both spellings of the mail fields are accepted (docs/wire-compatibility.md §7.9):
+ * `providerApiKey`/`resendApiKey` (encrypted into secrets.mailApiKey) and
+ * `providerFromEmail`/`resendFromEmail` (settings.providerFromEmail). Pure: no I/O.
+ */
+import { encrypt, type Encrypted } from '../../lib/crypto.js';
+import { ProjectErrors } from './errors.js';
+import type { ProjectPatch } from './queries.js';
+
+export interface SettingsInput {
+  name?: string;
+  description?: string;
+  siteUrl?: string;
+  allowedDomains?: string[];
+  isAuthEnabled?: boolean;
+  requireEmailVerification?: boolean;
+  providerApiKey?: string | null;
+  resendApiKey?: string | null;
+  providerFromEmail?: string;
+  resendFromEmail?: string;
+}
+
+const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+const MAIL_KEY = /^re_[A-Za-z0-9_]+$/;
+const ADDRESS = '[^\\s@<>]+@[^\\s@<>]+\\.[^\\s@<>]+';
+const FROM = new RegExp(`^(${ADDRESS}|[^<>]+ <${ADDRESS}>)$`);
+const DOMAIN = /^(\*|(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*(:\d{1,5})?|https?:\/\/[a-z0-9-]+(\.[a-z0-9-]+)*(:\d{1,5})?\/?)$/i;
+
+/** A site URL must be https, or http on a loopback host (local development). "" means none. */
+export function normaliseSiteUrl(raw: string | null | undefined): string | null {
+  const value = raw?.trim();
+  if (!value) return null;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw ProjectErrors.invalid_site_url('Invalid Site URL format.');
+  }
+  const ok = url.protocol === 'https:' || (url.protocol === 'http:' && LOCAL_HOSTS.has(url.hostname));
+  if (!ok) throw ProjectErrors.invalid_site_url();
+  return value.replace(/\/+$/, '');
+}
+
+export function normaliseDomains(list: string[]): string[] {
+  const domains = [...new Set(list.map((d) => d.trim()).filter(Boolean))];
+  const bad = domains.find((d) => !DOMAIN.test(d));
+  if (bad !== undefined) throw ProjectErrors.invalid_settings(`Invalid allowed domain '${bad}'. Use '*', 'example.com', '*.example.com' or 'https://app.example.com'.`);
+  // An emptied list means "no restriction", not "block every browser".
+  return domains.length ? domains : ['*'];
+}
+
+function mailKey(input: SettingsInput): string | null | undefined {
+  const key = input.providerApiKey !== undefined ? input.providerApiKey : input.resendApiKey;
+  if (key === undefined || key === null) return key;
+  if (!MAIL_KEY.test(key)) throw ProjectErrors.invalid_settings('providerApiKey must be a Resend API key (re_...).');
+  return key;
+}
+
+function fromEmail(input: SettingsInput): string | undefined {
+  const value = (input.providerFromEmail ?? input.resendFromEmail)?.trim();
+  if (value === undefined || value === '') return value;
+  if (!FROM.test(value)) {
+    throw ProjectErrors.invalid_settings("providerFromEmail must be a valid format (e.g., 'me@domain.com' or 'App <me@domain.com>').");
+  }
+  return value;
+}
+
+/** The row patch for a settings edit of a project whose current settings/secrets are given. */
+export function settingsPatch(
+  current: { settings: Record<string, unknown>; secrets: Record<string, Encrypted> },
+  input: SettingsInput,
+  encryptionKey: Buffer,
+): ProjectPatch {
+  const patch: ProjectPatch = {};
+  if (input.name !== undefined) {
+    const name = input.name.trim();
+    if (!name) throw ProjectErrors.invalid_settings('name must be a non-empty string.');
+    patch.name = name;
+  }
+  if (input.description !== undefined) patch.description = input.description.trim();
+  if (input.siteUrl !== undefined) patch.site_url = normaliseSiteUrl(input.siteUrl);
+
+  const settings = { ...current.settings };
+  if (input.allowedDomains !== undefined) settings.allowedDomains = normaliseDomains(input.allowedDomains);
+  if (input.isAuthEnabled !== undefined) settings.isAuthEnabled = input.isAuthEnabled;
+  if (input.requireEmailVerification !== undefined) settings.requireEmailVerification = input.requireEmailVerification;
+  const from = fromEmail(input);
+  if (from === '') delete settings.providerFromEmail;
+  else if (from !== undefined) settings.providerFromEmail = from;
+  patch.settings = settings;
+
+  const key = mailKey(input);
+  if (key !== undefined) {
+    const secrets = { ...current.secrets };
+    if (key === null) delete secrets.mailApiKey;
+    else secrets.mailApiKey = encrypt(encryptionKey, key);
+    patch.secrets = secrets;
+  }
+  return patch;
+}

@@ -1,6 +1,0 @@
-/** The public schemas API under /api/schemas. */
-import { defineRoutes } from '../../route-groups.js';
-import createSchemaRoute from './routes/create.js';
-import getSchemaRoute from './routes/get.js';
-
-export default [defineRoutes('apiKey', getSchemaRoute), defineRoutes('secretKey', createSchemaRoute)];

@@ -1,0 +1,11 @@
+/** Public social sign-in routes (/api/userAuth/social/*). */
+import { defineRoutes } from '../../../route-groups.js';
+import socialCallbackFlow from './callback.js';
+import socialExchangeFlow from './exchange.js';
+import socialStartFlow from './start.js';
+
+export default [
+  defineRoutes('apiKey', socialStartFlow, socialExchangeFlow),
+  // The provider redirects the browser here: the state cookie and the signed state are the credential.
+  defineRoutes('public', socialCallbackFlow),
+];
