@@ -49,6 +49,9 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     ctx.metrics.observeRequest(req.method, req.routeOptions.url, reply.statusCode, reply.elapsedTime / 1000);
   });
   registerJsonBody(app);
+  // What the auth groups (src/route-groups.ts) and the userAuth preconditions set on a request,
+  // declared once so every request object has the same shape from the start.
+  for (const field of ['project', 'keyKind', 'operator', 'userId', 'usersSchema'] as const) app.decorateRequest(field, undefined);
   app.addHook('preHandler', bindProjectParam);
   app.addHook('onSend', async (req, reply) => {
     reply.header('x-request-id', req.id);
