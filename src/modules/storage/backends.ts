@@ -104,7 +104,7 @@ function isStoreUnreachable(err: unknown): boolean {
  * A call to a storage backend. Its failure is the backend's, not the client's: a store that
  * cannot be reached is a 503 `storage_unavailable` with Retry-After (logged as a warning, the
  * reason only); any other failure goes to the log in full and the client gets 502
- * `storage_unavailable`. Our own errors pass through.
+ * `storage_failed`. Our own errors pass through.
  */
 export async function storeCall<T>(ctx: AppContext, what: string, detail: Record<string, unknown>, call: () => Promise<T>, message?: string): Promise<T> {
   try {
