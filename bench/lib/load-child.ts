@@ -14,6 +14,11 @@ const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
 process.once('message', (opts: LoadOptions) => {
   const pick = () => opts.variants[Math.floor(Math.random() * opts.variants.length)]!;
+  // a variant's own headers (e.g. a key) join the common ones instead of replacing them
+  const request = (r: { headers?: Record<string, string> }) => {
+    const v = pick();
+    return { ...r, ...v, headers: { ...r.headers, ...v.headers } };
+  };
   autocannon(
     {
       url: opts.url,
@@ -22,7 +27,7 @@ process.once('message', (opts: LoadOptions) => {
       headers: { 'content-type': 'application/json', ...opts.headers },
       requests: opts.uploads
         ? uploadRequests(opts.uploads.scenario, opts.uploads.storageDir)
-        : [{ setupRequest: (r: object) => ({ ...r, ...pick() }) }],
+        : [{ setupRequest: request }],
     },
     (err, res) => {
       if (err) throw err;

@@ -5,6 +5,7 @@
  */
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { pin } from './pin.js';
 import type { UploadScenario } from './upload-scenarios.js';
 
 export interface LoadRequest {
@@ -22,6 +23,8 @@ export interface LoadOptions {
   variants: LoadRequest[];
   /** Instead of variants: an upload flow (bench/lib/upload-scenarios.ts); rps counts each step. */
   uploads?: { scenario: UploadScenario; storageDir: string };
+  /** Pin the load generator to this CPU (bench/lib/pin.ts). */
+  cpu?: number;
 }
 
 export interface LoadResult {
@@ -41,6 +44,7 @@ export function load(opts: LoadOptions): Promise<LoadResult> {
       resolve(msg as LoadResult);
       proc.kill();
     });
+    pin(proc.pid!, opts.cpu);
     proc.once('error', reject);
     proc.once('exit', (code) => code && reject(new Error(`load generator exited with ${code}`)));
     proc.send(opts);
