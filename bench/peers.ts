@@ -9,6 +9,8 @@
  * (where `taskset` exists); PostgreSQL is not pinned. Targets are interleaved, their order
  * rotated per repetition, and the table shows the median of BENCH_REPS repetitions (default 3),
  * each BENCH_WARMUP s (3) of warm-up then BENCH_SECONDS s (10) measured at 50 connections.
+ * BENCH_WORKLOADS=list,get and BENCH_TARGETS=plinth narrow a run (a profile: set
+ * BENCH_PLINTH_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof').
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -31,6 +33,9 @@ const CONNECTIONS = 50;
 const SERVER_CPU = 1;
 const LOAD_CPU = 0;
 const multiCore = os.availableParallelism() > 1;
+const only = (name: string) => process.env[name]?.split(',').map((s) => s.trim().toLowerCase());
+const workloads = WORKLOADS.filter((w) => only('BENCH_WORKLOADS')?.includes(w) ?? true);
+const measured = (t: Target) => only('BENCH_TARGETS')?.some((n) => t.name.toLowerCase().startsWith(n)) ?? true;
 
 interface Sample extends LoadResult {
   serverUs: number | null;
@@ -50,8 +55,8 @@ async function measure(t: Target, w: Workload, clusterDir: string): Promise<Samp
   return { ...r, serverUs: per(s0, s1), pgUs: per(p0, p1) };
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const fmt = (x: number) => Math.round(x).toLocaleString('en-US').replace(/,/g, ' ');
+const median = (xs: number[]) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]! : NaN);
+const fmt = (x: number) => (Number.isFinite(x) ? Math.round(x).toLocaleString('en-US').replace(/,/g, ' ') : '–');
 const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
 const us = (xs: Array<number | null>) => (xs.every((x) => x !== null) ? fmt(median(xs as number[])) : '–');
 
@@ -61,7 +66,7 @@ function report(targets: Target[], samples: Map<string, Sample[]>): void {
   console.log(`\n${REPS} repetition(s), median; ${WARMUP} s warm-up + ${SECONDS} s at ${CONNECTIONS} connections; servers on CPU ${SERVER_CPU}, load on CPU ${LOAD_CPU}; one PostgreSQL for all\n`);
   console.log(`| workload | ${parse.name} req/s (p99 ms) | ${limit.name} req/s (p99 ms) | Plinth req/s (p99 ms) | Plinth ÷ Parse | Plinth ÷ limit | failed requests |`);
   console.log('|---|--:|--:|--:|--:|--:|--:|');
-  for (const w of WORKLOADS) {
+  for (const w of workloads) {
     const cell = (t: Target) => `${fmt(median(get(t, w).map((s) => s.rps)))} (${median(get(t, w).map((s) => s.p99))})`;
     const rps = (t: Target) => median(get(t, w).map((s) => s.rps));
     const bad = targets.flatMap((t) => get(t, w)).reduce((a, s) => a + s.non2xx + s.errors, 0);
@@ -70,7 +75,7 @@ function report(targets: Target[], samples: Map<string, Sample[]>): void {
   console.log('\nCPU per request, µs (server process / PostgreSQL):\n');
   console.log(`| workload | ${targets.map((t) => t.name).join(' | ')} |`);
   console.log(`|---|${targets.map(() => '--:').join('|')}|`);
-  for (const w of WORKLOADS) {
+  for (const w of workloads) {
     console.log(`| ${w} | ${targets.map((t) => `${us(get(t, w).map((s) => s.serverUs))} / ${us(get(t, w).map((s) => s.pgUs))}`).join(' | ')} |`);
   }
 }
@@ -111,8 +116,8 @@ runBench('peers', { PLINTH_RUN_WORKER: 'false' }, async ({ ctx, config, database
     const samples = new Map<string, Sample[]>();
     for (let rep = 0; rep < REPS; rep++) {
       const order = [...targets.slice(rep % targets.length), ...targets.slice(0, rep % targets.length)];
-      for (const t of order) {
-        for (const w of WORKLOADS) {
+      for (const t of order.filter(measured)) {
+        for (const w of workloads) {
           const s = await measure(t, w, clusterDir);
           samples.set(`${t.name}/${w}`, [...(samples.get(`${t.name}/${w}`) ?? []), s]);
           console.error(`rep ${rep + 1} ${t.name} ${w}: ${fmt(s.rps)} req/s p99 ${s.p99} ms`);

@@ -20,6 +20,8 @@ import { createMailer } from './modules/mail/mailer.js';
 import { registerStorageHooks } from './modules/storage/hooks.js';
 import { LRUCache } from 'lru-cache';
 import { CollectionCache } from './modules/collections/cache.js';
+import { ChangeFeed } from './modules/realtime/feed.js';
+import { ticketKey } from './modules/realtime/ticket.js';
 import { createQuotaLeases } from './modules/data/quota.js';
 import { createMailGroups } from './modules/mail/group-commit.js';
 import { createOAuthServers } from './modules/social/providers.js';
@@ -27,7 +29,7 @@ import { createPlatformDriver } from './modules/storage/backends.js';
 import { createUploadBatchers } from './modules/storage/batching.js';
 
 /** The context's fields that the domains build from the rest of it (set right after). */
-type DomainState = 'mailer' | 'collections' | 'storage' | 'quotaLeases' | 'mailGroups' | 'oauthServers';
+type DomainState = 'mailer' | 'collections' | 'storage' | 'quotaLeases' | 'mailGroups' | 'oauthServers' | 'realtime';
 
 export interface BootOptions {
   clock?: Clock;
@@ -97,6 +99,11 @@ export async function boot(config: Config, opts: BootOptions = {}): Promise<Boot
   ctx.quotaLeases = createQuotaLeases(ctx);
   ctx.mailGroups = createMailGroups(ctx);
   ctx.oauthServers = createOAuthServers(config);
+  ctx.realtime = {
+    feed: new ChangeFeed({ db: db.admin, pollMs: config.realtime.pollMs, log, collection: (p, name) => ctx.collections.get(p, name) }),
+    ticketKey: ticketKey(config.encryptionKey),
+  };
+  ctx.hooks.closing.push(() => ctx.realtime.feed.stop());
   registerStorageHooks(ctx);
   return {
     ctx,

@@ -94,6 +94,22 @@ export interface Config {
   metrics: { token?: string; port?: number };
   /** SHUTDOWN_DRAIN_MS: on SIGTERM, how long /readyz answers 503 before the listener closes. */
   shutdownDrainMs: number;
+  /** The change stream and its realtime subscribers (docs/realtime.md). */
+  realtime: {
+    pollMs: number;
+    heartbeatMs: number;
+    retentionHours: number;
+    maxStreamsPerProject: number;
+    maxSubscriptions: number;
+  };
+  /** Outbound webhooks (docs/webhooks.md). */
+  webhooks: {
+    timeoutMs: number;
+    /** An endpoint failing without a success for this long is disabled and its operator told. */
+    disableAfterHours: number;
+    /** WEBHOOK_ALLOW_PRIVATE_URLS: endpoints may be loopback/private addresses (development). */
+    allowPrivateUrls: boolean;
+  };
 }
 
 export class ConfigError extends Error {}
@@ -300,5 +316,17 @@ export function loadConfig(env: Env = process.env, stdoutIsTty = process.stdout.
       port: str(env, 'METRICS_PORT') === undefined ? undefined : int(env, 'METRICS_PORT', 0, 1, 65535),
     },
     shutdownDrainMs: int(env, 'SHUTDOWN_DRAIN_MS', 0, 0, 600_000),
+    realtime: {
+      pollMs: int(env, 'REALTIME_POLL_MS', 100, 10, 10_000),
+      heartbeatMs: int(env, 'REALTIME_HEARTBEAT_MS', 15_000, 100, 300_000),
+      retentionHours: int(env, 'CHANGE_RETENTION_HOURS', 24, 1, 24 * 30),
+      maxStreamsPerProject: int(env, 'REALTIME_MAX_STREAMS_PER_PROJECT', 1000, 1, 1_000_000),
+      maxSubscriptions: int(env, 'REALTIME_MAX_SUBSCRIPTIONS', 20, 1, 1000),
+    },
+    webhooks: {
+      timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+      disableAfterHours: int(env, 'WEBHOOK_DISABLE_AFTER_HOURS', 120, 1, 24 * 90),
+      allowPrivateUrls: bool(env, 'WEBHOOK_ALLOW_PRIVATE_URLS', !production),
+    },
   };
 }

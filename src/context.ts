@@ -2,6 +2,7 @@
  * The composition root's product: everything a route or a worker task needs, built once at
  * start-up (src/boot.ts) or by the test harness. Domains take what they need from here.
  */
+import type { ChangeFeed } from './modules/realtime/feed.js';
 import type { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
@@ -92,4 +93,11 @@ export interface AppContext {
   mailGroups: MailGroups;
   /** OAuth providers' authorization-server metadata (stable objects: JWKS caching keys). */
   oauthServers: OAuthServers;
+  /** The node's reader of the change stream and the key of realtime tickets (src/modules/realtime). */
+  realtime: RealtimeNode;
+}
+
+export interface RealtimeNode {
+  feed: ChangeFeed;
+  ticketKey: Uint8Array;
 }

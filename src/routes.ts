@@ -23,12 +23,13 @@ import dataRoutes from './modules/data/routes/index.js';
 import dataOperatorRoutes from './modules/data/operator/index.js';
 import schemaRoutes from './modules/schemas/routes/index.js';
 import backupRoutes from './modules/backup/routes/index.js';
+import realtimeRoutes from './modules/realtime/routes/index.js';
 
 export type { RouteModule } from './route-groups.js';
 
 export const commonRoutes: RouteModule[] = [defineRoutes('public', healthRoutes)];
 
-export const publicRoutes: RouteModule[] = [...authRoutes, ...socialRoutes, ...storagePublicRoutes, ...mailPublicRoutes, ...dataRoutes, ...schemaRoutes];
+export const publicRoutes: RouteModule[] = [...authRoutes, ...socialRoutes, ...storagePublicRoutes, ...mailPublicRoutes, ...dataRoutes, ...schemaRoutes, ...realtimeRoutes];
 
 export const dashboardRoutes: RouteModule[] = [
   ...operatorRoutes,

@@ -19,7 +19,8 @@ import type { Target } from './target.js';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 export function startPlinth(databaseUrl: string, dataDir: string, port: number, cpu?: number): Promise<Server> {
-  return startServer('plinth', [path.join(root, 'bin/plinth.js'), 'start'], {
+  const nodeArgs = process.env.BENCH_PLINTH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  return startServer('plinth', [...nodeArgs, path.join(root, 'bin/plinth.js'), 'start'], {
     cwd: root,
     port,
     cpu,

@@ -72,6 +72,8 @@ export interface CollectionsTable {
   indexes: JSONColumnType<CompoundIndex[], CompoundIndex[] | undefined, CompoundIndex[]>;
   /** The text search configuration of the collection's full-text search (migrations/021). */
   search_language: Generated<string>;
+  /** Streams its changes to realtime subscribers (migrations/022). */
+  realtime: Generated<boolean>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

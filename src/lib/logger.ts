@@ -29,7 +29,7 @@ const REDACT_PATHS = [
   ...SECRET_FIELDS.map((f) => `*.*.${f}`),
 ];
 
-const KEY_PARAM = /([?&](?:key|x-api-key|token|code|state|rtCode)=)[^&#]*/gi;
+const KEY_PARAM = /([?&](?:key|x-api-key|token|code|state|rtCode|ticket)=)[^&#]*/gi;
 
 function maskUrl(url: string): string {
   return url.replace(KEY_PARAM, '$1[REDACTED]');

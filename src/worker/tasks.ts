@@ -8,6 +8,7 @@ import { dropPartitionsTask } from '../modules/collections/cleanup.js';
 import { sweepTask } from '../modules/storage/sweep.js';
 import { mailSendTask } from '../modules/mail/worker.js';
 import { deleteExpiredStatesTask } from '../modules/social/cleanup.js';
+import { sweepChangesTask } from '../modules/realtime/retention.js';
 
 const taskFactories: Record<string, (ctx: AppContext) => Task> = {
   'storage.sweep': sweepTask,
@@ -15,13 +16,14 @@ const taskFactories: Record<string, (ctx: AppContext) => Task> = {
   'collections.drop_partitions': dropPartitionsTask,
   // Crontab task names cannot contain dots (graphile-worker's crontab grammar): a colon instead.
   'social:delete_expired_states': deleteExpiredStatesTask,
+  'realtime:sweep_changes': sweepChangesTask,
 };
 
 /**
  * Periodic clean-ups, in graphile-worker's crontab format: each runs once per schedule for the
  * whole cluster, however many worker processes there are.
  */
-export const CRONTAB = ['*/10 * * * * social:delete_expired_states'].join('\n');
+export const CRONTAB = ['*/10 * * * * social:delete_expired_states', '7 * * * * realtime:sweep_changes'].join('\n');
 
 export function buildTaskList(ctx: AppContext): Record<string, Task> {
   return Object.fromEntries(Object.entries(taskFactories).map(([name, make]) => [name, make(ctx)]));

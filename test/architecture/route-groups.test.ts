@@ -37,6 +37,9 @@ const EXPECTED: Array<[string, RegExp, AuthKind]> = [
   ['POST', /^\/api\/schemas$/, 'secretKey'],
   ['*', /^\/api\/schemas\//, 'apiKey'],
   ['*', /^\/api\/data(\/|$)/, 'apiKey'],
+  // the stream's credential is its ticket (EventSource cannot send headers); tickets take the key
+  ['*', /^\/api\/realtime$/, 'public'],
+  ['POST', /^\/api\/realtime\/ticket$/, 'apiKey'],
   // Signed upload URLs and public file paths: the signature (or the public path) is the credential.
   ['*', /^\/api\/storage\/(objects|public)\//, 'public'],
   ['*', /^\/api\/storage\//, 'apiKey'],

@@ -20,8 +20,14 @@ export function signAccessToken(project: ProjectRecord, userId: string, ttlSecon
 
 /** The user id of a valid, unexpired token of this project; null otherwise. */
 export async function verifyAccessToken(project: ProjectRecord, token: string, now: Date): Promise<string | null> {
+  return (await verifyAccessTokenClaims(project, token, now))?.userId ?? null;
+}
+
+/** The user id and expiry (epoch seconds) of a valid, unexpired token of this project; null otherwise. */
+export async function verifyAccessTokenClaims(project: ProjectRecord, token: string, now: Date): Promise<{ userId: string; exp: number } | null> {
   const payload = await verifyAccessJwt(token, project.jwtSecret, audience(project.id), now);
   if (!payload) return null;
   const userId = payload.userId;
-  return typeof userId === 'string' && userId === payload.sub && payload.projectId === project.id ? userId : null;
+  const valid = typeof userId === 'string' && userId === payload.sub && payload.projectId === project.id && typeof payload.exp === 'number';
+  return valid ? { userId, exp: payload.exp! } : null;
 }

@@ -33,6 +33,8 @@ export interface CollectionRecord {
   indexes: CompoundIndex[];
   /** Full-text search language (absent in archives from before it existed: simple). */
   searchLanguage?: string;
+  /** Streams changes to realtime subscribers (absent in archives from before it existed: off). */
+  realtime?: boolean;
   createdAt: string;
 }
 

@@ -93,7 +93,7 @@ class Importer {
 
   private async collection(r: ArchiveRecord & { type: 'collection' }, line: number) {
     try {
-      const created = await createCollectionIn(this.tx, this.ctx.clock.now(), this.target.id, this.target.plan, { name: r.name, fields: r.fields, rls: r.rls, indexes: r.indexes, searchLanguage: r.searchLanguage });
+      const created = await createCollectionIn(this.tx, this.ctx.clock.now(), this.target.id, this.target.plan, { name: r.name, fields: r.fields, rls: r.rls, indexes: r.indexes, searchLanguage: r.searchLanguage, realtime: r.realtime === true });
       this.collectionIds.set(r.name, created.id);
       this.counts.collections++;
     } catch (err) {

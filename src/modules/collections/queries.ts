@@ -41,13 +41,13 @@ export async function lockProject(db: Db, projectId: string): Promise<void> {
 }
 
 export async function insertCollection(
-  db: Db, v: { projectId: string; name: string; fields: FieldDef[]; rls: RlsConfig; indexes: CompoundIndex[]; searchLanguage: string; now: Date },
+  db: Db, v: { projectId: string; name: string; fields: FieldDef[]; rls: RlsConfig; indexes: CompoundIndex[]; searchLanguage: string; realtime: boolean; now: Date },
 ) {
   return db
     .insertInto('collections')
     .values({
       project_id: v.projectId, name: v.name, fields: json(v.fields), rls: json(v.rls), indexes: json(v.indexes),
-      search_language: v.searchLanguage, created_at: ts(v.now), updated_at: ts(v.now),
+      search_language: v.searchLanguage, realtime: v.realtime, created_at: ts(v.now), updated_at: ts(v.now),
     })
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -66,6 +66,10 @@ export async function updateCollectionFields(db: Db, id: string, fields: FieldDe
 
 export async function updateCollectionRls(db: Db, id: string, rls: RlsConfig, now: Date) {
   return db.updateTable('collections').set({ rls: json(rls), updated_at: ts(now) }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function updateCollectionRealtime(db: Db, id: string, realtime: boolean, now: Date) {
+  return db.updateTable('collections').set({ realtime, updated_at: ts(now) }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
 }
 
 /** documents.owner_id mirrors the owner field, so the native policies can compare it. */

@@ -48,6 +48,7 @@ export const CollectionView = Type.Object({
   rls: RlsView,
   indexes: Type.Array(Type.Object({ fields: Type.Array(Type.String()) })),
   searchLanguage: Type.String({ description: 'text search configuration of the full-text search (docs/data.md)' }),
+  realtime: Type.Boolean({ description: 'changes are streamed to realtime subscribers (docs/realtime.md)' }),
   schemaVersion: Type.Number(),
   createdAt: Type.String(),
   updatedAt: Type.String(),

@@ -16,6 +16,7 @@ import { dropPartitionsNow, enqueuePartitionCleanup } from './cleanup.js';
 import { validateCompoundIndexes } from './compound.js';
 import { isUsersCollection, syncIndexes, syncUserUniques } from './index-queries.js';
 import { createPartition, truncatePartition } from './partition-queries.js';
+import { syncChangeTriggers } from './change-trigger-queries.js';
 import { DEFAULT_SEARCH_LANGUAGE, SEARCH_LANGUAGES } from './search.js';
 import * as q from './queries.js';
 import { applyRlsChange, defaultRls, type RlsInput } from './rls.js';
@@ -32,6 +33,8 @@ export interface CreateCollectionInput {
   indexes?: unknown;
   /** Full-text search language (search.ts); `simple` when absent. */
   searchLanguage?: unknown;
+  /** Stream the collection's changes to realtime subscribers (docs/realtime.md); off when absent. */
+  realtime?: boolean;
 }
 
 function checkedLanguage(raw: unknown): string {
@@ -94,9 +97,11 @@ export async function createCollectionIn(tx: Kysely<Database>, now: Date, projec
   if (limit >= 0 && (await q.countCollections(tx, projectId)) >= limit) {
     throw CollectionErrors.collection_limit_reached(`Collection limit reached (${limit}). Please upgrade your plan to create more collections.`);
   }
-  const created = await q.insertCollection(tx, { projectId, name: input.name, fields, rls, indexes, searchLanguage, now });
+  const realtime = input.realtime === true;
+  const created = await q.insertCollection(tx, { projectId, name: input.name, fields, rls, indexes, searchLanguage, realtime, now });
   await createPartition(tx, created.id);
   await syncIndexes(tx, created, fields, indexes);
+  await syncChangeTriggers(tx, projectId);
   return created;
 }
 
@@ -159,4 +164,16 @@ export async function deleteCollection(ctx: AppContext, projectId: string, name:
   await announceChange(ctx, projectId); // first: no node routes new writes to the partition
   await dropPartitionsNow(ctx);
   return current.name;
+}
+
+/** Turns the streaming of a collection's changes to realtime subscribers on or off. */
+export async function setRealtime(ctx: AppContext, projectId: string, name: string, enabled: boolean) {
+  const current = await getCollection(ctx, projectId, name);
+  const row = await ctx.db.admin.transaction().execute(async (tx) => {
+    const updated = await q.updateCollectionRealtime(tx, current.id, enabled, ctx.clock.now());
+    await syncChangeTriggers(tx, projectId);
+    return updated;
+  });
+  await announceChange(ctx, projectId);
+  return collectionView(row);
 }

@@ -14,6 +14,7 @@ export function collectionView(row: CollectionRow) {
     rls: row.rls,
     indexes: row.indexes,
     searchLanguage: row.search_language,
+    realtime: row.realtime,
     schemaVersion: row.schema_version,
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),

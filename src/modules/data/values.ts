@@ -37,7 +37,7 @@ function declaredText(f: FieldRef, raw: string): string {
 }
 
 /** One raw value checked and converted for the field's kind (400 when it does not fit). */
-function plain(f: FieldRef, raw: string): string | number | boolean {
+export function plain(f: FieldRef, raw: string): string | number | boolean {
   switch (f.kind) {
     case 'num':
       if (!isNumeric(raw)) throw bad(f, 'a number');

@@ -18,6 +18,7 @@ const Body = Type.Object({
   rls: Type.Optional(RlsBody),
   indexes: Type.Optional(IndexList),
   searchLanguage: Type.Optional(SearchLanguage),
+  realtime: Type.Optional(Type.Boolean({ description: 'stream changes to realtime subscribers (docs/realtime.md)' })),
 });
 
 export default async function createRoute(app: App, ctx: AppContext): Promise<void> {
@@ -43,6 +44,7 @@ export default async function createRoute(app: App, ctx: AppContext): Promise<vo
         rls: req.body.rls,
         indexes: req.body.indexes,
         searchLanguage: req.body.searchLanguage,
+        realtime: req.body.realtime,
       });
       return reply.status(201).send(ok(collectionView(row), 'Collection created'));
     },

@@ -3,7 +3,8 @@ import { defineRoutes } from '../../../route-groups.js';
 import createRoute from './create.js';
 import deleteRoute from './delete.js';
 import readRoutes from './read.js';
+import realtimeRoute from './realtime.js';
 import rlsRoute from './rls.js';
 import updateRoute from './update.js';
 
-export default [defineRoutes('operator', createRoute, readRoutes, updateRoute, rlsRoute, deleteRoute)];
+export default [defineRoutes('operator', createRoute, readRoutes, updateRoute, rlsRoute, realtimeRoute, deleteRoute)];

@@ -1,0 +1,33 @@
+/**
+ * A change as realtime subscribers see it, and who may see it: the same rule as a list call
+ * at that moment (src/modules/data/access.ts and the documents policies in sql/20): the secret
+ * key sees every document; a publishable key sees every document of a collection that is not
+ * private, and of a private one only those its end user owns.
+ */
+import type { CollectionDef } from '../collections/cache.js';
+import { documentView } from '../data/view.js';
+import type { Candidate } from './match.js';
+import type { Position } from './position.js';
+import type { ChangeRow } from './queries.js';
+import type { TicketClaims } from './ticket.js';
+
+export const positionOf = (row: ChangeRow): Position => ({ xid: BigInt(row.xid), id: BigInt(row.id) });
+
+export function mayRead(scope: TicketClaims, col: CollectionDef, row: ChangeRow): boolean {
+  if (scope.projectId !== row.project_id) return false;
+  if (scope.keyKind === 'secret') return true;
+  const isPrivate = col.rls.enabled && col.rls.mode === 'private';
+  return !isPrivate || (scope.userId !== null && row.owner_id === scope.userId);
+}
+
+export function candidateOf(row: ChangeRow): Candidate {
+  return { id: row.doc_id, data: row.data ?? {}, createdMs: row.created_ms, updatedMs: row.updated_ms };
+}
+
+/** The event's JSON: the collection, the action, the id and the document (absent when truncated). */
+export function eventBody(row: ChangeRow, collectionName: string): string {
+  const body: Record<string, unknown> = { collection: collectionName, action: row.action, id: row.doc_id, version: row.version };
+  if (row.truncated) body.truncated = true;
+  else body.document = documentView({ id: row.doc_id, data: row.data ?? {}, created_at_ms: row.created_ms, updated_at_ms: row.updated_ms, deleted_at_ms: row.deleted_ms });
+  return JSON.stringify(body);
+}

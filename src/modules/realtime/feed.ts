@@ -1,0 +1,166 @@
+/**
+ * The node's reader of the change stream: one poller per API node, whatever the number of
+ * subscribers, fanning each batch of changes out in memory to the subscribers of the
+ * changes' projects. Every node reads the stream itself, so a write on any node reaches a
+ * subscriber on any other. No `NOTIFY` per write (it would serialise commits cluster-wide).
+ *
+ * Idle (no subscriber), it does not poll. When the first subscriber comes it starts at the
+ * stream's present; a subscriber resuming from an older event catches up from the database
+ * (`join`) before it takes live events.
+ */
+import type { Kysely } from 'kysely';
+import type { Database } from '../../database.js';
+import type { Logger } from 'pino';
+import type { CollectionDef } from '../collections/cache.js';
+import { positionOf } from './event.js';
+import { after, compare, type Position } from './position.js';
+import { changesAfter, horizon, projectChangesBetween, watermark, type ChangeRow } from './queries.js';
+import { definitionKey, type Definitions, type Subscriber } from './subscriber.js';
+
+const BATCH = 1000;
+
+export interface FeedOptions {
+  db: Kysely<Database>;
+  pollMs: number;
+  log: Logger;
+  /** A collection's current definition (the node's collection cache). */
+  collection: (projectId: string, name: string) => Promise<CollectionDef | null>;
+}
+
+export class ChangeFeed {
+  private position: Position | null = null;
+  private readonly byProject = new Map<string, Set<Subscriber>>();
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private stopped = false;
+  /** Polls that failed in a row (the database away): logged once, retried at the same pace. */
+  private failures = 0;
+
+  constructor(private readonly opts: FeedOptions) {}
+
+  /** Open streams of a project on this node. */
+  streamsOf(projectId: string): number {
+    return this.byProject.get(projectId)?.size ?? 0;
+  }
+
+  get subscribers(): number {
+    let n = 0;
+    for (const set of this.byProject.values()) n += set.size;
+    return n;
+  }
+
+  /**
+   * Adds a subscriber: from `from` (its Last-Event-ID) when given, else from now. When changes
+   * after `from` were already removed by retention, the client gets `reset` (it must reload)
+   * and continues from now. The subscriber is registered before anything is awaited, so the
+   * events dispatched meanwhile are held for it, not lost; it gets `ready` when it is live.
+   */
+  async join(sub: Subscriber, from: Position | null): Promise<'resumed' | 'reset' | 'joined'> {
+    if (this.position === null) {
+      const present = await watermark(this.opts.db);
+      this.position ??= present;
+    }
+    const live = this.position;
+    sub.position = live;
+    this.add(sub);
+    this.schedule();
+    let outcome: 'resumed' | 'reset' | 'joined' = 'joined';
+    if (from) outcome = compare(from, await horizon(this.opts.db)) < 0 ? 'reset' : 'resumed';
+    if (outcome === 'reset') sub.notice('reset', { reason: 'The stream no longer holds the changes since your last event; reload your data.' });
+    if (outcome === 'resumed') {
+      sub.position = from!;
+      await this.catchUp(sub, live);
+    }
+    sub.notice('ready', { subscriptions: sub.subscriptions.map((s) => s.collection) });
+    sub.goLive(await this.definitions([], sub));
+    return outcome;
+  }
+
+  leave(sub: Subscriber): void {
+    const set = this.byProject.get(sub.projectId);
+    if (!set) return;
+    set.delete(sub);
+    if (set.size === 0) this.byProject.delete(sub.projectId);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+    for (const set of this.byProject.values()) for (const sub of set) sub.close();
+    this.byProject.clear();
+  }
+
+  private add(sub: Subscriber): void {
+    let set = this.byProject.get(sub.projectId);
+    if (!set) this.byProject.set(sub.projectId, (set = new Set()));
+    set.add(sub);
+  }
+
+  /** The gap (from the subscriber's position to where live events start), page by page. */
+  private async catchUp(sub: Subscriber, until: Position): Promise<void> {
+    while (sub.isOpen && after(until, sub.position)) {
+      const rows = await projectChangesBetween(this.opts.db, sub.projectId, sub.position, until, BATCH);
+      if (rows.length === 0) return;
+      sub.send(rows, await this.definitions(rows, sub));
+      if (rows.length < BATCH) return;
+    }
+  }
+
+  private schedule(): void {
+    if (this.stopped || this.timer || this.running) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.running = this.poll().finally(() => {
+        this.running = null;
+        if (this.byProject.size > 0) this.schedule();
+        else this.position = null; // idle: the next subscriber starts from the present
+      });
+    }, this.opts.pollMs);
+    this.timer.unref();
+  }
+
+  private async poll(): Promise<void> {
+    try {
+      for (;;) {
+        const from = this.position!;
+        const rows = await changesAfter(this.opts.db, from, BATCH);
+        if (rows.length > 0) {
+          this.position = positionOf(rows[rows.length - 1]!);
+          await this.dispatch(rows);
+        }
+        if (rows.length < BATCH || this.stopped) break;
+      }
+      if (this.failures > 0) this.opts.log.info('realtime: reading the change stream again');
+      this.failures = 0;
+    } catch (err) {
+      if (this.failures++ === 0) this.opts.log.warn({ err }, 'realtime: cannot read the change stream; retrying');
+    }
+  }
+
+  private async dispatch(rows: ChangeRow[]): Promise<void> {
+    const byProject = new Map<string, ChangeRow[]>();
+    for (const row of rows) {
+      if (!this.byProject.has(row.project_id)) continue;
+      const list = byProject.get(row.project_id);
+      if (list) list.push(row);
+      else byProject.set(row.project_id, [row]);
+    }
+    for (const [projectId, list] of byProject) {
+      const subs = [...(this.byProject.get(projectId) ?? [])];
+      if (subs.length === 0) continue;
+      const defs = await this.definitions(list, subs[0]!);
+      for (const sub of subs) sub.offer(list, defs);
+    }
+  }
+
+  /** The current definitions of the collections `rows` touch (and those `sub` subscribes to). */
+  private async definitions(rows: ChangeRow[], sub: Subscriber): Promise<Definitions> {
+    const defs = new Map<string, CollectionDef | null>();
+    const names = new Set([...rows.map((r) => r.collection), ...sub.subscriptions.map((s) => s.collection)]);
+    for (const name of names) {
+      defs.set(definitionKey(sub.projectId, name), await this.opts.collection(sub.projectId, name));
+    }
+    return defs;
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * SQL of the change stream (migrations/022, sql/70). Read on the owner's connection: the API
+ * roles may only add rows. Every read stops below the oldest transaction still running
+ * (`pg_snapshot_xmin`), so a change whose transaction commits late is read later, never
+ * skipped, and an uncommitted one is never seen.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../../database.js';
+import type { Position } from './position.js';
+
+type Db = Kysely<Database>;
+
+export interface ChangeRow {
+  xid: string;
+  id: string;
+  project_id: string;
+  collection: string;
+  doc_id: string;
+  action: 'create' | 'update' | 'delete' | 'restore';
+  owner_id: string | null;
+  version: number;
+  data: Record<string, unknown> | null;
+  truncated: boolean;
+  created_ms: number;
+  updated_ms: number;
+  deleted_ms: number | null;
+}
+
+const COLUMNS = sql`xid::text AS xid, id::text AS id, project_id, collection, doc_id, action, owner_id, version, data, truncated,
+  floor(extract(epoch FROM doc_created_at) * 1000)::int8 AS created_ms,
+  floor(extract(epoch FROM doc_updated_at) * 1000)::int8 AS updated_ms,
+  floor(extract(epoch FROM doc_deleted_at) * 1000)::int8 AS deleted_ms`;
+
+const WATERMARK = sql`pg_snapshot_xmin(pg_current_snapshot())`;
+
+/** Where the stream's committed past ends now: every change below it is final. */
+export async function watermark(db: Db): Promise<Position> {
+  const { rows } = await sql<{ xid: string }>`SELECT ${WATERMARK}::text AS xid`.execute(db);
+  return { xid: BigInt(rows[0]!.xid), id: 0n };
+}
+
+/** The next `limit` final changes after `from`, in stream order. */
+export async function changesAfter(db: Db, from: Position, limit: number): Promise<ChangeRow[]> {
+  const { rows } = await sql<ChangeRow>`
+    SELECT ${COLUMNS} FROM changes
+    WHERE (xid, id) > (${from.xid.toString()}::xid8, ${from.id.toString()}::int8) AND xid < ${WATERMARK}
+    ORDER BY xid, id LIMIT ${limit}`.execute(db);
+  return rows;
+}
+
+/** One project's final changes in (from, to], in stream order: a resuming subscriber's gap. */
+export async function projectChangesBetween(db: Db, projectId: string, from: Position, to: Position, limit: number): Promise<ChangeRow[]> {
+  const { rows } = await sql<ChangeRow>`
+    SELECT ${COLUMNS} FROM changes
+    WHERE project_id = ${projectId}
+      AND (xid, id) > (${from.xid.toString()}::xid8, ${from.id.toString()}::int8)
+      AND (xid, id) <= (${to.xid.toString()}::xid8, ${to.id.toString()}::int8)
+    ORDER BY xid, id LIMIT ${limit}`.execute(db);
+  return rows;
+}
+
+/** The last change retention removed: a cursor below it has lost changes. */
+export async function horizon(db: Db): Promise<Position> {
+  const { rows } = await sql<{ xid: string; id: string }>`SELECT xid::text AS xid, id::text AS id FROM change_stream_horizon`.execute(db);
+  const r = rows[0];
+  return r ? { xid: BigInt(r.xid), id: BigInt(r.id) } : { xid: 0n, id: 0n };
+}
+
+/**
+ * Retention: removes final changes older than `before` and moves the horizon past them, in one
+ * transaction. Returns how many were removed.
+ */
+export async function sweepChanges(db: Db, before: Date): Promise<number> {
+  return db.transaction().execute(async (tx) => {
+    const { rows } = await sql<{ n: number; xid: string | null; id: string | null }>`
+      WITH gone AS (
+        DELETE FROM changes WHERE at < ${before} AND xid < ${WATERMARK} RETURNING xid, id
+      ), last AS (
+        SELECT xid, id FROM gone ORDER BY xid DESC, id DESC LIMIT 1
+      )
+      SELECT (SELECT count(*) FROM gone)::int AS n, (SELECT xid::text FROM last) AS xid, (SELECT id::text FROM last) AS id`.execute(tx);
+    const r = rows[0]!;
+    if (r.xid !== null && r.id !== null) {
+      await sql`
+        UPDATE change_stream_horizon SET xid = ${r.xid}::xid8, id = ${r.id}::int8
+        WHERE (xid, id) < (${r.xid}::xid8, ${r.id}::int8)`.execute(tx);
+    }
+    return r.n;
+  });
+}

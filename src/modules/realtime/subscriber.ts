@@ -1,0 +1,108 @@
+/**
+ * One open realtime stream (Server-Sent Events): its scope, its compiled subscriptions, where
+ * it is in the change stream, and the socket it writes to. A subscriber first catches up from
+ * the database (a resume with `Last-Event-ID`), holding back live events meanwhile, then only
+ * takes live events from its node's feed; every event below its position is skipped, so a
+ * change is sent once. A client too slow to read (more than MAX_BUFFERED bytes waiting) is
+ * disconnected: it resumes from its last event id, losing nothing.
+ */
+import type { ServerResponse } from 'node:http';
+import type { CollectionDef } from '../collections/cache.js';
+import { candidateOf, eventBody, mayRead, positionOf } from './event.js';
+import type { Match } from './match.js';
+import { after, formatPosition, type Position } from './position.js';
+import type { ChangeRow } from './queries.js';
+import type { TicketClaims } from './ticket.js';
+
+const MAX_BUFFERED = 1024 * 1024;
+
+export interface CompiledSubscription {
+  /** The collection's name, lower-cased (names are case-insensitive). */
+  collection: string;
+  match: Match;
+}
+
+/** The collection definitions an event needs, by `projectId:lower-cased name`. */
+export type Definitions = ReadonlyMap<string, CollectionDef | null>;
+export const definitionKey = (projectId: string, collection: string) => `${projectId}:${collection.toLowerCase()}`;
+
+export class Subscriber {
+  private held: ChangeRow[] | null = [];
+  private closed = false;
+
+  constructor(
+    readonly scope: TicketClaims,
+    readonly subscriptions: CompiledSubscription[],
+    private readonly res: ServerResponse,
+    /** The last position this client has (its Last-Event-ID, or where it joined). */
+    public position: Position,
+  ) {}
+
+  get projectId(): string {
+    return this.scope.projectId;
+  }
+
+  get isOpen(): boolean {
+    return !this.closed && !this.res.destroyed;
+  }
+
+  wants(collection: string): boolean {
+    const name = collection.toLowerCase();
+    return this.subscriptions.some((s) => s.collection === name);
+  }
+
+  /** Live events from the feed: held back while catching up, else sent. */
+  offer(rows: ChangeRow[], defs: Definitions): void {
+    if (this.held) this.held.push(...rows);
+    else this.send(rows, defs);
+  }
+
+  /** Ends the catch-up: sends the events held back meanwhile, then goes live. */
+  goLive(defs: Definitions): void {
+    const held = this.held ?? [];
+    this.held = null;
+    this.send(held, defs);
+  }
+
+  /** Sends the rows this client may see and has not had yet, in order. */
+  send(rows: ChangeRow[], defs: Definitions): void {
+    for (const row of rows) {
+      if (!this.isOpen) return;
+      const pos = positionOf(row);
+      if (!after(pos, this.position)) continue;
+      this.position = pos;
+      const def = defs.get(definitionKey(row.project_id, row.collection));
+      if (!def || !mayRead(this.scope, def, row) || !this.matches(row)) continue;
+      this.write(`id: ${formatPosition(pos)}\nevent: ${row.action}\ndata: ${eventBody(row, def.name)}\n\n`);
+    }
+  }
+
+  private matches(row: ChangeRow): boolean {
+    const name = row.collection.toLowerCase();
+    const doc = candidateOf(row);
+    // a document too large to carry is announced without its body to every subscriber of the
+    // collection (its filters cannot be judged); the client reads it by id, under the usual rules
+    return this.subscriptions.some((s) => s.collection === name && (row.truncated || s.match(doc)));
+  }
+
+  /** A named event without an id (ready, reset, expired). */
+  notice(event: string, data: unknown): void {
+    this.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  }
+
+  heartbeat(): void {
+    this.write(': ping\n\n');
+  }
+
+  write(chunk: string): void {
+    if (!this.isOpen) return;
+    this.res.write(chunk);
+    if (this.res.writableLength > MAX_BUFFERED) this.close();
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.res.end();
+  }
+}
