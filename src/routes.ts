@@ -24,6 +24,7 @@ import dataOperatorRoutes from './modules/data/operator/index.js';
 import schemaRoutes from './modules/schemas/routes/index.js';
 import backupRoutes from './modules/backup/routes/index.js';
 import realtimeRoutes from './modules/realtime/routes/index.js';
+import webhookRoutes from './modules/webhooks/routes/index.js';
 
 export type { RouteModule } from './route-groups.js';
 
@@ -41,6 +42,7 @@ export const dashboardRoutes: RouteModule[] = [
   ...mailDashboardRoutes,
   ...collectionRoutes,
   ...dataOperatorRoutes,
+  ...webhookRoutes,
 ];
 
 /**

@@ -24,14 +24,19 @@ export interface ChangeRow {
   created_ms: number;
   updated_ms: number;
   deleted_ms: number | null;
+  /** When the change was written. */
+  at_ms: number;
 }
 
 const COLUMNS = sql`xid::text AS xid, id::text AS id, project_id, collection, doc_id, action, owner_id, version, data, truncated,
   floor(extract(epoch FROM doc_created_at) * 1000)::int8 AS created_ms,
   floor(extract(epoch FROM doc_updated_at) * 1000)::int8 AS updated_ms,
-  floor(extract(epoch FROM doc_deleted_at) * 1000)::int8 AS deleted_ms`;
+  floor(extract(epoch FROM doc_deleted_at) * 1000)::int8 AS deleted_ms,
+  floor(extract(epoch FROM at) * 1000)::int8 AS at_ms`;
 
 const WATERMARK = sql`pg_snapshot_xmin(pg_current_snapshot())`;
+// NB: the select list renames xid and id to text, so ORDER BY names the table's columns
+// (`changes.xid`): an unqualified name would sort by the text ('10' before '9').
 
 /** Where the stream's committed past ends now: every change below it is final. */
 export async function watermark(db: Db): Promise<Position> {
@@ -44,7 +49,7 @@ export async function changesAfter(db: Db, from: Position, limit: number): Promi
   const { rows } = await sql<ChangeRow>`
     SELECT ${COLUMNS} FROM changes
     WHERE (xid, id) > (${from.xid.toString()}::xid8, ${from.id.toString()}::int8) AND xid < ${WATERMARK}
-    ORDER BY xid, id LIMIT ${limit}`.execute(db);
+    ORDER BY changes.xid, changes.id LIMIT ${limit}`.execute(db);
   return rows;
 }
 
@@ -55,7 +60,7 @@ export async function projectChangesBetween(db: Db, projectId: string, from: Pos
     WHERE project_id = ${projectId}
       AND (xid, id) > (${from.xid.toString()}::xid8, ${from.id.toString()}::int8)
       AND (xid, id) <= (${to.xid.toString()}::xid8, ${to.id.toString()}::int8)
-    ORDER BY xid, id LIMIT ${limit}`.execute(db);
+    ORDER BY changes.xid, changes.id LIMIT ${limit}`.execute(db);
   return rows;
 }
 

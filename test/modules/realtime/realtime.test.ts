@@ -98,12 +98,13 @@ describe('events', () => {
     }
   });
 
-  it('covers bulk creates and the atomic batch', async () => {
+  it('covers bulk creates and the atomic batch, in write order (more than 9 changes in one transaction)', async () => {
     const s = await subscribe([{ collection: 'posts' }]);
-    expect((await A.post('/api/data/posts/bulk', p.sk, [{ title: 'b1' }, { title: 'b2' }])).status).toBe(201);
-    expect((await A.post('/api/data/batch', p.sk, { operations: [{ op: 'create', collection: 'posts', data: { title: 'b3' } }] })).status).toBeLessThan(300);
-    await s.waitFor(() => s.changes().length >= 3);
-    expect(s.changes().map((e) => doc(e)?.title)).toEqual(['b1', 'b2', 'b3']);
+    const bulk = Array.from({ length: 12 }, (_, i) => ({ title: `b${i}` }));
+    expect((await A.post('/api/data/posts/bulk', p.sk, bulk)).status).toBe(201);
+    expect((await A.post('/api/data/batch', p.sk, { operations: [{ op: 'create', collection: 'posts', data: { title: 'last' } }] })).status).toBeLessThan(300);
+    await s.waitFor(() => s.changes().length >= 13);
+    expect(s.changes().map((e) => doc(e)?.title)).toEqual([...bulk.map((b) => b.title), 'last']);
   });
 
   it('sends nothing for a collection that does not stream, and refuses to subscribe to it', async () => {
