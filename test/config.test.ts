@@ -41,6 +41,13 @@ describe('config', () => {
     expect(() => loadConfig({ ...prod, STORAGE_ALLOW_PRIVATE_ENDPOINTS: 'maybe' })).toThrow(/STORAGE_ALLOW_PRIVATE_ENDPOINTS must be true or false/);
   });
 
+  it('refuses private and plain-http webhook URLs by default in production only (SSRF guard)', () => {
+    const prod = { NODE_ENV: 'production', ENCRYPTION_KEY: HEX, DASHBOARD_JWT_SECRET: HEX, PLINTH_DATA_DIR: tmp() };
+    expect(loadConfig(prod).webhooks.allowPrivateUrls).toBe(false);
+    expect(loadConfig({ ...prod, WEBHOOK_ALLOW_PRIVATE_URLS: 'true' }).webhooks.allowPrivateUrls).toBe(true);
+    expect(loadConfig({ PLINTH_DATA_DIR: tmp() }).webhooks.allowPrivateUrls).toBe(true);
+  });
+
   it.each([
     ['PORT', 'abc', /PORT must be a whole number/],
     ['PORT', '70000', /PORT must be between/],

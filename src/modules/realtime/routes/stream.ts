@@ -26,7 +26,12 @@ export default async function streamRoute(app: App, ctx: AppContext): Promise<vo
         summary: 'Open a realtime stream (text/event-stream)',
         description: 'Events create/update/delete/restore with `id: <position>`, plus ready, reset and expired. See docs/realtime.md.',
         querystring: Query,
-        produces: ['text/event-stream'],
+        response: {
+          200: {
+            description: 'Server-Sent Events: `id: <position>`, `event: create|update|delete|restore|ready|reset|expired`, `data: <JSON>`',
+            content: { 'text/event-stream': { schema: Type.String() } },
+          },
+        },
       },
     },
     async (req, reply) => {
