@@ -44,12 +44,8 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => page.listen(0, '127.0.0.1', r));
   pageOrigin = `http://127.0.0.1:${(page.address() as AddressInfo).port}`;
-  const { chromium } = await import('playwright-core');
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  const { launchChromium } = await import('../e2e/harness.js');
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {

@@ -36,12 +36,8 @@ beforeAll(async () => {
   site = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>app</title>'));
   await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
   siteOrigin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
-  const { chromium } = await import('playwright-core');
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  const { launchChromium } = await import('../e2e/harness.js');
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {

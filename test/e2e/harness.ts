@@ -40,6 +40,15 @@ async function freePort(): Promise<number> {
   });
 }
 
+/** Debian's Chromium, headless, with the flags this machine needs (no sandbox, no network chatter). */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
 export interface Rig {
   env: TestEnv;
   base: string;
@@ -52,11 +61,7 @@ export async function startRig(extraEnv: Record<string, string> = {}): Promise<R
   const base = `http://127.0.0.1:${port}`;
   const env = await createTestEnv({ PUBLIC_URL: base, RATE_LIMIT_SCALE: '100', LOG_LEVEL: 'warn', ...extraEnv });
   await env.app.listen({ port, host: '127.0.0.1' });
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  const browser = await launchChromium();
   return {
     env,
     base,

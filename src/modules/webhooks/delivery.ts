@@ -48,8 +48,10 @@ export function signedHeaders(secret: string, id: string, at: Date, body: string
 
 /** Enqueues an attempt; `retry: false` (a redelivery) makes it the only one. */
 export async function enqueueAttempt(ctx: AppContext, deliveryId: string, runAt?: Date, db = ctx.db.admin, retry = true): Promise<void> {
-  // one job per attempt; graphile-worker's own retries only cover a crashed worker
-  await ctx.queue.add(DELIVER_TASK, { deliveryId, ...(retry ? {} : { retry: false }) }, { runAt, maxAttempts: 3 }, db);
+  // One job per attempt. The task throws only when the database fails it (an HTTP failure is a
+  // logged attempt); graphile-worker then retries the job with its own backoff, for days, so a
+  // database outage or a crashed worker leaves no delivery pending without a job.
+  await ctx.queue.add(DELIVER_TASK, { deliveryId, ...(retry ? {} : { retry: false }) }, { runAt, maxAttempts: 25 }, db);
 }
 
 async function send(ctx: AppContext, endpoint: q.EndpointRow, delivery: q.DeliveryRow): Promise<SendResult> {
