@@ -62,8 +62,18 @@ export async function dispatchBatch(ctx: AppContext): Promise<number> {
 
 export const dispatchTask = (ctx: AppContext): Task => async (_payload, helpers) => {
   const until = Date.now() + RUN_FOR_MS;
+  let failing = false;
   while (Date.now() < until && !helpers.abortSignal?.aborted) {
-    const n = await dispatchBatch(ctx);
+    // A failure (the database away) is retried here at the idle pace, never by graphile-worker:
+    // a retried run would overlap the next minute's, each holding a worker slot.
+    const n = await dispatchBatch(ctx).then(
+      (read) => ((failing = false), read),
+      (err: unknown) => {
+        if (!failing) ctx.log.warn({ err }, 'webhooks: cannot dispatch the change stream; retrying');
+        failing = true;
+        return 0;
+      },
+    );
     if (n < BATCH) await new Promise((r) => setTimeout(r, DISPATCH_IDLE_MS));
   }
 };

@@ -10,7 +10,8 @@
 import { sql } from 'kysely';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { dispatchBatch } from '../../../src/modules/webhooks/dispatcher.js';
+import type { JobHelpers } from 'graphile-worker';
+import { dispatchBatch, dispatchTask } from '../../../src/modules/webhooks/dispatcher.js';
 import { attemptDelivery } from '../../../src/modules/webhooks/delivery.js';
 import { createTestEnv, type TestEnv } from '../../helpers/context.js';
 import { makeOperator, makeProject, type TestProject } from '../../helpers/fixtures.js';
@@ -132,6 +133,20 @@ describe('delivery', () => {
     await Promise.all([dispatchBatch(env.ctx), dispatchBatch(env.ctx), dispatchBatch(env.ctx)]);
     while ((await dispatchBatch(env.ctx)) > 0);
     expect(await deliveries(e._id)).toHaveLength(30);
+  });
+});
+
+describe('the dispatch job', () => {
+  it('keeps dispatching new changes until the worker stops it', async () => {
+    const { endpoint: e } = await endpoint();
+    const stop = new AbortController();
+    const running = dispatchTask(env.ctx)({}, { abortSignal: stop.signal } as unknown as JobHelpers);
+    await A.post('/api/data/posts', p.sk, { title: 'picked up by the job' });
+    for (let i = 0; i < 100 && (await deliveries(e._id)).length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    stop.abort();
+    await running;
+    await drainJobs(env);
+    expect(rx.received.map((r) => JSON.parse(r.body).data.document.title)).toEqual(['picked up by the job']);
   });
 });
 
