@@ -68,7 +68,7 @@ export async function openStream(url: string, headers: Record<string, string> = 
     status: res.status,
     events,
     changes: () => events.filter((e) => e.id !== null),
-    async waitFor(pred, timeoutMs = 5000) {
+    async waitFor(pred, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const hit = events.find(pred);
