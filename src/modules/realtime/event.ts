@@ -24,10 +24,13 @@ export function candidateOf(row: ChangeRow): Candidate {
   return { id: row.doc_id, data: row.data ?? {}, createdMs: row.created_ms, updatedMs: row.updated_ms };
 }
 
-/** The event's JSON: the collection, the action, the id and the document (absent when truncated). */
-export function eventBody(row: ChangeRow, collectionName: string): string {
-  const body: Record<string, unknown> = { collection: collectionName, action: row.action, id: row.doc_id, version: row.version };
-  if (row.truncated) body.truncated = true;
-  else body.document = documentView({ id: row.doc_id, data: row.data ?? {}, created_at_ms: row.created_ms, updated_at_ms: row.updated_ms, deleted_at_ms: row.deleted_ms });
-  return JSON.stringify(body);
+/**
+ * What a change says, to realtime subscribers and in webhook payloads alike: the collection,
+ * the action, the id, the version and the document as the data API shows it (or `truncated`).
+ */
+export function changeData(row: ChangeRow, collectionName = row.collection): Record<string, unknown> {
+  const data: Record<string, unknown> = { collection: collectionName, action: row.action, id: row.doc_id, version: row.version };
+  if (row.truncated) data.truncated = true;
+  else data.document = documentView({ id: row.doc_id, data: row.data ?? {}, created_at_ms: row.created_ms, updated_at_ms: row.updated_ms, deleted_at_ms: row.deleted_ms });
+  return data;
 }

@@ -43,12 +43,6 @@ export class ChangeFeed {
     return this.byProject.get(projectId)?.size ?? 0;
   }
 
-  get subscribers(): number {
-    let n = 0;
-    for (const set of this.byProject.values()) n += set.size;
-    return n;
-  }
-
   /**
    * Adds a subscriber: from `from` (its Last-Event-ID) when given, else from now. When changes
    * after `from` were already removed by retention, the client gets `reset` (it must reload)
@@ -68,7 +62,8 @@ export class ChangeFeed {
     if (from) outcome = compare(from, await horizon(this.opts.db)) < 0 ? 'reset' : 'resumed';
     if (outcome === 'reset') sub.notice('reset', { reason: 'The stream no longer holds the changes since your last event; reload your data.' });
     if (outcome === 'resumed') {
-      sub.position = from!;
+      // an id beyond the present (not one we sent) must not hide the events still to come
+      sub.position = compare(from!, live) < 0 ? from! : live;
       await this.catchUp(sub, live);
     }
     sub.notice('ready', { subscriptions: sub.subscriptions.map((s) => s.collection) });

@@ -21,10 +21,14 @@ export function formatPosition(p: Position): string {
   return `${p.xid}-${p.id}`;
 }
 
-const FORMAT = /^(\d{1,20})-(\d{1,20})$/;
+const FORMAT = /^(\d{1,20})-(\d{1,19})$/;
+const XID8_MAX = 2n ** 64n - 1n;
+const INT8_MAX = 2n ** 63n - 1n;
 
-/** The position of an event id, or null when it is not one of ours. */
+/** The position of an event id, or null when it is not one of ours (malformed or out of range). */
 export function parsePosition(raw: string | undefined | null): Position | null {
   const m = raw ? FORMAT.exec(raw.trim()) : null;
-  return m ? { xid: BigInt(m[1]!), id: BigInt(m[2]!) } : null;
+  if (!m) return null;
+  const p = { xid: BigInt(m[1]!), id: BigInt(m[2]!) };
+  return p.xid <= XID8_MAX && p.id <= INT8_MAX ? p : null;
 }

@@ -6,7 +6,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../database.js';
-import type { Position } from './position.js';
+import { ORIGIN, type Position } from './position.js';
 
 type Db = Kysely<Database>;
 
@@ -68,7 +68,7 @@ export async function projectChangesBetween(db: Db, projectId: string, from: Pos
 export async function horizon(db: Db): Promise<Position> {
   const { rows } = await sql<{ xid: string; id: string }>`SELECT xid::text AS xid, id::text AS id FROM change_stream_horizon`.execute(db);
   const r = rows[0];
-  return r ? { xid: BigInt(r.xid), id: BigInt(r.id) } : { xid: 0n, id: 0n };
+  return r ? { xid: BigInt(r.xid), id: BigInt(r.id) } : ORIGIN;
 }
 
 /**

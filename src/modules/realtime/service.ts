@@ -18,7 +18,7 @@ import { parseFilters } from '../data/query.js';
 import type { ProjectRecord } from '../projects/cache.js';
 import { RealtimeErrors } from './errors.js';
 import { compileFilters } from './match.js';
-import { type Position } from './position.js';
+import { ORIGIN, type Position } from './position.js';
 import { Subscriber, type CompiledSubscription } from './subscriber.js';
 import { signTicket, TICKET_TTL_SECONDS, verifyTicket, type Subscription, type TicketClaims } from './ticket.js';
 
@@ -91,7 +91,7 @@ export async function serveStream(
   prepared: Awaited<ReturnType<typeof prepareStream>>,
   from: Position | null,
 ): Promise<void> {
-  const sub = new Subscriber(prepared.claims, prepared.subscriptions, res, { xid: 0n, id: 0n });
+  const sub = new Subscriber(prepared.claims, prepared.subscriptions, res, ORIGIN);
   const heartbeat = setInterval(() => sub.heartbeat(), ctx.config.realtime.heartbeatMs);
   const userExp = prepared.claims.userExp;
   const expiry = userExp === null ? null : setTimeout(() => {

@@ -8,7 +8,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { CollectionDef } from '../collections/cache.js';
-import { candidateOf, eventBody, mayRead, positionOf } from './event.js';
+import { candidateOf, changeData, mayRead, positionOf } from './event.js';
 import type { Match } from './match.js';
 import { after, formatPosition, type Position } from './position.js';
 import type { ChangeRow } from './queries.js';
@@ -46,11 +46,6 @@ export class Subscriber {
     return !this.closed && !this.res.destroyed;
   }
 
-  wants(collection: string): boolean {
-    const name = collection.toLowerCase();
-    return this.subscriptions.some((s) => s.collection === name);
-  }
-
   /** Live events from the feed: held back while catching up, else sent. */
   offer(rows: ChangeRow[], defs: Definitions): void {
     if (this.held) this.held.push(...rows);
@@ -73,7 +68,7 @@ export class Subscriber {
       this.position = pos;
       const def = defs.get(definitionKey(row.project_id, row.collection));
       if (!def || !mayRead(this.scope, def, row) || !this.matches(row)) continue;
-      this.write(`id: ${formatPosition(pos)}\nevent: ${row.action}\ndata: ${eventBody(row, def.name)}\n\n`);
+      this.write(`id: ${formatPosition(pos)}\nevent: ${row.action}\ndata: ${JSON.stringify(changeData(row, def.name))}\n\n`);
     }
   }
 

@@ -36,7 +36,7 @@ export function retryDelaySeconds(attempt: number, retryAfter: number | null, ra
   return Math.max(jittered, Math.min(retryAfter ?? 0, RETRY_AFTER_MAX_SECONDS));
 }
 
-export function signedHeaders(secret: string, id: string, at: Date, body: string): Record<string, string> {
+function signedHeaders(secret: string, id: string, at: Date, body: string): Record<string, string> {
   return {
     'content-type': 'application/json',
     'user-agent': 'Plinth-Webhooks/1',

@@ -12,8 +12,7 @@
 import type { Task } from 'graphile-worker';
 import type { AppContext } from '../../context.js';
 import { objectId } from '../../lib/ids.js';
-import { documentView } from '../data/view.js';
-import { positionOf } from '../realtime/event.js';
+import { changeData, positionOf } from '../realtime/event.js';
 import { changesAfter, type ChangeRow } from '../realtime/queries.js';
 import { enqueueAttempt } from './delivery.js';
 import * as q from './queries.js';
@@ -23,10 +22,7 @@ const DISPATCH_IDLE_MS = 250;
 const RUN_FOR_MS = 55_000;
 
 export function payloadOf(row: ChangeRow): Record<string, unknown> {
-  const data: Record<string, unknown> = { collection: row.collection, id: row.doc_id, action: row.action, version: row.version };
-  if (row.truncated) data.truncated = true;
-  else data.document = documentView({ id: row.doc_id, data: row.data ?? {}, created_at_ms: row.created_ms, updated_at_ms: row.updated_ms, deleted_at_ms: row.deleted_ms });
-  return { type: `document.${row.action}`, timestamp: new Date(row.at_ms).toISOString(), data };
+  return { type: `document.${row.action}`, timestamp: new Date(row.at_ms).toISOString(), data: changeData(row) };
 }
 
 function wants(e: q.EndpointRow, row: ChangeRow): boolean {

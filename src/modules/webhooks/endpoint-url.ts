@@ -8,6 +8,7 @@ import { isPublicHost } from '../../lib/public-network.js';
 import { WebhookErrors } from './errors.js';
 
 export function checkEndpointUrl(raw: string, allowPrivate: boolean): string {
+  if (raw.length > 2048) throw WebhookErrors.webhook_url_invalid('The endpoint URL is too long.');
   let url: URL;
   try {
     url = new URL(raw);
@@ -21,6 +22,5 @@ export function checkEndpointUrl(raw: string, allowPrivate: boolean): string {
   if (!allowPrivate && !isPublicHost(url.hostname)) {
     throw WebhookErrors.webhook_url_invalid('The endpoint URL must name a public host (not loopback or a private network).');
   }
-  if (raw.length > 2048) throw WebhookErrors.webhook_url_invalid('The endpoint URL is too long.');
   return url.toString();
 }

@@ -107,11 +107,6 @@ export async function enabledEndpoints(db: Db, projectIds: string[]): Promise<En
   return db.selectFrom('webhook_endpoints').selectAll().where('project_id', 'in', projectIds).where('enabled', '=', true).execute();
 }
 
-export async function anyEnabledEndpoint(db: Db): Promise<boolean> {
-  const r = await db.selectFrom('webhook_endpoints').select('id').where('enabled', '=', true).limit(1).executeTakeFirst();
-  return r !== undefined;
-}
-
 export interface NewDelivery {
   id: string;
   endpointId: string;

@@ -98,8 +98,7 @@ export async function sendTest(ctx: AppContext, projectId: string, endpointId: s
   const id = `msg_${objectId()}`;
   const payload = { type: 'webhook.test', timestamp: ctx.clock.now().toISOString(), data: { endpoint: e.id, message: 'A test event from Plinth.' } };
   await q.insertDeliveries(ctx.db.admin, [{ id, endpointId: e.id, projectId, eventType: 'webhook.test', payload }]);
-  const outcome = e.enabled ? await attemptDelivery(ctx, id, { retry: false }) : 'failed';
-  if (!e.enabled) await q.finishDelivery(ctx.db.admin, id, 'failed', ctx.clock.now());
+  const outcome = await attemptDelivery(ctx, id, { retry: false }); // a disabled endpoint: failed, nothing sent
   return deliveryOf(ctx, e.id, id, outcome);
 }
 

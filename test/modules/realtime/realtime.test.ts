@@ -187,6 +187,12 @@ describe('filters', () => {
     expect(s.changes().map((e) => [doc(e)?.title, doc(e)?.score])).toEqual([['a', 10], ['b', 11]]);
   });
 
+  it('refuses the users collection (403): end users are read through /api/userAuth only', async () => {
+    const t = await ticket([{ collection: 'users' }], p.sk);
+    expect(t.status).toBe(403);
+    expect(t.body.code).toBe('users_collection_protected');
+  });
+
   it('refuses _regex and bad values with 400', async () => {
     expect((await ticket([{ collection: 'posts', filter: { title_regex: 'a.*' } }])).status).toBe(400);
     expect((await ticket([{ collection: 'posts', filter: { score_gt: 'many' } }])).status).toBe(400);
@@ -207,6 +213,16 @@ describe('resume', () => {
     await again.waitFor(() => again.changes().length >= 4);
     await settle();
     expect(again.changes().map((e) => doc(e)?.title)).toEqual(['r3', 'r4', 'r5', 'r6']);
+  });
+
+  it("treats a Last-Event-ID that is not one of ours as 'from now', and one beyond the present hides nothing", async () => {
+    for (const id of ['garbage', '99999999999999999999-1', '18446744073709551615-5']) {
+      const s = await subscribe([{ collection: 'posts' }], p.pk, id);
+      await A.post('/api/data/posts', p.sk, { title: `after ${id}` });
+      await s.waitFor((e) => doc(e)?.title === `after ${id}`);
+      expect(s.events.some((e) => e.event === 'reset')).toBe(false);
+      s.close();
+    }
   });
 
   it('says reset when retention removed changes since the last event', async () => {

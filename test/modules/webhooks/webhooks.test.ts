@@ -104,6 +104,13 @@ describe('endpoints', () => {
     expect(JSON.stringify(rows[0]!.secret)).not.toContain(secret.slice(6));
   });
 
+  it('refuses a 21st endpoint per project (403)', async () => {
+    for (let i = 0; i < 20; i++) await endpoint();
+    const r = await call('POST', hooks(), { url: `${rx.url}/hook` });
+    expect(r.status).toBe(403);
+    expect(r.body.code).toBe('webhook_endpoints_limit');
+  });
+
   it("is the project owner's only: another operator gets 404 or 403", async () => {
     const { endpoint: e } = await endpoint();
     const other = await makeOperator(env.ctx);
