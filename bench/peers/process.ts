@@ -33,7 +33,7 @@ export async function startServer(name: string, args: string[], opts: { cwd?: st
     async stop() {
       if (child.exitCode !== null) return;
       child.kill('SIGTERM');
-      await Promise.race([once(child, 'exit'), new Promise((r) => setTimeout(r, 5000))]);
+      await Promise.race([once(child, 'exit'), new Promise((r) => setTimeout(r, 15_000))]); // a --cpu-prof profile is written on exit
       if (child.exitCode === null) child.kill('SIGKILL');
     },
   };

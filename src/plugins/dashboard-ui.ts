@@ -58,11 +58,14 @@ function wantsHtml(accept: string | undefined): boolean {
 
 export async function registerDashboardUi(app: App, config: Config, dir = UI_DIR): Promise<void> {
   if (!config.dashboard || config.routes === 'public') return;
-  app.addHook('onRequest', async (req, reply) => {
+  // Callback style, not async: every request passes this hook, and a promise per request costs.
+  app.addHook('onRequest', (req, reply, done) => {
     // On the routed path (the health module's `/`), never on the raw URL.
     if (req.routeOptions.url === '/' && req.method === 'GET' && wantsHtml(req.headers.accept)) {
-      return reply.redirect(DASHBOARD_PREFIX, 302);
+      reply.redirect(DASHBOARD_PREFIX, 302);
+      return;
     }
+    done();
   });
   const index = path.join(dir, 'index.html');
   if (!existsSync(index)) {
