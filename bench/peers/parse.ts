@@ -43,8 +43,10 @@ export async function startParse(databaseUrl: string, port: number, workDir: str
   installParse();
   const config = path.join(workDir, 'parse-config.json');
   const serverURL = `http://127.0.0.1:${port}/parse`;
-  writeFileSync(config, JSON.stringify({ appId: APP_ID, masterKey: MASTER_KEY, databaseURI: databaseUrl, serverURL, host: '127.0.0.1', port, mountPath: '/parse', logsFolder: path.join(workDir, 'parse-logs') }));
-  return startServer('parse', [path.join(dir, 'node_modules/parse-server/bin/parse-server'), config], { cwd: dir, port, cpu });
+  const logs = path.join(workDir, 'parse-logs');
+  writeFileSync(config, JSON.stringify({ appId: APP_ID, masterKey: MASTER_KEY, databaseURI: databaseUrl, serverURL, host: '127.0.0.1', port, mountPath: '/parse', logsFolder: logs }));
+  // The variable too: Parse's CLI opens its default ./logs before it reads logsFolder.
+  return startServer('parse', [path.join(dir, 'node_modules/parse-server/bin/parse-server'), config], { cwd: dir, port, cpu, env: { PARSE_SERVER_LOGS_FOLDER: logs } });
 }
 
 export function parseTarget(server: Server): Target {
