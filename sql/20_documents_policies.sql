@@ -54,3 +54,48 @@ CREATE POLICY documents_delete ON documents FOR DELETE TO plinth_api_publishable
   USING (owner_id = plinth_user_id() AND collection_id IN (
     SELECT c.id FROM collections c
     WHERE c.project_id = plinth_project_id() AND (c.rls ->> 'enabled')::boolean));
+
+-- Reads go straight to the collection's partition (src/modules/data/queries.ts), which PostgreSQL
+-- plans for in about half the time of the parent: no partition pruning, and no collections
+-- sub-select, because each partition carries the read rules of its own collection as constants.
+-- A partition's policies are SELECT only (writes go through the parent and its policies above)
+-- and mirror the parent's: tenant isolation for every API role; everything for
+-- plinth_api_full; for plinth_api_publishable everything, or, while the collection is private
+-- (RLS enabled, mode 'private'), only the signed-in user's rows. They are rewritten in the same
+-- transaction as any change of the collection's rls (trigger below), whoever makes it.
+CREATE OR REPLACE FUNCTION plinth_sync_partition_policies(p_collection text) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+  part text;
+  owner_only boolean;
+BEGIN
+  SELECT 'documents_' || c.id, coalesce((c.rls ->> 'enabled')::boolean AND c.rls ->> 'mode' = 'private', false)
+    INTO part, owner_only
+    FROM collections c WHERE c.id = p_collection;
+  IF part IS NULL OR to_regclass(part) IS NULL THEN
+    RETURN;
+  END IF;
+  EXECUTE format('ALTER TABLE %I ENABLE ROW LEVEL SECURITY', part);
+  EXECUTE format('DROP POLICY IF EXISTS documents_tenant ON %I', part);
+  EXECUTE format('CREATE POLICY documents_tenant ON %I AS RESTRICTIVE FOR SELECT TO plinth_api
+                    USING (project_id = plinth_project_id())', part);
+  EXECUTE format('DROP POLICY IF EXISTS documents_full ON %I', part);
+  EXECUTE format('CREATE POLICY documents_full ON %I FOR SELECT TO plinth_api_full USING (true)', part);
+  EXECUTE format('DROP POLICY IF EXISTS documents_read ON %I', part);
+  EXECUTE format('CREATE POLICY documents_read ON %I FOR SELECT TO plinth_api_publishable USING (%s)', part,
+                 CASE WHEN owner_only THEN 'owner_id = plinth_user_id()' ELSE 'true' END);
+  EXECUTE format('GRANT SELECT ON %I TO plinth_api', part);
+END
+$$;
+
+CREATE OR REPLACE FUNCTION plinth_collections_rls_changed() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM plinth_sync_partition_policies(NEW.id);
+  RETURN NULL;
+END
+$$;
+
+DROP TRIGGER IF EXISTS collections_rls_partition_policies ON collections;
+CREATE TRIGGER collections_rls_partition_policies AFTER UPDATE OF rls ON collections
+  FOR EACH ROW WHEN (OLD.rls IS DISTINCT FROM NEW.rls) EXECUTE FUNCTION plinth_collections_rls_changed();

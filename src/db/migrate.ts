@@ -41,7 +41,10 @@ export async function migrate(databaseUrl: string, log: (msg: string) => void = 
       log: () => {},
       logger: { debug: () => {}, info: log, warn: log, error: log },
     });
-    if (upTo === undefined) await applySqlDir(client);
+    if (upTo === undefined) {
+      await applySqlDir(client);
+      await syncMissingPartitionPolicies(client);
+    }
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [LOCK_ID]).catch(() => {});
     await client.end();
@@ -58,5 +61,30 @@ async function applySqlDir(client: pg.Client): Promise<void> {
   } catch (err) {
     await client.query('ROLLBACK');
     throw err;
+  }
+}
+
+const POLICIES_BATCH = 200;
+
+/**
+ * Gives their read policies (sql/20_documents_policies.sql) to collection partitions made before
+ * those existed: the first start after an upgrade. A batch per transaction: each partition takes
+ * a lock, and one transaction over thousands could run out of lock slots.
+ */
+async function syncMissingPartitionPolicies(client: pg.Client): Promise<void> {
+  for (;;) {
+    await client.query('BEGIN');
+    try {
+      const { rowCount } = await client.query(`
+        SELECT plinth_sync_partition_policies(c.id) FROM collections c
+        WHERE to_regclass('documents_' || c.id) IS NOT NULL
+          AND NOT EXISTS (SELECT 1 FROM pg_policies p WHERE p.tablename = 'documents_' || c.id AND p.policyname = 'documents_read')
+        LIMIT ${POLICIES_BATCH}`);
+      await client.query('COMMIT');
+      if (!rowCount) return;
+    } catch (err) {
+      await client.query('ROLLBACK');
+      throw err;
+    }
   }
 }

@@ -50,6 +50,22 @@ afterAll(async () => {
 });
 
 describe('009: documents partitioned by collection', () => {
+  it('the first start after the upgrade gives a migrated partition its read policies, so the API roles can read it directly', async () => {
+    const policies = await client.query(`SELECT policyname, cmd FROM pg_policies WHERE tablename = 'documents_${COL}' ORDER BY policyname`);
+    expect(policies.rows).toEqual([
+      { policyname: 'documents_full', cmd: 'SELECT' },
+      { policyname: 'documents_read', cmd: 'SELECT' },
+      { policyname: 'documents_tenant', cmd: 'SELECT' },
+    ]);
+    await client.query('BEGIN');
+    try {
+      await client.query(`SET LOCAL ROLE plinth_api_publishable; SELECT set_config('plinth.project_id', '${PROJECT}', true)`);
+      expect((await client.query(`SELECT count(*)::int AS n FROM documents_${COL}`)).rows[0].n).toBe(30);
+    } finally {
+      await client.query('ROLLBACK');
+    }
+  });
+
   it('moves every row of an existing collection into its partition', async () => {
     const part = await client.query(`SELECT count(*)::int AS n, sum(size_bytes)::int AS bytes FROM documents_${COL}`);
     expect(part.rows[0]).toEqual({ n: 30, bytes: 300 });

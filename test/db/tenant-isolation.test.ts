@@ -81,15 +81,33 @@ describe('tenant isolation by row-level security', () => {
     }
   });
 
-  it("the API role cannot read or write a collection's partition directly, around the policies", async () => {
+  it("another project's partition, read directly, shows nothing; no API role can write to a partition around the parent's policies", async () => {
     const part = `documents_${colB.id}`;
-    for (const stmt of [`SELECT * FROM ${part}`, `DELETE FROM ${part}`, `INSERT INTO ${part} (project_id, collection_id, id, data) VALUES ('${b.id}', '${colB.id}', '${objectId()}', '{}')`]) {
-      await expect(
-        env.ctx.db.tenant({ projectId: a.id, keyKind: 'secret' }, (tx) => sql.raw(stmt).execute(tx)),
-      ).rejects.toThrow(/permission denied/);
+    const read = await env.ctx.db.tenant({ projectId: a.id, keyKind: 'secret' }, (tx) => sql.raw(`SELECT * FROM ${part}`).execute(tx));
+    expect(read.rows).toEqual([]);
+    const own = await env.ctx.db.tenant({ projectId: b.id, keyKind: 'secret' }, (tx) => sql.raw(`SELECT id FROM ${part}`).execute(tx));
+    expect(own.rows).toHaveLength(1);
+    for (const stmt of [`DELETE FROM ${part}`, `UPDATE ${part} SET data = '{}'`, `INSERT INTO ${part} (project_id, collection_id, id, data) VALUES ('${b.id}', '${colB.id}', '${objectId()}', '{}')`]) {
+      for (const keyKind of ['secret', 'publishable'] as const) {
+        await expect(env.ctx.db.tenant({ projectId: b.id, keyKind }, (tx) => sql.raw(stmt).execute(tx)), stmt).rejects.toThrow(/permission denied/);
+      }
     }
     const left = await env.ctx.db.admin.selectFrom('documents').select('id').where('collection_id', '=', colB.id).execute();
     expect(left).toHaveLength(1);
+  });
+
+  it('the API role in no sub-role sees nothing in a partition either', async () => {
+    const client = new pg.Client({ connectionString: env.databaseUrl });
+    await client.connect();
+    try {
+      await client.query('BEGIN; SET LOCAL ROLE plinth_api');
+      await client.query(`SELECT set_config('plinth.project_id', '${b.id}', true)`);
+      const rows = await client.query(`SELECT * FROM documents_${colB.id}`);
+      expect(rows.rowCount).toBe(0);
+      await client.query('ROLLBACK');
+    } finally {
+      await client.end();
+    }
   });
 
   it('a pooled connection reused for another project carries only the new scope', async () => {

@@ -5,6 +5,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Tx } from '../../db/pool.js';
 import { isObjectId } from '../../lib/ids.js';
+import { partitionName } from '../collections/partition-queries.js';
 import type { DocumentRow } from './view.js';
 
 export interface Scope {
@@ -45,6 +46,14 @@ function idLiteral(id: string): RawBuilder<unknown> {
   return sql.lit(id);
 }
 
+/**
+ * What reads select from: the collection's own partition, under the same rules as the parent
+ * (sql/20_documents_policies.sql: each partition carries its collection's read policies), so
+ * PostgreSQL neither prunes partitions nor plans the parent's collections sub-select on every
+ * read (a list's planning ~0.2 → ~0.1 ms). Writes go through the parent and its policies.
+ */
+const readSource = (s: Scope) => sql.raw(partitionName(s.collectionId));
+
 function scopeWhere(s: Scope): RawBuilder<unknown> {
   const parts = [sql`project_id = ${idLiteral(s.projectId)}`, sql`collection_id = ${idLiteral(s.collectionId)}`];
   if (!s.includeDeleted) parts.push(sql`deleted_at IS NULL`);
@@ -68,7 +77,7 @@ export async function listRows(
   // The total as a sub-select (planned on its own, run once), not `count(*) OVER ()`: a window
   // over every match would make the page read and sort all of them, while on its own the page
   // can walk an index in the requested order and stop after `limit` rows. Same round trip.
-  const matching = sql`FROM documents WHERE ${scopeWhere(s)} AND ${where}`;
+  const matching = sql`FROM ${readSource(s)} WHERE ${scopeWhere(s)} AND ${where}`;
   const total = page.withTotal ? sql`, (SELECT count(*)::int ${matching}) AS total` : sql``;
   const res = await sql<StoredRow & { sort_value?: string | null; total?: number }>`
     SELECT ${COLUMNS}${sortValue}${total} ${matching}
@@ -92,24 +101,24 @@ export async function aggregateRows(
   const orderBy = q.order ? sql` ORDER BY ${q.order}` : sql``;
   const res = await sql<Record<string, unknown>>`
     SELECT ${sql.join(q.select)}
-    FROM (SELECT ${sql.join([sql`1 AS one`, ...q.inputs])} FROM documents WHERE ${scopeWhere(s)} AND ${where} OFFSET 0) AS d
+    FROM (SELECT ${sql.join([sql`1 AS one`, ...q.inputs])} FROM ${readSource(s)} WHERE ${scopeWhere(s)} AND ${where} OFFSET 0) AS d
     ${groupBy}${orderBy} LIMIT ${q.limit + 1}`.execute(tx);
   return res.rows;
 }
 
 export async function countRows(tx: Tx, s: Scope, where: RawBuilder<unknown>): Promise<number> {
-  const res = await sql<{ n: number }>`SELECT count(*)::int AS n FROM documents WHERE ${scopeWhere(s)} AND ${where}`.execute(tx);
+  const res = await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${readSource(s)} WHERE ${scopeWhere(s)} AND ${where}`.execute(tx);
   return res.rows[0]?.n ?? 0;
 }
 
 export async function getRow(tx: Tx, s: Scope, id: string): Promise<StoredRow | undefined> {
-  const res = await sql<StoredRow>`SELECT ${COLUMNS} FROM documents WHERE ${scopeWhere(s)} AND id = ${id}`.execute(tx);
+  const res = await sql<StoredRow>`SELECT ${COLUMNS} FROM ${readSource(s)} WHERE ${scopeWhere(s)} AND id = ${id}`.execute(tx);
   return res.rows[0];
 }
 
 /** The scope's documents with these ids (populate): one partition, like every other read. */
 export async function getRowsByIds(tx: Tx, s: Scope, ids: string[]): Promise<StoredRow[]> {
-  const res = await sql<StoredRow>`SELECT ${COLUMNS} FROM documents WHERE ${scopeWhere(s)} AND id = ANY(${ids}::text[])`.execute(tx);
+  const res = await sql<StoredRow>`SELECT ${COLUMNS} FROM ${readSource(s)} WHERE ${scopeWhere(s)} AND id = ANY(${ids}::text[])`.execute(tx);
   return res.rows;
 }
 

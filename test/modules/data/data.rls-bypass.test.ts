@@ -108,6 +108,23 @@ describe('native policies stop a code-level bypass', () => {
     expect(rows.rows.map((r) => r.id)).toEqual([aliceNote]);
   });
 
+  it('read straight from the collection\'s partition, a private collection shows only the scoped user\'s rows, until it is made public-read', async () => {
+    const part = `documents_${notesId}`;
+    const readAs = (userId: string) =>
+      env.ctx.db.read(asPk(userId), (tx) => sql<{ id: string }>`SELECT id FROM ${sql.table(part)} ORDER BY id`.execute(tx).then((r) => r.rows.map((x) => x.id)));
+    expect(await readAs(alice)).toEqual([aliceNote]);
+    expect(await readAs(bob)).toEqual([bobNote]);
+    const change = (mode: string) =>
+      env.app.inject({ method: 'PATCH', url: `/api/projects/${p.id}/collections/notes/rls`, headers: p.owner.auth, payload: { enabled: true, mode, ownerField: 'userId' } });
+    try {
+      expect((await change('public-read')).statusCode).toBe(200);
+      expect(await readAs(alice)).toEqual([aliceNote, bobNote].sort());
+    } finally {
+      expect((await change('private')).statusCode).toBe(200);
+    }
+    expect(await readAs(alice)).toEqual([aliceNote]);
+  });
+
   it('a raw UPDATE or DELETE of another owner\'s row touches nothing', async () => {
     const n = await env.ctx.db.tenant(asPk(alice), async (tx) => {
       const u = await sql`UPDATE documents SET data = '{"text":"pwned"}' WHERE id = ${bobNote}`.execute(tx);
