@@ -34,6 +34,11 @@ export async function createPartition(db: Kysely<Database>, collectionId: string
   await sql.raw(`CREATE TABLE ${name} (LIKE documents INCLUDING DEFAULTS)`).execute(db);
   await sql.raw(`ALTER TABLE ${name} ENABLE ROW LEVEL SECURITY`).execute(db);
   await sql.raw(`ALTER TABLE documents ATTACH PARTITION ${name} FOR VALUES IN ('${collectionId}')`).execute(db);
+  await syncPartitionPolicies(db, collectionId);
+}
+
+/** (Re)writes a partition's read policies from its collection's RLS (sql/20_documents_policies.sql). */
+export async function syncPartitionPolicies(db: Kysely<Database>, collectionId: string): Promise<void> {
   await sql`SELECT plinth_sync_partition_policies(${collectionId})`.execute(db);
 }
 

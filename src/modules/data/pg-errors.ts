@@ -5,7 +5,7 @@
  * collection deleted meanwhile (404). Anything else
  * stays an internal error (logged, never shown).
  */
-import { isMissingPartition, isUniqueViolation, isUnstorableText, sqlState } from '../../db/errors.js';
+import { isDroppedPartition, isMissingPartition, isUniqueViolation, isUnstorableText, sqlState } from '../../db/errors.js';
 import { DataErrors } from './errors.js';
 import { CollectionErrors } from '../collections/errors.js';
 
@@ -20,7 +20,7 @@ function mapPgError(err: unknown): unknown {
   if (typeof code !== 'string') return err;
   if (isUniqueViolation(err)) return DataErrors.duplicate_value();
   // A write routed to no partition: the collection was deleted after the request looked it up.
-  if (isMissingPartition(err)) return CollectionErrors.collection_not_found();
+  if (isMissingPartition(err) || isDroppedPartition(err)) return CollectionErrors.collection_not_found();
   if (code === '2201B') return DataErrors.invalid_query('Invalid regex pattern.');
   // 54000 from a B-tree: the value does not fit an index entry (about a third of an 8 kB page).
   if (code === '54000') return DataErrors.value_too_long();

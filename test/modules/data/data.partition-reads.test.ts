@@ -1,0 +1,61 @@
+/**
+ * Reads name the collection's partition (src/modules/data/queries.ts). Two states a partition
+ * can be in when a read arrives, which reads of the parent table never met:
+ * - gone: the collection was deleted after this node looked it up (its cache is a moment
+ *   behind): the client gets the 404 of a missing collection, not a 500;
+ * - without its read policies: made by a node of an older version during a rolling upgrade.
+ *   The read gives it its policies and succeeds, and they say what the collection's RLS says.
+ */
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deleteCollection } from '../../../src/modules/collections/service.js';
+import { readAccess } from '../../../src/modules/data/access.js';
+import { parseListQuery } from '../../../src/modules/data/query.js';
+import { listDocuments } from '../../../src/modules/data/read-service.js';
+import type { FastifyRequest } from 'fastify';
+import { createTestEnv, type TestEnv } from '../../helpers/context.js';
+import { makeProject, makeUserToken, type TestProject } from '../../helpers/fixtures.js';
+import { objectId } from '../../../src/lib/ids.js';
+import { api, createCollection } from './helpers.js';
+
+let env: TestEnv;
+let p: TestProject;
+let A: ReturnType<typeof api>;
+
+beforeAll(async () => {
+  env = await createTestEnv();
+  p = await makeProject(env.ctx);
+  A = api(env);
+});
+afterAll(() => env.close());
+
+describe('reads of a collection partition', () => {
+  it('a collection deleted after this node looked it up answers 404, not 500', async () => {
+    await createCollection(env, p, 'fleeting', [{ key: 'n', type: 'Number' }]);
+    expect((await A.post('/api/data/fleeting', p.sk, { n: 1 })).status).toBe(201);
+    const stale = (await env.ctx.collections.get(p.id, 'fleeting'))!;
+    await deleteCollection(env.ctx, p.id, 'fleeting');
+    const req = { keyKind: 'secret', project: { id: p.id } } as unknown as FastifyRequest;
+    const access = await readAccess(env.ctx, req, stale);
+    await expect(listDocuments(env.ctx, stale, access, parseListQuery({}))).rejects.toMatchObject({ status: 404, code: 'collection_not_found' });
+  });
+
+  it('a partition left without read policies (a rolling upgrade) gets them on its first read, and they follow the collection\'s RLS', async () => {
+    const notes = await createCollection(env, p, 'legacy_notes', [{ key: 'text', type: 'String' }, { key: 'userId', type: 'String' }], { enabled: true, mode: 'private', ownerField: 'userId' });
+    const alice = objectId();
+    const asAlice = { ...p.pk, authorization: `Bearer ${await makeUserToken(env.ctx, p, alice)}` };
+    const mine = (await A.post('/api/data/legacy_notes', asAlice, { text: 'a' })).body._id;
+    await A.post('/api/data/legacy_notes', p.sk, { text: 'not hers', userId: objectId() });
+    // What a node of the previous version left: RLS on, no policy, no privilege for the API roles.
+    const part = `documents_${notes._id}`;
+    for (const policy of ['documents_tenant', 'documents_full', 'documents_read']) await sql.raw(`DROP POLICY ${policy} ON ${part}`).execute(env.ctx.db.admin);
+    await sql.raw(`REVOKE ALL ON ${part} FROM plinth_api`).execute(env.ctx.db.admin);
+
+    const list = await A.get('/api/data/legacy_notes', asAlice);
+    expect(list.status).toBe(200);
+    expect(list.body.data.items.map((d: { _id: string }) => d._id)).toEqual([mine]);
+    const policies = await sql<{ policyname: string }>`SELECT policyname FROM pg_policies WHERE tablename = ${part} ORDER BY 1`.execute(env.ctx.db.admin);
+    expect(policies.rows.map((r) => r.policyname)).toEqual(['documents_full', 'documents_read', 'documents_tenant']);
+    expect((await A.get('/api/data/legacy_notes', p.sk)).body.data.items).toHaveLength(2);
+  });
+});
