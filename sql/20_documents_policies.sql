@@ -41,11 +41,9 @@ CREATE POLICY documents_insert ON documents FOR INSERT TO plinth_api_publishable
     WHERE c.project_id = plinth_project_id() AND (c.rls ->> 'enabled')::boolean));
 
 DROP POLICY IF EXISTS documents_update ON documents;
+-- No WITH CHECK: an UPDATE policy without one checks the new row with its USING expression.
 CREATE POLICY documents_update ON documents FOR UPDATE TO plinth_api_publishable
   USING (owner_id = plinth_user_id() AND collection_id IN (
-    SELECT c.id FROM collections c
-    WHERE c.project_id = plinth_project_id() AND (c.rls ->> 'enabled')::boolean))
-  WITH CHECK (owner_id = plinth_user_id() AND collection_id IN (
     SELECT c.id FROM collections c
     WHERE c.project_id = plinth_project_id() AND (c.rls ->> 'enabled')::boolean));
 
@@ -61,8 +59,7 @@ CREATE POLICY documents_delete ON documents FOR DELETE TO plinth_api_publishable
 -- A partition's policies are SELECT only (writes go through the parent and its policies above)
 -- and mirror the parent's: tenant isolation for every API role; everything for
 -- plinth_api_full; for plinth_api_publishable everything, or, while the collection is private
--- (RLS enabled, mode 'private'), only the signed-in user's rows. They are rewritten in the same
--- transaction as any change of the collection's rls (trigger below), whoever makes it.
+-- (RLS enabled, mode 'private'), only the signed-in user's rows.
 CREATE OR REPLACE FUNCTION plinth_sync_partition_policies(p_collection text) RETURNS void
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -88,7 +85,15 @@ BEGIN
 END
 $$;
 
-CREATE OR REPLACE FUNCTION plinth_collections_rls_changed() RETURNS trigger
+-- Two triggers keep every partition's policies in step, whoever writes the collection (this
+-- version, a node of the previous one during a rolling upgrade, a DBA): a change of rls, and
+-- the creation of a collection, at the commit of the creating transaction (deferred: the
+-- partition is made after the collection row, in the same transaction).
+DROP TRIGGER IF EXISTS collections_rls_partition_policies ON collections;
+DROP TRIGGER IF EXISTS collections_partition_policies_on_create ON collections;
+DROP FUNCTION IF EXISTS plinth_collections_rls_changed();
+
+CREATE OR REPLACE FUNCTION plinth_collection_partition_policies() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
   PERFORM plinth_sync_partition_policies(NEW.id);
@@ -96,6 +101,9 @@ BEGIN
 END
 $$;
 
-DROP TRIGGER IF EXISTS collections_rls_partition_policies ON collections;
 CREATE TRIGGER collections_rls_partition_policies AFTER UPDATE OF rls ON collections
-  FOR EACH ROW WHEN (OLD.rls IS DISTINCT FROM NEW.rls) EXECUTE FUNCTION plinth_collections_rls_changed();
+  FOR EACH ROW WHEN (OLD.rls IS DISTINCT FROM NEW.rls) EXECUTE FUNCTION plinth_collection_partition_policies();
+
+CREATE CONSTRAINT TRIGGER collections_partition_policies_on_create AFTER INSERT ON collections
+  DEFERRABLE INITIALLY DEFERRED
+  FOR EACH ROW EXECUTE FUNCTION plinth_collection_partition_policies();

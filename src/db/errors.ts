@@ -11,22 +11,12 @@ export const isUniqueViolation = (err: unknown): boolean => sqlState(err) === '2
 export const isMissingPartition = (err: unknown): boolean =>
   sqlState(err) === '23514' && (err as { routine?: unknown }).routine === 'ExecFindPartition';
 
-const PARTITION_IN_MESSAGE = /(?:relation "|table )documents_([0-9a-f]{24})\b/;
-
-/** The collection whose partition an error names, for `code`; null when it names none. */
-function partitionIn(err: unknown, code: string): string | null {
-  if (sqlState(err) !== code) return null;
-  return PARTITION_IN_MESSAGE.exec(String((err as { message?: unknown }).message ?? ''))?.[1] ?? null;
-}
-
-/** 42P01 on a read of a collection's partition: the collection was deleted after the request looked it up. */
-export const isDroppedPartition = (err: unknown): boolean => partitionIn(err, '42P01') !== null;
-
 /**
- * 42501 on a read of a collection's partition: the partition has no read policies yet (made by
- * a node of an older version during a rolling upgrade). Returns that collection's id.
+ * 42P01 naming a collection's partition: a read of a collection deleted after the request
+ * looked it up (reads name the partition, src/modules/data/queries.ts).
  */
-export const partitionWithoutPolicies = (err: unknown): string | null => partitionIn(err, '42501');
+export const isDroppedPartition = (err: unknown): boolean =>
+  sqlState(err) === '42P01' && /relation "documents_[0-9a-f]{24}"/.test(String((err as { message?: unknown }).message ?? ''));
 
 /** 22021 / 22P05: text PostgreSQL cannot store (a NUL character, an unpaired \u escape). */
 export const isUnstorableText = (err: unknown): boolean => ['22021', '22P05'].includes(sqlState(err) ?? '');

@@ -65,18 +65,21 @@ export async function makeCollection(
   rls?: Partial<RlsConfig>,
 ): Promise<{ id: string; name: string }> {
   const fullRls: RlsConfig = { enabled: false, mode: 'public-read', ownerField: 'userId', requireAuthForWrite: true, ...rls };
-  const row = await ctx.db.admin
-    .insertInto('collections')
-    .values({
-      project_id: projectId,
-      name,
-      fields: JSON.stringify(fields) as unknown as FieldDef[],
-      rls: JSON.stringify(fullRls) as unknown as RlsConfig,
-    })
-    .returning(['id', 'name'])
-    .executeTakeFirstOrThrow();
-  await createPartition(ctx.db.admin, row.id);
-  return row;
+  // One transaction, as the service does: the partition's read policies come at its commit.
+  return ctx.db.admin.transaction().execute(async (tx) => {
+    const row = await tx
+      .insertInto('collections')
+      .values({
+        project_id: projectId,
+        name,
+        fields: JSON.stringify(fields) as unknown as FieldDef[],
+        rls: JSON.stringify(fullRls) as unknown as RlsConfig,
+      })
+      .returning(['id', 'name'])
+      .executeTakeFirstOrThrow();
+    await createPartition(tx, row.id);
+    return row;
+  });
 }
 
 export const USERS_FIELDS: FieldDef[] = [

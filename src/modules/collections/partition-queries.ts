@@ -13,7 +13,7 @@
  *   `dropOrphanPartitions` finishes it later (every deletion enqueues it as a job too).
  *
  * The API roles may only SELECT from a partition, under policies that mirror the parent's for
- * that collection (`plinth_sync_partition_policies`, sql/20_documents_policies.sql): reads name
+ * that collection (triggers on `collections`, sql/20_documents_policies.sql): reads name
  * the partition, which PostgreSQL plans for in half the time; writes go through the parent.
  */
 import { sql, type Kysely } from 'kysely';
@@ -34,12 +34,7 @@ export async function createPartition(db: Kysely<Database>, collectionId: string
   await sql.raw(`CREATE TABLE ${name} (LIKE documents INCLUDING DEFAULTS)`).execute(db);
   await sql.raw(`ALTER TABLE ${name} ENABLE ROW LEVEL SECURITY`).execute(db);
   await sql.raw(`ALTER TABLE documents ATTACH PARTITION ${name} FOR VALUES IN ('${collectionId}')`).execute(db);
-  await syncPartitionPolicies(db, collectionId);
-}
-
-/** (Re)writes a partition's read policies from its collection's RLS (sql/20_documents_policies.sql). */
-export async function syncPartitionPolicies(db: Kysely<Database>, collectionId: string): Promise<void> {
-  await sql`SELECT plinth_sync_partition_policies(${collectionId})`.execute(db);
+  // Its read policies come from a trigger when this transaction commits (sql/20_documents_policies.sql).
 }
 
 /**

@@ -9,7 +9,7 @@ import type { CollectionDef } from '../collections/cache.js';
 import { docScope, type Access } from './access.js';
 import type { AggregateQuery } from './aggregate-query.js';
 import { groupView, planAggregate, type AggregateGroup } from './aggregate-plan.js';
-import { guardRead } from './read-service.js';
+import { guardDb } from './pg-errors.js';
 import { aggregateRows, setStatementTimeout } from './queries.js';
 import { REGEX_TIMEOUT_MS, regexExhausted } from './read-service.js';
 import { and, filterConditions, hasRegex, searchPlan } from './where.js';
@@ -35,7 +35,7 @@ export async function aggregateDocuments(ctx: AppContext, col: CollectionDef, ac
   const search = searchPlan(col, q.search);
   const where = and([...filterConditions(col, q.filters), ...(search ? [search.condition] : [])]);
   const select = [...plan.groups, ...plan.metrics].map((c) => sql`${c.expr} AS ${sql.ref(c.alias)}`);
-  const rows = await guardRead(ctx, () =>
+  const rows = await guardDb(() =>
     ctx.db.tenant(access.scope, async (tx) => {
       await setStatementTimeout(tx, timeoutFor(ctx, access, q));
       const scope = docScope(col, access, q.includeDeleted);

@@ -1,8 +1,7 @@
 /** Reads: list (offset or keyset), count, get by id. Knows no HTTP. */
 import { sql } from 'kysely';
 import type { AppContext } from '../../context.js';
-import { partitionWithoutPolicies, sqlState } from '../../db/errors.js';
-import { syncPartitionPolicies } from '../collections/partition-queries.js';
+import { sqlState } from '../../db/errors.js';
 import type { Tx } from '../../db/pool.js';
 import type { CollectionDef } from '../collections/cache.js';
 import { docScope, type Access } from './access.js';
@@ -56,24 +55,6 @@ export function regexExhausted(filters: Filter[], err: unknown): unknown {
   return err;
 }
 
-/**
- * A read, with the client's mistakes mapped to 4xx (guardDb). A partition made by a node of an
- * older version during a rolling upgrade has no read policies yet, so reading it is refused:
- * it gets them (as every partition does at start-up) and the read runs once more.
- */
-export function guardRead<T>(ctx: AppContext, fn: () => Promise<T>): Promise<T> {
-  return guardDb(async () => {
-    try {
-      return await fn();
-    } catch (err) {
-      const collectionId = partitionWithoutPolicies(err);
-      if (collectionId === null) throw err;
-      await syncPartitionPolicies(ctx.db.admin, collectionId);
-      return fn();
-    }
-  });
-}
-
 const paths = (fields: string[] | null) => (fields ? fields.map((f) => f.split('.')) : null);
 
 /** The list's conditions: its filters and, with `search`, the full-text match. */
@@ -94,7 +75,7 @@ function orderOf(col: CollectionDef, q: ListQuery, search: SearchPlan | null, cu
 
 export async function countDocuments(ctx: AppContext, col: CollectionDef, access: Access, q: ListQuery): Promise<number> {
   const where = and(conditionsOf(col, q, searchPlan(col, q.search)));
-  return guardRead(ctx, () => inScope(ctx, access, q, (tx) => countRows(tx, docScope(col, access, q.includeDeleted), where)));
+  return guardDb(() => inScope(ctx, access, q, (tx) => countRows(tx, docScope(col, access, q.includeDeleted), where)));
 }
 
 /**
@@ -116,7 +97,7 @@ export async function listDocuments(ctx: AppContext, col: CollectionDef, access:
   const order = orderOf(col, q, search, cursorMode);
   const first = order.keys[0]!;
   const keyset = cursorMode ? keysetCondition(q.cursor, first.ref, first.desc) : null;
-  return guardRead(ctx, () =>
+  return guardDb(() =>
     inScope(ctx, access, q, async (tx) => {
       const rows = await listRows(tx, scope, and(keyset ? [...conditions, keyset] : conditions), order.sql, {
         limit: q.limit + 1,
@@ -145,7 +126,7 @@ export async function listDocuments(ctx: AppContext, col: CollectionDef, access:
 
 export async function getDocument(ctx: AppContext, col: CollectionDef, access: Access, id: string, q: ListQuery) {
   checkId(id);
-  return guardRead(ctx, () =>
+  return guardDb(() =>
     ctx.db.read(access.scope, async (tx) => {
       const row = await getRow(tx, docScope(col, access, q.includeDeleted), id);
       if (!row) throw DataErrors.document_not_found();

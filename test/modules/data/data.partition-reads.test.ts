@@ -3,8 +3,9 @@
  * can be in when a read arrives, which reads of the parent table never met:
  * - gone: the collection was deleted after this node looked it up (its cache is a moment
  *   behind): the client gets the 404 of a missing collection, not a 500;
- * - without its read policies: made by a node of an older version during a rolling upgrade.
- *   The read gives it its policies and succeeds, and they say what the collection's RLS says.
+ * - made by a node of the previous version during a rolling upgrade, which knows nothing of
+ *   partition policies: a trigger gives them when its transaction commits, and they say what
+ *   the collection's RLS says.
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -40,21 +41,27 @@ describe('reads of a collection partition', () => {
     await expect(listDocuments(env.ctx, stale, access, parseListQuery({}))).rejects.toMatchObject({ status: 404, code: 'collection_not_found' });
   });
 
-  it('a partition left without read policies (a rolling upgrade) gets them on its first read, and they follow the collection\'s RLS', async () => {
-    const notes = await createCollection(env, p, 'legacy_notes', [{ key: 'text', type: 'String' }, { key: 'userId', type: 'String' }], { enabled: true, mode: 'private', ownerField: 'userId' });
+  it('a collection created the way the previous version did (no policy step) has its read policies when the creating transaction commits', async () => {
+    // What a node of the previous version runs during a rolling upgrade: the row, then the partition.
+    const id = objectId();
+    await env.ctx.db.admin.transaction().execute(async (tx) => {
+      await sql`INSERT INTO collections (id, project_id, name, fields, rls)
+        VALUES (${id}, ${p.id}, 'legacy_notes', ${JSON.stringify([{ key: 'text', type: 'String' }, { key: 'userId', type: 'String' }])}::jsonb,
+                ${JSON.stringify({ enabled: true, mode: 'private', ownerField: 'userId', requireAuthForWrite: true })}::jsonb)`.execute(tx);
+      await sql.raw(`CREATE TABLE documents_${id} (LIKE documents INCLUDING DEFAULTS)`).execute(tx);
+      await sql.raw(`ALTER TABLE documents_${id} ENABLE ROW LEVEL SECURITY`).execute(tx);
+      await sql.raw(`ALTER TABLE documents ATTACH PARTITION documents_${id} FOR VALUES IN ('${id}')`).execute(tx);
+    });
+    env.ctx.collections.evictProject(p.id);
     const alice = objectId();
     const asAlice = { ...p.pk, authorization: `Bearer ${await makeUserToken(env.ctx, p, alice)}` };
     const mine = (await A.post('/api/data/legacy_notes', asAlice, { text: 'a' })).body._id;
-    await A.post('/api/data/legacy_notes', p.sk, { text: 'not hers', userId: objectId() });
-    // What a node of the previous version left: RLS on, no policy, no privilege for the API roles.
-    const part = `documents_${notes._id}`;
-    for (const policy of ['documents_tenant', 'documents_full', 'documents_read']) await sql.raw(`DROP POLICY ${policy} ON ${part}`).execute(env.ctx.db.admin);
-    await sql.raw(`REVOKE ALL ON ${part} FROM plinth_api`).execute(env.ctx.db.admin);
+    expect((await A.post('/api/data/legacy_notes', p.sk, { text: 'not hers', userId: objectId() })).status).toBe(201);
 
     const list = await A.get('/api/data/legacy_notes', asAlice);
     expect(list.status).toBe(200);
     expect(list.body.data.items.map((d: { _id: string }) => d._id)).toEqual([mine]);
-    const policies = await sql<{ policyname: string }>`SELECT policyname FROM pg_policies WHERE tablename = ${part} ORDER BY 1`.execute(env.ctx.db.admin);
+    const policies = await sql<{ policyname: string }>`SELECT policyname FROM pg_policies WHERE tablename = ${`documents_${id}`} ORDER BY 1`.execute(env.ctx.db.admin);
     expect(policies.rows.map((r) => r.policyname)).toEqual(['documents_full', 'documents_read', 'documents_tenant']);
     expect((await A.get('/api/data/legacy_notes', p.sk)).body.data.items).toHaveLength(2);
   });
