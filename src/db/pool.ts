@@ -14,11 +14,16 @@
  * before the next use), and a connection without a scope sees no tenant rows at all.
  *
  * Noisy neighbours: every tenant call first enters its project's lane of the ProjectGate
- * (gate.ts; calls nested in one of the same project pass), so one project holds at most
- * `projectConcurrency` connections; and publishable-key scopes run with a tighter
- * statement_timeout (they are anyone's browser).
+ * (gate.ts), so one project holds at most `projectConcurrency` connections; and
+ * publishable-key scopes run with a tighter statement_timeout (they are anyone's browser).
+ * A tenant call never opens another tenant call of the same project inside it: the inner one
+ * would need a second slot of the lane the outer one holds (the batch settles its quota inside
+ * its own transaction for that reason, data/quota.ts).
+ *
+ * No AsyncLocalStorage: each connection has its own Kysely instance, handed to the caller. Once
+ * any AsyncLocalStorage holds a value, Node 20 runs a hook on every promise of the process
+ * (~0.5 µs each, a few dozen per request): measured, ~7 % of the server's CPU per create.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import pg from 'pg';
 import { isObjectId } from '../lib/ids.js';
@@ -61,7 +66,16 @@ pg.types.setTypeParser(20, (v) => Number(v));
 const KEY_KINDS = new Set<KeyKind>(['secret', 'publishable', 'operator', 'system']);
 const SCOPE = Symbol('plinth.scope');
 const PREPARED = Symbol('plinth.prepared');
-type ScopedClient = pg.PoolClient & { [SCOPE]?: string; [PREPARED]?: Map<string, string> };
+const KYSELY = Symbol('plinth.kysely');
+const HELD = Symbol('plinth.held');
+type ScopedClient = pg.PoolClient & {
+  [SCOPE]?: string;
+  [PREPARED]?: Map<string, string>;
+  /** This connection's own Kysely instance (kyselyOf). */
+  [KYSELY]?: Kysely<Database>;
+  /** Whether a tenant()/read() call holds the connection now. */
+  [HELD]?: boolean;
+};
 
 /**
  * The role a scope runs as (migrations/011_api_key_roles.sql): both are members of plinth_api
@@ -86,6 +100,24 @@ function preparedQuery(client: ScopedClient) {
     }
     return client.query(name ? { name, text, values } : { text, values });
   };
+}
+
+/**
+ * The Kysely instance tenant code gets for this connection: every query runs on it, as a
+ * prepared statement. A handle kept past the end of its tenant()/read() call refuses to run
+ * while the connection is back in the pool (it holds no scope then).
+ */
+function kyselyOf(client: ScopedClient): Kysely<Database> {
+  if (client[KYSELY]) return client[KYSELY];
+  const connection = { query: preparedQuery(client) as unknown as PostgresPoolClient['query'], release: () => {} };
+  const pool: PostgresPool = {
+    async connect(): Promise<PostgresPoolClient> {
+      if (!client[HELD]) throw new Error('tenant queries must run inside db.tenant() or db.read()');
+      return connection;
+    },
+    async end() {},
+  };
+  return (client[KYSELY] = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }));
 }
 
 /** The scope as a settings statement. Values are inlined only after strict validation. */
@@ -235,29 +267,12 @@ export function createDb(
   const open = trackConnections([pool, tenantPool]);
   const admin = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 
-  // Kysely for tenant code: every query runs on the connection the current tenant()/read()
-  // call holds (AsyncLocalStorage); outside of one it refuses to run.
-  const current = new AsyncLocalStorage<ScopedClient>();
-  const routed: PostgresPool = {
-    async connect(): Promise<PostgresPoolClient> {
-      const client = current.getStore();
-      if (!client) throw new Error('tenant queries must run inside db.tenant() or db.read()');
-      return { query: preparedQuery(client) as unknown as PostgresPoolClient['query'], release: () => {} };
-    },
-    async end() {},
-  };
-  const scoped = new Kysely<Database>({ dialect: new PostgresDialect({ pool: routed }) });
-
   const gate = new ProjectGate(limits.projectConcurrency, limits.queueWaitMs);
-  // The project whose slot the current async context holds: a call nested in a call of the same
-  // project passes the gate (waiting for a second slot of its own could deadlock the lane).
-  const holding = new AsyncLocalStorage<string>();
 
   async function withClient<T>(projectId: string, fn: (client: ScopedClient) => Promise<T>): Promise<T> {
-    if (holding.getStore() === projectId) return connected(fn);
     const leave = await gate.enter(projectId);
     try {
-      return await holding.run(projectId, () => connected(fn));
+      return await connected(fn);
     } finally {
       leave();
     }
@@ -265,12 +280,14 @@ export function createDb(
 
   async function connected<T>(fn: (client: ScopedClient) => Promise<T>): Promise<T> {
     const client: ScopedClient = await tenantPool.connect();
+    client[HELD] = true;
     try {
       return await fn(client);
     } catch (err) {
       client[SCOPE] = undefined; // set it again before the next use, whatever went wrong
       throw err;
     } finally {
+      client[HELD] = false;
       client.release(); // pg-pool discards a connection that broke
     }
   }
@@ -279,7 +296,7 @@ export function createDb(
     withClient(scope.projectId, async (client) => {
       await enterScope(client, scope, limits.publishableStatementTimeoutMs, begin);
       try {
-        const result = await current.run(client, () => fn(scoped));
+        const result = await fn(kyselyOf(client));
         const done = await client.query('COMMIT');
         // A transaction aborted by an error the handler swallowed "commits" as a ROLLBACK, which
         // also undoes the batched SET ROLE: report it as the failure it is (withClient then
@@ -298,7 +315,7 @@ export function createDb(
   const read = <T>(scope: TenantScope, fn: (db: Tx) => Promise<T>) =>
     withClient(scope.projectId, async (client) => {
       await enterScope(client, scope, limits.publishableStatementTimeoutMs);
-      return current.run(client, () => fn(scoped));
+      return fn(kyselyOf(client));
     });
 
   return {

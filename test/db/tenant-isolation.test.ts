@@ -121,6 +121,14 @@ describe('tenant isolation by row-level security', () => {
     }
   });
 
+  it('a handle kept past the end of its call refuses to run: no query lands on a connection back in the pool', async () => {
+    let kept: Parameters<Parameters<typeof env.ctx.db.read>[1]>[0] | undefined;
+    await env.ctx.db.read({ projectId: a.id, keyKind: 'secret' }, async (db) => {
+      kept = db;
+    });
+    await expect(sql`SELECT project_id FROM documents`.execute(kept!)).rejects.toThrow(/must run inside db.tenant\(\) or db.read\(\)/);
+  });
+
   it('a statement that fails leaves no scope behind for the next caller', async () => {
     await expect(
       env.ctx.db.read({ projectId: a.id, keyKind: 'secret' }, (db) => sql`SELECT 1/0`.execute(db)),

@@ -73,16 +73,15 @@ it("project B's one-row read stays fast while project A floods 40 catastrophic r
 }, 60_000);
 
 describe('the per-project gate of the tenant pool', () => {
-  it('a project beyond its slots waits, then gets 429 project_busy; other projects and nested calls pass', async () => {
+  it('a project beyond its slots waits, then gets 429 project_busy; other projects pass', async () => {
     const { createDb } = await import('../../src/db/pool.js');
     const db = createDb(env.databaseUrl, { tenant: 4, admin: 1 }, { projectConcurrency: 1, queueWaitMs: 200, publishableStatementTimeoutMs: 1500 });
     try {
       const scopeA = { projectId: a.id, keyKind: 'secret' as const };
       let release!: () => void;
       const held = new Promise<void>((r) => (release = r));
-      const first = db.read(scopeA, async () => {
-        // A call nested in one of the same project does not need a second slot.
-        await db.read(scopeA, (inner) => sql`SELECT 1`.execute(inner));
+      const first = db.read(scopeA, async (q) => {
+        await sql`SELECT 1`.execute(q);
         await held;
       });
       await new Promise((r) => setTimeout(r, 20));

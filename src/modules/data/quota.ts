@@ -6,7 +6,7 @@
  */
 import type { AppContext } from '../../context.js';
 import type { TenantScope, Tx } from '../../db/pool.js';
-import { METRICS, refundAhead } from '../../lib/quota-queries.js';
+import { METRICS, refundAhead, reserve } from '../../lib/quota-queries.js';
 import { QuotaLeases } from '../../lib/quota-leases.js';
 import { DataErrors } from './errors.js';
 
@@ -62,22 +62,19 @@ export async function paidFor<T>(
 /**
  * Several writes in one transaction (a batch). Leases are taken outside transactions, so
  * `bound` (at least the writes' combined growth) is taken first; inside the
- * transaction the writes add up their growth and `settle(tx)` takes what the bound missed (the
- * plan does not allow it: 403, and the transaction rolls back) and refunds a net shrink there. After a commit the unused
- * allowance goes back to this node; after a rollback, all of it.
+ * transaction the writes add up their growth and `settle(tx)` reserves what the bound missed
+ * in that transaction (the plan does not allow it: 403, and the transaction rolls back) and
+ * refunds a net shrink there. After a commit the unused allowance goes back to this node;
+ * after a rollback, all of it.
  */
 export async function paidForAll<T>(
   ctx: AppContext, scope: TenantScope, bound: number, limit: number,
   run: (pay: Pay, settle: (tx: Tx) => Promise<void>) => Promise<T>,
 ): Promise<T> {
   const counter = dbBytes(scope.projectId);
-  let take = 0;
-  const takeMore = async (amount: number) => {
-    // Its own connection (leases are taken outside transactions).
-    if (!(await ctx.db.read(scope, (db) => leases(ctx).take(db, counter, amount, limit)))) throw DataErrors.database_limit();
-    take += amount;
-  };
-  await takeMore(Math.max(0, bound)); // given back before the transaction takes its connection
+  const take = Math.max(0, bound);
+  // Its own connection, given back before the transaction takes one (leases are taken outside transactions).
+  if (!(await ctx.db.read(scope, (db) => leases(ctx).take(db, counter, take, limit)))) throw DataErrors.database_limit();
   let growth = 0;
   const pay: Pay = async (_bound, write) => {
     const paid = await write();
@@ -85,8 +82,10 @@ export async function paidForAll<T>(
     return paid ? paid.result : null;
   };
   const settle = async (tx: Tx) => {
-    // The bound missed (a write grew more than its estimate): the rest, from a second connection.
-    if (growth > take) await takeMore(growth - take);
+    // The bound missed (a write grew more than its estimate): the rest, reserved in the
+    // transaction itself. Not from this node's allowance: that would need a second connection
+    // of the project inside this call (db/pool.ts), and this is rare.
+    if (growth > take && (await reserve(tx, counter, growth - take, limit)) === null) throw DataErrors.database_limit();
     if (growth < 0) await refundAhead(tx, counter, -growth);
   };
   try {

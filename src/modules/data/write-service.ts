@@ -58,11 +58,13 @@ export async function insertOne(ctx: AppContext, db: Tx, col: CollectionDef, acc
   if (!isPlainObject(body)) throw DataErrors.invalid_body('Request body must be a JSON object.');
   const row = prepare(col, access, body, 0);
   if (typeof row === 'string') throw DataErrors.document_invalid(row);
-  const stored = await pay(sizeBound(row.json), async () => {
-    const [r] = await q.insertRows(db, col.project_id, col.id, [row], ctx.clock.now());
+  const now = ctx.clock.now();
+  await pay(sizeBound(row.json), async () => {
+    const [r] = await q.insertRows(db, col.project_id, col.id, [row], now);
     return { result: r!, growth: r!.size_bytes };
   });
-  return documentView(stored!);
+  // The stored document is exactly these values (the insert sets both timestamps to `now`).
+  return documentView({ id: row.id, data: row.data, created_at_ms: now.getTime(), updated_at_ms: now.getTime(), deleted_at_ms: null });
 }
 
 export async function createMany(ctx: AppContext, col: CollectionDef, access: Access, body: unknown, limit: number) {
