@@ -22,7 +22,7 @@
  *
  * No AsyncLocalStorage: each connection has its own Kysely instance, handed to the caller. Once
  * any AsyncLocalStorage holds a value, Node 20 runs a hook on every promise of the process
- * (~0.5 µs each, a few dozen per request): measured, ~7 % of the server's CPU per create.
+ * (~0.5 µs each, and a request awaits a few dozen; docs/data.md, Benchmarks 2026-11-25).
  */
 import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import pg from 'pg';
@@ -105,7 +105,8 @@ function preparedQuery(client: ScopedClient) {
 /**
  * The Kysely instance tenant code gets for this connection: every query runs on it, as a
  * prepared statement. A handle kept past the end of its tenant()/read() call refuses to run
- * while the connection is back in the pool (it holds no scope then).
+ * while the connection is back in the pool (it holds no scope then). Code must not keep one:
+ * once another call holds the connection, the handle would run in that call's scope.
  */
 function kyselyOf(client: ScopedClient): Kysely<Database> {
   if (client[KYSELY]) return client[KYSELY];
