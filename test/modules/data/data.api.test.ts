@@ -51,6 +51,8 @@ describe('create and get', () => {
     const got = await A.get(`/api/data/products/${res.body._id}`, p.pk);
     expect(got.status).toBe(200);
     expect(got.body).toMatchObject({ success: true, data: { _id: res.body._id, title: 'Lamp' } });
+    // The create answers from the values it wrote, not from reading the row back: they must be the stored ones.
+    expect(got.body.data).toEqual(res.body);
   });
 
   it('rejects schema violations with the field named', async () => {
