@@ -230,16 +230,17 @@ describe('resume', () => {
     await A.post('/api/data/posts', p.sk, { title: 'old' });
     const e = await s.waitFor((x) => doc(x)?.title === 'old');
     s.close();
-    await A.post('/api/data/posts', p.sk, { title: 'gone' });
+    const gone = (await A.post('/api/data/posts', p.sk, { title: 'gone' })).body._id as string;
     await env.app.inject({ method: 'GET', url: '/api/health' });
     const { sweepChanges } = await import('../../../src/modules/realtime/queries.js');
-    // only final changes are removed: wait out other transactions on the server (other test files)
-    let removed = 0;
-    for (let i = 0; i < 100 && removed === 0; i++) {
-      removed = await sweepChanges(env.ctx.db.admin, new Date(Date.now() + 60_000));
-      if (removed === 0) await new Promise((r) => setTimeout(r, 50));
+    // Only final changes are removed: wait out other transactions on the server (other test
+    // files) until the change of 'gone' itself is swept, not merely an older one.
+    const left = async () => (await sql`SELECT 1 FROM changes WHERE doc_id = ${gone}`.execute(env.ctx.db.admin)).rows[0];
+    for (let i = 0; i < 200 && (await left()); i++) {
+      await sweepChanges(env.ctx.db.admin, new Date(Date.now() + 60_000));
+      if (await left()) await new Promise((r) => setTimeout(r, 50));
     }
-    expect(removed).toBeGreaterThan(0);
+    expect(await left()).toBeUndefined();
     const again = await subscribe([{ collection: 'posts' }], p.pk, e.id!);
     expect(again.events[0]!.event).toBe('reset');
     await A.post('/api/data/posts', p.sk, { title: 'after reset' });
