@@ -85,6 +85,8 @@ export interface DocumentsTable {
   owner_id: string | null;
   data: JSONColumnType<Record<string, unknown>>;
   size_bytes: Generated<number>;
+  /** size_bytes before the latest merge update (migrations/023). */
+  size_before: number | null;
   created_at: Timestamp;
   updated_at: Timestamp;
   deleted_at: Timestamp | null;

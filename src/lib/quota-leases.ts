@@ -2,8 +2,9 @@
  * Per-node allowances over a quota counter. Instead of one counter round trip per write, a
  * node reserves a chunk ahead (guarded, like every reservation) and spends it locally; near
  * the limit it falls back to exact per-write reservations. Nothing can overspend: every byte
- * spent was reserved under the guard. Usage may read up to one chunk per node and project
- * ahead of what is stored; `release` gives unspent allowance back (at shutdown).
+ * spent was reserved under the guard. Once its writes have finished, a node holds at most two
+ * chunks per project ahead of what is stored (`trim`), which usage may read as used;
+ * `release` gives the rest back at shutdown.
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../database.js';
@@ -18,6 +19,8 @@ interface Allowance {
   /** The reservation in flight for this counter: one at a time per node, others wait for it. */
   pending: Promise<void> | null;
 }
+
+const keyOf = (counter: Counter) => `${counter.subjectId}:${counter.metric}:${counter.period ?? ''}`;
 
 export class QuotaLeases {
   private allowance = new Map<string, Allowance>();
@@ -60,10 +63,32 @@ export class QuotaLeases {
   }
 
   private entry(counter: Counter): Allowance {
-    const key = `${counter.subjectId}:${counter.metric}:${counter.period ?? ''}`;
+    const key = keyOf(counter);
     let e = this.allowance.get(key);
     if (!e) this.allowance.set(key, (e = { counter, bytes: 0, pending: null }));
     return e;
+  }
+
+  /** Whether the allowance has grown past two chunks: `trim` would give some back. */
+  overflows(counter: Counter): boolean {
+    return (this.allowance.get(keyOf(counter))?.bytes ?? 0) > 2 * this.chunk;
+  }
+
+  /**
+   * Gives back to the counter all but one chunk of an allowance grown past two. Concurrent
+   * writes each take their size bound and return what they did not use, so a burst of large
+   * writes would otherwise leave the node holding their sum: usage would read it as used, and
+   * no other node could spend it. The margin keeps this off the path of ordinary writes. A
+   * failed refund keeps the bytes here (still reserved, nothing lost) and fails no write.
+   */
+  async trim(db: Kysely<Database>, counter: Counter): Promise<void> {
+    if (!this.overflows(counter)) return;
+    const entry = this.entry(counter);
+    const excess = entry.bytes - this.chunk;
+    entry.bytes -= excess;
+    await refundAhead(db, counter, excess).catch(() => {
+      entry.bytes += excess;
+    });
   }
 
   /** Returns the bytes a failed write had taken to this node's allowance. */

@@ -170,14 +170,14 @@ export async function patchRow(
   tx: Tx, s: Scope, id: string, patch: { json: string; ownerId?: string | null }, now: Date,
 ): Promise<(StoredRow & { old_size: number }) | undefined> {
   const owner = patch.ownerId === undefined ? sql`owner_id` : sql`${patch.ownerId}::text`;
+  // SET reads the row version it replaces (after waiting for a concurrent update, the one that
+  // committed), so `size_before` is exact without locking the row first (migrations/023).
   const res = await sql<StoredRow & { old_size: number }>`
-    WITH old AS (SELECT id, size_bytes FROM documents WHERE ${scopeWhere(s)} AND id = ${id} FOR UPDATE)
-    UPDATE documents d
-    SET data = d.data || ${patch.json}::jsonb, size_bytes = octet_length((d.data || ${patch.json}::jsonb)::text),
-        owner_id = ${owner}, updated_at = ${now}, version = d.version + 1
-    FROM old
-    WHERE d.project_id = ${idLiteral(s.projectId)} AND d.collection_id = ${idLiteral(s.collectionId)} AND d.id = old.id
-    RETURNING ${columns('d.')}, old.size_bytes AS old_size`.execute(tx);
+    UPDATE documents
+    SET data = data || ${patch.json}::jsonb, size_before = size_bytes, size_bytes = octet_length((data || ${patch.json}::jsonb)::text),
+        owner_id = ${owner}, updated_at = ${now}, version = version + 1
+    WHERE ${scopeWhere(s)} AND id = ${id}
+    RETURNING ${COLUMNS}, size_before AS old_size`.execute(tx);
   return res.rows[0];
 }
 

@@ -56,6 +56,7 @@ export async function paidFor<T>(
   const used = paid ? Math.max(0, paid.growth) : 0;
   leases(ctx).give(counter, take - used);
   if (paid && paid.growth < 0) await refundAhead(db, counter, -paid.growth);
+  await leases(ctx).trim(db, counter);
   return paid ? paid.result : null;
 }
 
@@ -91,6 +92,7 @@ export async function paidForAll<T>(
   try {
     const result = await run(pay, settle);
     leases(ctx).give(counter, take - Math.max(0, growth));
+    if (leases(ctx).overflows(counter)) await ctx.db.read(scope, (db) => leases(ctx).trim(db, counter));
     return result;
   } catch (err) {
     leases(ctx).give(counter, take);
