@@ -29,10 +29,8 @@ export interface StoredRow extends DocumentRow {
  * (view.ts) for a fraction of that. The aliases differ from the column names on purpose: ORDER BY
  * `created_at` would otherwise sort by the output column, which no index serves.
  */
-const ms = (table: string, col: string) => sql.raw(`floor(extract(epoch FROM ${table}${col}) * 1000)::int8 AS ${col}_ms`);
-const columns = (t = '') =>
-  sql`${sql.raw(`${t}id, ${t}data`)}, ${ms(t, 'created_at')}, ${ms(t, 'updated_at')}, ${ms(t, 'deleted_at')}, ${sql.raw(`${t}owner_id, ${t}size_bytes, ${t}version`)}`;
-const COLUMNS = columns();
+const ms = (col: string) => sql.raw(`floor(extract(epoch FROM ${col}) * 1000)::int8 AS ${col}_ms`);
+const COLUMNS = sql`id, data, ${ms('created_at')}, ${ms('updated_at')}, ${ms('deleted_at')}, owner_id, size_bytes, version`;
 
 /**
  * The project and collection ids are written into the statement as literals (they are
