@@ -29,6 +29,10 @@ describe('plinth_num', () => {
     ['{"a": 1e-400}', 0],
     ['{"a": -1e-400}', 0],
     ['{"a": 1e400}', null],
+    ['{"a": 0.000}', 0],
+    [`{"a": 1${'0'.repeat(298)}}`, 1e298], // 299 characters: the short path
+    [`{"a": -1${'0'.repeat(298)}}`, -1e298], // 300: the long one
+    [`{"a": 0.${'0'.repeat(296)}1}`, 1e-297],
     ['{"a": "12"}', null],
     ['{"a": true}', null],
     ['{"a": null}', null],
@@ -37,6 +41,34 @@ describe('plinth_num', () => {
   ];
   it.each(cases)('%s → %s, without an error', async (json, expected) => {
     expect(await num(json)).toBe(expected);
+  });
+
+  it('gives what the previous definition gave (migration 012), so indexes built with it stay right', async () => {
+    const digits = (n: number) => Array.from({ length: n }, (_, i) => String((i * 7 + 3) % 10)).join('');
+    const texts = [
+      '0', '-0', '0.000', '1', '-1', '0.1', '123.456', '-5.5e-301', '1e-300', '9.99e-301', '1e-310', '2.5e-324',
+      '1e307', '1.7976931348623157e308', '1e308', '-1e308', '9.999999999999999e307', `1${'0'.repeat(298)}`,
+      `1${'0'.repeat(299)}`, `-9${'9'.repeat(298)}`, `0.${'0'.repeat(297)}5`, `0.${digits(298)}`, `${digits(150)}.${digits(148)}`,
+      '"7"', 'true', 'null', '[1]', '{"b": 1}',
+      ...Array.from({ length: 200 }, (_, i) => String((i % 2 ? -1 : 1) * Math.sin(i + 1) * 10 ** ((i * 37) % 616 - 308))),
+    ];
+    const rows = await env.ctx.db.admin.transaction().execute(async (trx) => {
+      await sql`CREATE FUNCTION pg_temp.plinth_num_012(doc jsonb, key text) RETURNS float8 LANGUAGE plpgsql IMMUTABLE STRICT AS $b$ BEGIN
+        RETURN CASE WHEN jsonb_typeof(doc -> key) = 'number' AND abs((doc -> key)::numeric) < 1e308 THEN
+                 CASE WHEN abs((doc -> key)::numeric) >= 1e-300 THEN (doc -> key)::float8
+                      WHEN abs((doc -> key)::numeric) * 2::numeric ^ 1075 <= 1 THEN 0
+                      ELSE (doc -> key)::float8 END
+               END;
+      END $b$`.execute(trx);
+      return (
+        await sql<{ t: string; now: number | null; before: number | null }>`
+          SELECT t, plinth_num(jsonb_build_object('a', t::jsonb), 'a') AS now, pg_temp.plinth_num_012(jsonb_build_object('a', t::jsonb), 'a') AS before
+          FROM unnest(${texts}::text[]) AS t`.execute(trx)
+      ).rows;
+    });
+    expect(rows).toHaveLength(texts.length);
+    expect(rows.filter((r) => !Object.is(r.now, r.before))).toEqual([]);
+    expect(rows.filter((r) => r.before !== null).length).toBeGreaterThan(200);
   });
 
   it('both accessors are declared LEAKPROOF (the test server runs migrations as a superuser)', async () => {
