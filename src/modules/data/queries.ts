@@ -30,7 +30,10 @@ export interface StoredRow extends DocumentRow {
  * `created_at` would otherwise sort by the output column, which no index serves.
  */
 const ms = (col: string) => sql.raw(`floor(extract(epoch FROM ${col}) * 1000)::int8 AS ${col}_ms`);
-const COLUMNS = sql`id, data, ${ms('created_at')}, ${ms('updated_at')}, ${ms('deleted_at')}, owner_id, size_bytes, version`;
+/** What a document's wire form is made of (view.ts): all that lists and populate read. */
+const VIEW_COLUMNS = sql`id, data, ${ms('created_at')}, ${ms('updated_at')}, ${ms('deleted_at')}`;
+/** Plus what writes check and charge: the owner, the stored size, the version. */
+const COLUMNS = sql`${VIEW_COLUMNS}, owner_id, size_bytes, version`;
 
 /**
  * The project and collection ids are written into the statement as literals (they are
@@ -70,15 +73,15 @@ export async function listRows(
   where: RawBuilder<unknown>,
   order: RawBuilder<unknown>,
   page: { limit: number; offset: number; sortText?: RawBuilder<unknown>; withTotal?: boolean },
-): Promise<Array<StoredRow & { sort_value?: string | null; total?: number }>> {
+): Promise<Array<DocumentRow & { sort_value?: string | null; total?: number }>> {
   const sortValue = page.sortText ? sql`, ${page.sortText} AS sort_value` : sql``;
   // The total as a sub-select (planned on its own, run once), not `count(*) OVER ()`: a window
   // over every match would make the page read and sort all of them, while on its own the page
   // can walk an index in the requested order and stop after `limit` rows. Same round trip.
   const matching = sql`FROM ${readSource(s)} WHERE ${scopeWhere(s)} AND ${where}`;
   const total = page.withTotal ? sql`, (SELECT count(*)::int ${matching}) AS total` : sql``;
-  const res = await sql<StoredRow & { sort_value?: string | null; total?: number }>`
-    SELECT ${COLUMNS}${sortValue}${total} ${matching}
+  const res = await sql<DocumentRow & { sort_value?: string | null; total?: number }>`
+    SELECT ${VIEW_COLUMNS}${sortValue}${total} ${matching}
     ORDER BY ${order} LIMIT ${page.limit} OFFSET ${page.offset}`.execute(tx);
   return res.rows;
 }
@@ -115,8 +118,8 @@ export async function getRow(tx: Tx, s: Scope, id: string): Promise<StoredRow | 
 }
 
 /** The scope's documents with these ids (populate): one partition, like every other read. */
-export async function getRowsByIds(tx: Tx, s: Scope, ids: string[]): Promise<StoredRow[]> {
-  const res = await sql<StoredRow>`SELECT ${COLUMNS} FROM ${readSource(s)} WHERE ${scopeWhere(s)} AND id = ANY(${ids}::text[])`.execute(tx);
+export async function getRowsByIds(tx: Tx, s: Scope, ids: string[]): Promise<DocumentRow[]> {
+  const res = await sql<DocumentRow>`SELECT ${VIEW_COLUMNS} FROM ${readSource(s)} WHERE ${scopeWhere(s)} AND id = ANY(${ids}::text[])`.execute(tx);
   return res.rows;
 }
 
