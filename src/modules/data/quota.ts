@@ -56,6 +56,7 @@ export async function paidFor<T>(
   const used = paid ? Math.max(0, paid.growth) : 0;
   leases(ctx).give(counter, take - used);
   if (paid && paid.growth < 0) await refundAhead(db, counter, -paid.growth);
+  // trim checks this too; asking first keeps an await off the path of nearly every write.
   if (leases(ctx).overflows(counter)) await leases(ctx).trim(db, counter);
   return paid ? paid.result : null;
 }
