@@ -120,12 +120,14 @@ async function patchTopLevel(ctx: AppContext, db: Tx, col: CollectionDef, access
   const field = col.rls.ownerField;
   const ownerId = field !== '_id' && field in patch ? ownerOf(col, id, patch) : undefined;
   const json = JSON.stringify(patch);
+  const now = ctx.clock.now();
   const stored = await pay(sizeBound(json), async () => {
-    const row = await q.patchRow(db, docScope(col, access), id, { json, ownerId }, ctx.clock.now());
+    const row = await q.patchRow(db, docScope(col, access), id, { json, ownerId }, now);
     if (!row) throw DataErrors.document_not_found();
-    return { result: row, growth: row.size_bytes - row.old_size };
+    return { result: row, growth: row.growth };
   });
-  return documentView(stored!);
+  const at = now.getTime();
+  return documentView({ id, data: stored!.data, created_at_ms: stored!.created_at_ms, updated_at_ms: at, deleted_at_ms: null });
 }
 
 /** One optimistic attempt: read, merge, validate, write if unchanged meanwhile (else null). */
