@@ -52,9 +52,9 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     done();
   });
   registerJsonBody(app);
-  // What the auth groups (src/route-groups.ts) and the userAuth preconditions set on a request,
-  // declared once so every request object has the same shape from the start.
-  for (const field of ['project', 'keyKind', 'operator', 'userId', 'usersSchema'] as const) app.decorateRequest(field, undefined);
+  // What the auth groups (src/route-groups.ts), the userAuth preconditions and the request log
+  // set on a request, declared once so every request object has the same shape from the start.
+  for (const field of ['project', 'keyKind', 'operator', 'userId', 'usersSchema', 'logProjectId'] as const) app.decorateRequest(field, undefined);
   app.addHook('preHandler', bindProjectParam);
   app.addHook('onSend', (req, reply, payload, done) => {
     reply.header('x-request-id', req.id);

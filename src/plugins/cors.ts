@@ -9,13 +9,19 @@
  * - `dashboard`: only the configured dashboard origins, and a fixed list of headers;
  * - anything else (no route, /docs): no CORS grant at all.
  *
- * Preflights: @fastify/cors answers them in its onRequest hook, on whichever route matched the
- * OPTIONS request. So every routed path also gets an OPTIONS route (registerPreflightRoutes),
- * and a preflight takes the surface of the route its Access-Control-Request-Method names at
- * that routed path. A path no route matches (even after decoding) gets no grant and a 404.
+ * Preflights are answered in the hook, before authentication (a browser sends no credentials
+ * with them). So every routed path also gets an OPTIONS route (registerPreflightRoutes), and a
+ * preflight takes the surface of the route its Access-Control-Request-Method names at that
+ * routed path. A path no route matches (even after decoding) gets no grant and a 404.
+ *
+ * The hook is attached to each route when it is registered (onRoute), so it knows its route
+ * without asking per request: Fastify's `req.routeOptions` builds a new object on every read,
+ * and @fastify/cors (used before) built and spread two option objects per request in its
+ * per-request mode. Those allocations were promoted to V8's old space and forced a full garbage
+ * collection every 2–4 s under load, a ~100 ms stall of every request in flight (docs/data.md,
+ * "Benchmarks"). The headers are the ones that plugin sent.
  */
-import cors from '@fastify/cors';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify';
 import type { Config } from '../config.js';
 import { registerRouteTable, routeTableOf, shapeOf, type RouteTable } from './route-table.js';
 
@@ -29,30 +35,72 @@ declare module 'fastify' {
     auth?: string;
   }
   interface FastifyRequest {
-    /** Set by @fastify/cors when its hook granted this preflight. */
-    corsPreflightEnabled?: boolean;
+    /** Set by the CORS hook when it granted this preflight. */
+    corsPreflightEnabled: boolean;
   }
 }
 
-const DASHBOARD_HEADERS = ['x-api-key', 'authorization', 'content-type', 'x-refresh-token', 'x-refresh-token-mode', 'user-agent', 'x-csrf-token', 'x-request-id'];
-const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'];
-const EXPOSED = ['x-refresh-token', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'x-request-id'];
+const DASHBOARD_HEADERS = ['x-api-key', 'authorization', 'content-type', 'x-refresh-token', 'x-refresh-token-mode', 'user-agent', 'x-csrf-token', 'x-request-id'].join(', ');
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'].join(', ');
+const EXPOSED = ['x-refresh-token', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'x-request-id'].join(', ');
+const MAX_AGE = '600';
 
-function isPreflight(req: FastifyRequest): boolean {
-  return req.method === 'OPTIONS' && typeof req.headers['access-control-request-method'] === 'string';
+/** Adds `field` to the Vary header unless it (or `*`) is there already. */
+function appendVary(reply: FastifyReply, field: string): void {
+  const current = reply.getHeader('vary');
+  if (current === undefined) {
+    reply.header('vary', field);
+    return;
+  }
+  const text = Array.isArray(current) ? current.join(', ') : String(current);
+  const listed = text.split(',').map((v) => v.trim().toLowerCase());
+  if (!listed.includes('*') && !listed.includes(field.toLowerCase())) reply.header('vary', `${text}, ${field}`);
+}
+
+/** Which surfaces grant this origin: any origin on public routes, the dashboard origins on dashboard routes. */
+function granted(surface: Surface | undefined, origin: string, dashboardOrigins: Set<string>): boolean {
+  return surface === 'public' || (surface === 'dashboard' && dashboardOrigins.has(origin));
 }
 
 /**
- * The surface that decides this request: the routed route's, or (preflight) its target's. For a
- * preflight the table holds the route objects themselves, read now: a group's own onRoute hook
- * stamps `config.surface` after the root's hook has seen the route.
+ * The CORS hook of one route. `surface()` is read per request, not when the route is added:
+ * the route group's own onRoute hook stamps `config.surface` after this one has seen the route.
  */
-function surfaceOf(table: RouteTable, req: FastifyRequest): Surface | undefined {
-  const url = req.routeOptions.url;
-  if (url === undefined) return undefined; // no route matched: the 404 handler
-  if (!isPreflight(req)) return req.routeOptions.config.surface;
-  const wanted = String(req.headers['access-control-request-method']).trim().toUpperCase();
-  return table.get(shapeOf(url))?.methods.get(wanted)?.config?.surface;
+function corsHook(route: RouteOptions, table: RouteTable, dashboardOrigins: Set<string>): onRequestHookHandler {
+  const shape = shapeOf(route.url);
+  const surfaceOf = (req: FastifyRequest): Surface | undefined => {
+    const announced = req.method === 'OPTIONS' ? req.headers['access-control-request-method'] : undefined;
+    if (typeof announced !== 'string') return route.config?.surface;
+    // A preflight: the policy of the route it announces, at this routed path.
+    return table.get(shape)?.methods.get(announced.trim().toUpperCase())?.config?.surface;
+  };
+  return function cors(req, reply, done) {
+    const surface = surfaceOf(req);
+    if (surface === undefined) return done(); // no CORS surface (docs, metrics, an unserved method)
+    appendVary(reply, 'Origin'); // the answer depends on the caller's origin
+    const origin = req.headers.origin;
+    if (origin === undefined || !granted(surface, origin, dashboardOrigins)) return done();
+    reply.header('access-control-allow-origin', origin);
+    reply.header('access-control-allow-credentials', 'true');
+    reply.header('access-control-expose-headers', EXPOSED);
+    if (req.method !== 'OPTIONS') return done();
+    if (req.headers['access-control-request-method'] === undefined) {
+      reply.status(400).type('text/plain').send('Invalid Preflight Request');
+      return;
+    }
+    req.corsPreflightEnabled = true;
+    reply.header('access-control-allow-methods', METHODS);
+    if (surface === 'public') {
+      // Public preflights reflect what the app asks for (the SDK's `headers` option).
+      appendVary(reply, 'Access-Control-Request-Headers');
+      const asked = req.headers['access-control-request-headers'];
+      if (asked !== undefined) reply.header('access-control-allow-headers', asked);
+    } else {
+      reply.header('access-control-allow-headers', DASHBOARD_HEADERS);
+    }
+    reply.header('access-control-max-age', MAX_AGE);
+    reply.code(204).header('content-length', '0').send();
+  };
 }
 
 export async function registerCors(app: FastifyInstance, config: Config): Promise<void> {
@@ -61,30 +109,17 @@ export async function registerCors(app: FastifyInstance, config: Config): Promis
     for (const o of ['http://localhost:5173', 'http://localhost:3000', 'http://127.0.0.1:5173']) dashboardOrigins.add(o);
   }
   const table = registerRouteTable(app);
-
-  await app.register(cors, {
-    hook: 'onRequest',
-    delegator: (req: FastifyRequest, cb) => {
-      const origin = req.headers.origin;
-      const surface = surfaceOf(table, req);
-      const allowed = origin !== undefined && (surface === 'public' || (surface === 'dashboard' && dashboardOrigins.has(origin)));
-      cb(null, {
-        origin: allowed ? origin : false,
-        credentials: true,
-        methods: METHODS,
-        // null: @fastify/cors reflects Access-Control-Request-Headers (public routes only).
-        allowedHeaders: surface === 'public' ? null : DASHBOARD_HEADERS,
-        exposedHeaders: EXPOSED,
-        maxAge: 600,
-      } as unknown as Parameters<typeof cb>[1]);
-    },
+  app.decorateRequest('corsPreflightEnabled', false);
+  app.addHook('onRoute', (route) => {
+    // First of the route's own hooks (they run after the app-wide ones, cookies and the like).
+    route.onRequest = [corsHook(route, table, dashboardOrigins), ...[route.onRequest ?? []].flat()];
   });
 }
 
 /**
  * Gives every routed path an OPTIONS route (unless it has one), so a preflight is routed like
- * the request it announces (same decoding, same parameters) and @fastify/cors's hook sees it
- * on a real route. Call after every route group is registered.
+ * the request it announces (same decoding, same parameters) and the CORS hook sees it on a
+ * real route. Call after every route group is registered.
  */
 export function registerPreflightRoutes(app: FastifyInstance): void {
   for (const { url, methods } of [...routeTableOf(app).values()]) {

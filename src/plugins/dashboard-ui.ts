@@ -60,8 +60,9 @@ export async function registerDashboardUi(app: App, config: Config, dir = UI_DIR
   if (!config.dashboard || config.routes === 'public') return;
   // Callback style, not async: every request passes this hook, and a promise per request costs.
   app.addHook('onRequest', (req, reply, done) => {
-    // On the routed path (the health module's `/`), never on the raw URL.
-    if (req.routeOptions.url === '/' && req.method === 'GET' && wantsHtml(req.headers.accept)) {
+    // On the routed path (the health module's `/`), never on the raw URL. Asked last: reading
+    // `req.routeOptions` builds an object, and every API request passes here.
+    if (req.method === 'GET' && wantsHtml(req.headers.accept) && req.routeOptions.url === '/') {
       reply.redirect(DASHBOARD_PREFIX, 302);
       return;
     }
