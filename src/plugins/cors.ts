@@ -63,7 +63,7 @@ function granted(surface: Surface | undefined, origin: string, dashboardOrigins:
 }
 
 /**
- * The CORS hook of one route. `surface()` is read per request, not when the route is added:
+ * The CORS hook of one route. Its surface is read per request, not when the route is added:
  * the route group's own onRoute hook stamps `config.surface` after this one has seen the route.
  */
 function corsHook(route: RouteOptions, table: RouteTable, dashboardOrigins: Set<string>): onRequestHookHandler {

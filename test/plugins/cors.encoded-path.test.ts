@@ -118,6 +118,23 @@ describe('public routes', () => {
   });
 });
 
+describe('routes of no surface', () => {
+  it('the OpenAPI document grants no foreign origin, and its answer does not vary by origin', async () => {
+    const res = await env.app.inject({ method: 'GET', url: '/docs/json', headers: { origin: EVIL } });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['access-control-allow-origin']).toBeUndefined();
+    expect(res.headers['access-control-allow-credentials']).toBeUndefined();
+    expect(res.headers.vary ?? '').not.toContain('Origin');
+  });
+
+  it('a public response varies by origin even when the caller sent none (shared caches)', async () => {
+    const res = await env.app.inject({ method: 'GET', url: '/api/data/notes', headers: p.pk });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['access-control-allow-origin']).toBeUndefined();
+    expect(res.headers.vary).toContain('Origin');
+  });
+});
+
 describe('a node that serves only the public routes', () => {
   it('does not grant dashboard paths (they are not routed there)', async () => {
     const pub = await createTestEnv({ DASHBOARD_URL: DASH, PLINTH_ROUTES: 'public' });

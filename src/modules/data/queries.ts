@@ -166,10 +166,6 @@ export async function updateRow(
   return res.rows[0];
 }
 
-/**
- * Merges top-level keys into a document in one statement (`data || patch`), the owner column
- * following the owner field when the patch sets it. Returns the row and its size before.
- */
 /** What a merge update returns: the caller knows the id, the update time and that it is live. */
 export interface PatchedRow {
   data: Record<string, unknown>;
@@ -178,6 +174,10 @@ export interface PatchedRow {
   growth: number;
 }
 
+/**
+ * Merges top-level keys into a document in one statement (`data || patch`), the owner column
+ * following the owner field when the patch sets it.
+ */
 export async function patchRow(
   tx: Tx, s: Scope, id: string, patch: { json: string; ownerId?: string | null }, now: Date,
 ): Promise<PatchedRow | undefined> {
