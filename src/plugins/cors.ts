@@ -58,7 +58,7 @@ function appendVary(reply: FastifyReply, field: string): void {
 }
 
 /** Which surfaces grant this origin: any origin on public routes, the dashboard origins on dashboard routes. */
-function granted(surface: Surface | undefined, origin: string, dashboardOrigins: Set<string>): boolean {
+function granted(surface: Surface, origin: string, dashboardOrigins: Set<string>): boolean {
   return surface === 'public' || (surface === 'dashboard' && dashboardOrigins.has(origin));
 }
 

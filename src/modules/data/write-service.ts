@@ -126,8 +126,7 @@ async function patchTopLevel(ctx: AppContext, db: Tx, col: CollectionDef, access
     if (!row) throw DataErrors.document_not_found();
     return { result: row, growth: row.growth };
   });
-  const at = now.getTime();
-  return documentView({ id, data: stored!.data, created_at_ms: stored!.created_at_ms, updated_at_ms: at, deleted_at_ms: null });
+  return documentView({ id, data: stored!.data, created_at_ms: stored!.created_at_ms, updated_at_ms: now.getTime(), deleted_at_ms: null });
 }
 
 /** One optimistic attempt: read, merge, validate, write if unchanged meanwhile (else null). */

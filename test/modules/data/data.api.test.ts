@@ -174,6 +174,16 @@ describe('update, delete, restore', () => {
     expect((await A.patch(`/api/data/products/${id}`, p.sk, { price: 'cheap' })).body.message).toBe("Field 'price' must be a Number.");
   });
 
+  it('a top-level update answers the document exactly as stored (id, timestamps, live)', async () => {
+    const c = await A.post('/api/data/products', p.sk, { title: 'Lamp', price: 3 });
+    const u = await A.patch(`/api/data/products/${c.body._id}`, p.sk, { price: 4 });
+    expect(u.status).toBe(200);
+    const stored = await A.get(`/api/data/products/${c.body._id}`, p.sk);
+    expect(u.body.data).toEqual(stored.body.data);
+    expect(u.body.data).toMatchObject({ _id: c.body._id, price: 4, createdAt: c.body.createdAt, isDeleted: false, deletedAt: null });
+    expect(Date.parse(u.body.data.updatedAt)).toBeGreaterThanOrEqual(Date.parse(c.body.updatedAt));
+  });
+
   it('soft delete hides, include_deleted shows, restore brings back, hard delete purges (secret key)', async () => {
     const c = await A.post('/api/data/products', p.sk, { title: 'Temp' });
     const id = c.body._id;
