@@ -54,6 +54,15 @@ describe('access tokens', () => {
     expect(await verifyAccessJwt(await token(), Buffer.alloc(32, 1), 'plinth:project:p1', now)).toBeNull();
   });
 
+  it('a rotated secret refuses tokens of the old one, though the old one\'s key was imported first', async () => {
+    const old = Buffer.alloc(32, 3);
+    const issued = await signAccessJwt({ secret: old, audience: 'plinth:project:p1', subject: 'u1', ttlSeconds: 60, now });
+    expect(await verifyAccessJwt(issued, old, 'plinth:project:p1', now)).not.toBeNull();
+    const rotated = Buffer.alloc(32, 4);
+    expect(await verifyAccessJwt(issued, rotated, 'plinth:project:p1', now)).toBeNull();
+    expect(await verifyAccessJwt(issued, Buffer.from(old), 'plinth:project:p1', now)).not.toBeNull();
+  });
+
   it('refuse unsigned and other-algorithm tokens', async () => {
     const claims = { sub: 'u1', iss: 'plinth', aud: 'plinth:project:p1', iat: Math.floor(now.getTime() / 1000), exp: Math.floor(now.getTime() / 1000) + 60 };
     expect(await verifyAccessJwt(new UnsecuredJWT(claims).encode(), secret, 'plinth:project:p1', now)).toBeNull();

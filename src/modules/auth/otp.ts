@@ -19,11 +19,20 @@ const MAIL = {
 
 const scope = (project: ProjectRecord) => ({ projectId: project.id, keyKind: 'publishable' as const });
 
-/** Issues a new code for the user (replacing any older one) and mails it. */
-export async function sendOtp(ctx: AppContext, project: ProjectRecord, user: UserRow, purpose: UserOtpPurpose): Promise<void> {
+/**
+ * Issues a new code for the user (replacing any older one) in the caller's scope or
+ * transaction, and returns it for mailOtp. Sign-up issues it in the transaction that creates
+ * the account, so an account never exists without its code (and pays one commit, not two).
+ */
+export async function issueOtp(ctx: AppContext, db: Tx, project: ProjectRecord, user: UserRow, purpose: UserOtpPurpose): Promise<string> {
   const now = ctx.clock.now();
   const { code, codeHash, expiresAt } = newOtp(ctx.config.encryptionKey, 'app-user', user.id, purpose, now);
-  await ctx.db.read(scope(project), (tx) => upsertOtp(tx, { userId: user.id, projectId: project.id, purpose, codeHash, expiresAt, now }));
+  await upsertOtp(db, { userId: user.id, projectId: project.id, purpose, codeHash, expiresAt, now });
+  return code;
+}
+
+/** Mails an issued code through the project's mail path. */
+export async function mailOtp(ctx: AppContext, project: ProjectRecord, user: UserRow, purpose: UserOtpPurpose, code: string): Promise<void> {
   const m = MAIL[purpose];
   const text = `Your code to ${m.what} is ${code}. It expires in 10 minutes. If you did not ask for it, ignore this email.`;
   await ctx.mailer.sendSystemMail({
@@ -34,6 +43,12 @@ export async function sendOtp(ctx: AppContext, project: ProjectRecord, user: Use
     html: `<p>Your code to ${m.what} is <strong>${code}</strong>.</p><p>It expires in 10 minutes. If you did not ask for it, ignore this email.</p>`,
     tag: m.tag,
   });
+}
+
+/** Issues a new code for the user (replacing any older one) and mails it. */
+async function sendOtp(ctx: AppContext, project: ProjectRecord, user: UserRow, purpose: UserOtpPurpose): Promise<void> {
+  const code = await ctx.db.read(scope(project), (db) => issueOtp(ctx, db, project, user, purpose));
+  await mailOtp(ctx, project, user, purpose, code);
 }
 
 /** One code per email and purpose per minute, whether or not the email is registered (so the 429 reveals nothing). */

@@ -8,7 +8,7 @@ import type { UsersSchema } from './schema.js';
 import { revokeUserSessions } from './session-queries.js';
 import { startSession, type ClientMeta, type Tokens } from './sessions.js';
 import { newUserData, profileUpdate } from './users.js';
-import { sendOtp } from './otp.js';
+import { issueOtp, mailOtp } from './otp.js';
 import { freeDerivedValues, rethrowTaken } from './unique.js';
 import { IdentityErrors } from '../../lib/identity/errors.js';
 
@@ -28,11 +28,12 @@ export async function signup(ctx: AppContext, project: ProjectRecord, schema: Us
     const user = await insertUser(tx, { projectId: project.id, email: input.email, passwordHash, emailVerified: false, data, now: ctx.clock.now() });
     if (!user) return null;
     const tokens = await startSession(ctx, tx, project, user.id, meta);
-    return { user, tokens };
+    const code = await issueOtp(ctx, tx, project, user, 'verify_email');
+    return { user, tokens, code };
   }).catch(rethrowTaken);
   if (!result) throw AuthErrors.email_taken();
-  await sendOtp(ctx, project, result.user, 'verify_email').catch((err) => ctx.log.warn({ err }, 'verification mail failed'));
-  return result;
+  await mailOtp(ctx, project, result.user, 'verify_email', result.code).catch((err) => ctx.log.warn({ err }, 'verification mail failed'));
+  return { user: result.user, tokens: result.tokens };
 }
 
 export async function login(ctx: AppContext, project: ProjectRecord, email: string, password: string, meta: ClientMeta): Promise<{ user: UserRow; tokens: Tokens }> {

@@ -2,6 +2,7 @@
  * Profile and recovery (docs/wire-compatibility.md §2.6–§2.14): me, update-profile, change-password, public
  * profile, email verification and password reset by OTP (hashed, 10 min, 5 attempts).
  */
+import { sql } from 'kysely';
 import type { SystemMail } from '../../../src/context.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestEnv } from '../../helpers/context.js';
@@ -95,6 +96,27 @@ describe('email verification', () => {
     const row = await env.ctx.db.admin.selectFrom('app_users').select('email_verified').where('email', '=', email).executeTakeFirstOrThrow();
     expect(row.email_verified).toBe(true);
     expect((await post('/api/userAuth/verify-email', { email, otp: code })).statusCode).toBe(400);
+  });
+
+  it('a sign-up whose verification code cannot be stored leaves no account behind (one transaction)', async () => {
+    // A trigger of this project only makes storing the code fail, after the user and session rows were written.
+    const fn = sql.raw(`test_fail_otp_${p.id}`);
+    await sql`CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+      IF NEW.project_id = ${sql.lit(p.id)} THEN RAISE EXCEPTION 'code store unavailable'; END IF; RETURN NEW; END $$`.execute(env.ctx.db.admin);
+    await sql`CREATE TRIGGER ${fn} BEFORE INSERT ON app_user_otps FOR EACH ROW EXECUTE FUNCTION ${fn}()`.execute(env.ctx.db.admin);
+    const email = uniqueEmail();
+    try {
+      const { res } = await signup(env, p, { email });
+      expect(res.statusCode).toBe(500);
+    } finally {
+      await sql`DROP TRIGGER ${fn} ON app_user_otps`.execute(env.ctx.db.admin);
+      await sql`DROP FUNCTION ${fn}()`.execute(env.ctx.db.admin);
+    }
+    const users = await env.ctx.db.admin.selectFrom('app_users').select('id').where('email', '=', email).execute();
+    expect(users).toEqual([]);
+    expect(mail.some((m) => m.to === email)).toBe(false);
+    const again = await signup(env, p, { email });
+    expect(again.res.statusCode).toBe(201);
   });
 
   it('a code dies after 5 wrong attempts, even the right one after that', async () => {
