@@ -33,7 +33,7 @@ export async function signup(ctx: AppContext, project: ProjectRecord, schema: Us
   }).catch(rethrowTaken);
   if (!result) throw AuthErrors.email_taken();
   await mailOtp(ctx, project, result.user, 'verify_email', result.code).catch((err) => ctx.log.warn({ err }, 'verification mail failed'));
-  return { user: result.user, tokens: result.tokens };
+  return { user: result.user, tokens: result.tokens }; // the code leaves by mail only, never in the answer
 }
 
 export async function login(ctx: AppContext, project: ProjectRecord, email: string, password: string, meta: ClientMeta): Promise<{ user: UserRow; tokens: Tokens }> {

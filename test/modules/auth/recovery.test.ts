@@ -87,6 +87,7 @@ describe('email verification', () => {
     const email = uniqueEmail();
     const { body } = await signup(env, p, { email });
     const code = lastCode(mail, email, 'auth.verify-email');
+    expect(JSON.stringify(body)).not.toContain(code);
     const stored = await env.ctx.db.admin.selectFrom('app_user_otps').selectAll().where('user_id', '=', body.data.user._id).executeTakeFirstOrThrow();
     expect(stored.code_hash).not.toContain(code);
     expect(stored.expires_at.getTime() - stored.sent_at.getTime()).toBe(600_000);
