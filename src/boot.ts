@@ -11,6 +11,7 @@ import { migrate } from './db/migrate.js';
 import { createDb } from './db/pool.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { createLogger } from './lib/logger.js';
+import { setPasswordHashConcurrency } from './lib/passwords.js';
 import { cached, createMetrics } from './lib/metrics.js';
 import { createRateLimiter, Limits } from './lib/rate-limiter.js';
 import { ProjectCache } from './modules/projects/cache.js';
@@ -77,6 +78,7 @@ export async function boot(config: Config, opts: BootOptions = {}): Promise<Boot
         : log.warn(detail, 'Redis unreachable: rate limits counted per node until it is back'),
   });
   await limiter.ready?.(config.redisCommandTimeoutMs);
+  setPasswordHashConcurrency(config.passwordHashConcurrency);
   const ctx = {
     config,
     db,

@@ -36,6 +36,7 @@ export const CONFIG_REFERENCE: readonly ConfigVariable[] = [
   { names: ["ADMIN_EMAIL"], default: "—", meaning: "The operator with this email is an admin (can change plans)" },
   { names: ["REDIS_URL"], default: "— (in-memory)", meaning: "Shared rate-limit store for several API nodes (per-node memory while it is unreachable; health says `degraded`)" },
   { names: ["REDIS_COMMAND_TIMEOUT_MS"], default: "`1000`", meaning: "A Redis command not answered by then counts as Redis being away" },
+  { names: ["PASSWORD_HASH_CONCURRENCY"], default: "the CPUs the process may use (`os.availableParallelism()`)", meaning: "Password hashes and verifies (argon2id, ≈ 25–30 ms of a core each) run at once; the rest wait their turn. The default honours CPU affinity (`taskset`, `--cpuset-cpus`) but not a CPU quota: under `--cpus=1` or a Kubernetes CPU limit, set it to that limit ([docs/auth.md](docs/auth.md))" },
   { names: ["RATE_LIMIT_SCALE"], default: "`1`", meaning: "Multiplies every rate limit; `0` turns them off (benchmarks only; logged loudly)" },
   { names: ["PROJECT_DB_CONCURRENCY"], default: "`10`", meaning: "Tenant database calls one project may run at once (of the 20 tenant connections): the noisy-neighbour cap. Beyond it a call waits up to `PROJECT_DB_QUEUE_MS`, then 429 `project_busy` with `Retry-After: 1`" },
   { names: ["PROJECT_DB_QUEUE_MS"], default: "`1000`", meaning: "How long a call over the project's cap waits for a slot" },

@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseDuration } from './lib/duration.js';
@@ -54,6 +55,8 @@ export interface Config {
   userAccessTokenTtl: { text: string; seconds: number };
   userRefreshTokenTtlSeconds: number;
   rateLimitScale: number;
+  /** PASSWORD_HASH_CONCURRENCY: argon2 hashes/verifies run at once (src/lib/passwords.ts). */
+  passwordHashConcurrency: number;
   /** Noisy-neighbour bounds of tenant work (src/db/pool.ts, src/db/gate.ts). */
   tenantDb: { projectConcurrency: number; queueWaitMs: number; publishableStatementTimeoutMs: number };
   /** DB_CONNECT_TIMEOUT_MS: longest wait for a database connection before the request answers 503. */
@@ -266,6 +269,7 @@ export function loadConfig(env: Env = process.env, stdoutIsTty = process.stdout.
     userAccessTokenTtl: duration(env, 'USER_ACCESS_TOKEN_TTL', '15m'),
     userRefreshTokenTtlSeconds: duration(env, 'USER_REFRESH_TOKEN_TTL', '7d').seconds,
     rateLimitScale: num(env, 'RATE_LIMIT_SCALE', 1),
+    passwordHashConcurrency: int(env, 'PASSWORD_HASH_CONCURRENCY', availableParallelism(), 1, 1024),
     tenantDb: {
       projectConcurrency: int(env, 'PROJECT_DB_CONCURRENCY', 10, 1, 1000),
       queueWaitMs: int(env, 'PROJECT_DB_QUEUE_MS', 1000, 0, 60_000),

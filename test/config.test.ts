@@ -73,6 +73,15 @@ describe('config', () => {
     expect(() => loadConfig({ PLINTH_DATA_DIR: dir, LOG_FORMAT: 'text' }, true)).toThrow(/LOG_FORMAT must be one of json, pretty, got "text"/);
   });
 
+  it('PASSWORD_HASH_CONCURRENCY: the CPUs this process may use by default, a positive count otherwise', () => {
+    const dir = tmp();
+    expect(loadConfig({ PLINTH_DATA_DIR: dir }).passwordHashConcurrency).toBe(os.availableParallelism());
+    expect(loadConfig({ PLINTH_DATA_DIR: dir, PASSWORD_HASH_CONCURRENCY: '3' }).passwordHashConcurrency).toBe(3);
+    for (const bad of ['0', '-1', 'two', '1.5']) {
+      expect(() => loadConfig({ PLINTH_DATA_DIR: dir, PASSWORD_HASH_CONCURRENCY: bad }), bad).toThrow(/PASSWORD_HASH_CONCURRENCY/);
+    }
+  });
+
   it('parses sizes and lists', () => {
     const c = loadConfig({ PLINTH_DATA_DIR: tmp(), BODY_LIMIT: '2mb', ALLOWED_ORIGINS: 'https://a.com, https://b.com' });
     expect(c.bodyLimit).toBe(2 * 1024 * 1024);

@@ -8,6 +8,7 @@
  * catalogue, pools and mail senders are fixed lists.
  */
 import client from 'prom-client';
+import { passwordHashing } from './passwords.js';
 
 export interface PoolUsage {
   total: number;
@@ -78,6 +79,15 @@ export function createMetrics(sources: MetricsSources): Metrics {
       for (const [pool, usage] of Object.entries(sources.pools())) {
         for (const state of ['total', 'idle', 'waiting'] as const) this.set({ pool, state }, usage[state]);
       }
+    },
+  });
+  new client.Gauge({
+    name: 'plinth_password_hashes',
+    help: 'Password hashes and verifies (argon2id) of this process: running now, and waiting for a turn (PASSWORD_HASH_CONCURRENCY).',
+    labelNames: ['state'],
+    registers: [registry],
+    collect() {
+      for (const [state, n] of Object.entries(passwordHashing())) this.set({ state }, n);
     },
   });
   const jobGauge = (name: string, help: string, pick: (s: JobQueueStats) => number) =>

@@ -5,8 +5,18 @@
  * enough that a stolen hash costs an attacker real memory-hard work, fast enough that login
  * stays far below interactive latency. `argon2` runs on the libuv threadpool, so hashing never
  * blocks the event loop.
+ *
+ * At most one hash per CPU this process may use runs at once (`PASSWORD_HASH_CONCURRENCY`,
+ * default `os.availableParallelism()`, which honours CPU affinity); the rest wait their turn in
+ * order. The libuv pool has 4 threads: on a one-core container four concurrent hashes left the
+ * event loop a fifth of the core, so the database calls of other requests waited past the
+ * project's queue limit and answered 429 (docs/auth.md "Password hashing under load"). More
+ * hashes than cores never hash faster; they only starve the rest of the process and keep the
+ * pool's threads from file and DNS work.
  */
+import { availableParallelism } from 'node:os';
 import argon2 from 'argon2';
+import pLimit from 'p-limit';
 import { randomToken } from './crypto.js';
 
 export const ARGON2_OPTIONS = {
@@ -16,8 +26,20 @@ export const ARGON2_OPTIONS = {
   parallelism: 1,
 } as const;
 
+const hashing = pLimit(availableParallelism());
+
+/** Sets how many hashes or verifies run at once (boot, from PASSWORD_HASH_CONCURRENCY). */
+export function setPasswordHashConcurrency(n: number): void {
+  hashing.concurrency = n;
+}
+
+/** Hashes and verifies running now and waiting for a turn (the `plinth_password_hashes` gauge). */
+export function passwordHashing(): { running: number; waiting: number } {
+  return { running: hashing.activeCount, waiting: hashing.pendingCount };
+}
+
 export function hashPassword(password: string): Promise<string> {
-  return argon2.hash(password, ARGON2_OPTIONS);
+  return hashing(() => argon2.hash(password, ARGON2_OPTIONS));
 }
 
 let dummy: Promise<string> | undefined;
@@ -32,7 +54,7 @@ function dummyHash(): Promise<string> {
 export async function verifyPassword(hash: string | null | undefined, password: string): Promise<boolean> {
   const target = hash ?? (await dummyHash());
   try {
-    const ok = await argon2.verify(target, password);
+    const ok = await hashing(() => argon2.verify(target, password));
     return ok && hash != null;
   } catch {
     return false;

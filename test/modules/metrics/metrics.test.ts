@@ -119,6 +119,12 @@ describe('what /metrics reports', () => {
     expect(sample(text, 'plinth_db_pool_connections', { pool: 'tenant', state: 'total' })).toBeGreaterThan(0); // the data reads above
   });
 
+  it('reports password hashes running and waiting for a turn', async () => {
+    const text = await scrape();
+    expect(text).toContain('# TYPE plinth_password_hashes gauge');
+    for (const state of ['running', 'waiting']) expect(sample(text, 'plinth_password_hashes', { state }), state).toBe(0);
+  });
+
   it('counts quota refusals by their error code', async () => {
     const before = sample(await scrape(), 'plinth_http_errors_total', { code: 'mail_quota_exceeded', status: '429' }) ?? 0;
     const res = await env.app.inject({ method: 'POST', url: '/api/mail/send', headers: p.sk, payload: { to: 'a@example.com', subject: 's', text: 't' } });
