@@ -9,6 +9,7 @@ import { registerCors, registerPreflightRoutes } from './plugins/cors.js';
 import { registerDocs } from './plugins/docs.js';
 import { registerDashboardUi } from './plugins/dashboard-ui.js';
 import { registerJsonBody } from './plugins/json-body.js';
+import { registerInFlight } from './plugins/in-flight.js';
 import { bindProjectParam, requestLogController, requestLoggerFactory } from './plugins/request-log.js';
 import metricsRoutes from './modules/metrics/routes/index.js';
 import { commonRoutes, dashboardRoutes, publicRoutes, registerRouteGroup } from './routes.js';
@@ -22,6 +23,8 @@ export type App = FastifyInstance<
 >;
 
 const REQUEST_ID = /^[A-Za-z0-9_-]{1,64}$/;
+/** How long `app.close()` waits for handlers whose clients left (src/plugins/in-flight.ts). */
+const HANDLER_DRAIN_MS = 10_000;
 
 export async function buildApp(ctx: AppContext): Promise<App> {
   const app = Fastify({
@@ -45,6 +48,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   registerErrorHandling(app, (code, status) => ctx.metrics.countError(code, status));
+  registerInFlight(app, HANDLER_DRAIN_MS); // before any route: it counts every handler
   // Under the routed pattern (`/api/data/:collectionName`), never the raw URL: bounded series, no ids.
   // The hooks every request passes are callback style, not async: a promise per hook per request costs.
   app.addHook('onResponse', (req, reply, done) => {
