@@ -33,9 +33,11 @@ it('a login whose client left finishes before app.close() resolves; the pools th
   expect(await sessions()).toBe(1); // sign-up's own
 
   await env.app.listen({ port: 0, host: '127.0.0.1' });
-  // Three hashes ahead of it: the login's verify waits its turn long after its client has gone.
+  // Hashes ahead of it: the login's verify waits its turn long after its client has gone. Eight
+  // (≈ 0.25 s of hashing) so a slow machine still queues the verify behind some of them.
   setPasswordHashConcurrency(1);
-  const ahead = [1, 2, 3].map((i) => hashPassword(`ahead ${i}`));
+  let aheadDone = 0;
+  const ahead = Array.from({ length: 8 }, (_, i) => hashPassword(`ahead ${i}`).finally(() => aheadDone++));
   const req = http.request({
     port: (env.app.server.address() as AddressInfo).port,
     host: '127.0.0.1',
@@ -45,7 +47,11 @@ it('a login whose client left finishes before app.close() resolves; the pools th
   });
   req.on('error', () => {});
   req.end(JSON.stringify({ email, password: PASSWORD }));
-  await until(() => passwordHashing().waiting === 3); // two of `ahead` and the login's verify
+  // The login's verify is queued: one more hash in the limiter than `ahead` has left.
+  await until(() => {
+    const { running, waiting } = passwordHashing();
+    return running + waiting === ahead.length - aheadDone + 1;
+  });
   req.destroy();
 
   await env.app.close();
