@@ -6,7 +6,7 @@ import type { ChangeFeed } from './modules/realtime/feed.js';
 import type { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
-import type { Db } from './db/pool.js';
+import type { Db, Tx } from './db/pool.js';
 import type { Bus } from './db/bus.js';
 import type { Clock } from './lib/clock.js';
 import type { Metrics } from './lib/metrics.js';
@@ -47,7 +47,11 @@ export interface SystemMail {
  * project's monthly quota. Implemented by src/modules/mail/mailer.ts.
  */
 export interface Mailer {
-  sendSystemMail(mail: SystemMail): Promise<void>;
+  /**
+   * Queues a system mail. With `tx` (a tenant transaction in the mail's project) it is queued
+   * in that transaction, so it commits with the caller's writes or not at all.
+   */
+  sendSystemMail(mail: SystemMail, tx?: Tx): Promise<void>;
 }
 
 /** Where the process is in its life: read by /readyz, set by the shutdown in src/main.ts. */

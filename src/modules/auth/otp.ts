@@ -9,7 +9,7 @@ import { tooManyRequests } from '../../lib/errors.js';
 import { checkOtp, newOtp, otpCooldown as cooldown } from '../../lib/identity/otp.js';
 import type { ProjectRecord } from '../projects/cache.js';
 import { AuthErrors } from './errors.js';
-import { countOtpAttempt, deleteOtp, findOtp, findUserByEmail, upsertOtp, type UserRow } from './queries.js';
+import { countOtpAttempt, deleteOtp, findOtp, findUserByEmail, upsertOtp, type NewOtp, type UserRow } from './queries.js';
 import type { UserOtpPurpose } from './tables.js';
 
 const MAIL = {
@@ -21,18 +21,24 @@ const scope = (project: ProjectRecord) => ({ projectId: project.id, keyKind: 'pu
 
 /**
  * Issues a new code for the user (replacing any older one) in the caller's scope or
- * transaction, and returns it for mailOtp. Sign-up issues it in the transaction that creates
- * the account, so an account never exists without its code (and pays one commit, not two).
+ * transaction, and returns it for mailOtp. (Sign-up stores its first code in the statement
+ * that creates the account, from newUserOtp: an account never exists without its code.)
  */
 export async function issueOtp(ctx: AppContext, db: Tx, project: ProjectRecord, user: UserRow, purpose: UserOtpPurpose): Promise<string> {
-  const now = ctx.clock.now();
-  const { code, codeHash, expiresAt } = newOtp(ctx.config.encryptionKey, 'app-user', user.id, purpose, now);
-  await upsertOtp(db, { userId: user.id, projectId: project.id, purpose, codeHash, expiresAt, now });
+  const { code, row } = newUserOtp(ctx, project.id, user.id, purpose);
+  await upsertOtp(db, row);
   return code;
 }
 
-/** Mails an issued code through the project's mail path. */
-export async function mailOtp(ctx: AppContext, project: ProjectRecord, user: UserRow, purpose: UserOtpPurpose, code: string): Promise<void> {
+/** A new code for the user and the row that stores it, before anything is stored. */
+export function newUserOtp(ctx: AppContext, projectId: string, userId: string, purpose: UserOtpPurpose): { code: string; row: NewOtp } {
+  const now = ctx.clock.now();
+  const { code, codeHash, expiresAt } = newOtp(ctx.config.encryptionKey, 'app-user', userId, purpose, now);
+  return { code, row: { userId, projectId, purpose, codeHash, expiresAt, now } };
+}
+
+/** Mails an issued code through the project's mail path (queued in `tx` when given: both commit or neither). */
+export async function mailOtp(ctx: AppContext, project: ProjectRecord, user: UserRow, purpose: UserOtpPurpose, code: string, tx?: Tx): Promise<void> {
   const m = MAIL[purpose];
   const text = `Your code to ${m.what} is ${code}. It expires in 10 minutes. If you did not ask for it, ignore this email.`;
   await ctx.mailer.sendSystemMail({
@@ -42,7 +48,7 @@ export async function mailOtp(ctx: AppContext, project: ProjectRecord, user: Use
     text,
     html: `<p>Your code to ${m.what} is <strong>${code}</strong>.</p><p>It expires in 10 minutes. If you did not ask for it, ignore this email.</p>`,
     tag: m.tag,
-  });
+  }, tx);
 }
 
 /** Issues a new code for the user (replacing any older one) and mails it. */

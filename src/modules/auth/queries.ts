@@ -1,6 +1,7 @@
 /** SQL of the end-user tables, run in the project's tenant scope (`ctx.db.tenant` or `ctx.db.read`). */
 import { sql } from 'kysely';
 import type { Tx } from '../../db/pool.js';
+import type { NewSession } from './session-queries.js';
 import type { UserOtpPurpose } from './tables.js';
 
 export const USER_COLUMNS = [
@@ -54,6 +55,31 @@ export async function insertUser(tx: Tx, u: NewUser): Promise<UserRow | null> {
     .returning(USER_COLUMNS)
     .executeTakeFirst();
   return (row as UserRow | undefined) ?? null;
+}
+
+/**
+ * A new account in one statement: the user, the first session of its family and its email
+ * verification code. One round trip and all or nothing without a transaction of its own (the
+ * foreign keys are checked at the statement's end, when the user row exists). Null, with
+ * nothing written, when the email is already taken in this project.
+ */
+export async function insertAccount(db: Tx, a: { user: NewUser & { id: string }; session: NewSession; otp: NewOtp }): Promise<UserRow | null> {
+  const { user: u, session: s, otp: o } = a;
+  const { rows } = await sql<UserRow>`
+    WITH u AS (
+      INSERT INTO app_users (id, project_id, email, password_hash, email_verified, data, created_at, updated_at)
+      VALUES (${u.id}, ${u.projectId}, ${u.email}, ${u.passwordHash}, ${u.emailVerified}, ${JSON.stringify(u.data)}::jsonb, ${u.now}, ${u.now})
+      ON CONFLICT (project_id, email) DO NOTHING
+      RETURNING ${sql.join(USER_COLUMNS.map((c) => sql.ref(c)))}
+    ), s AS (
+      INSERT INTO app_user_sessions (id, project_id, user_id, family_id, token_hash, ip, user_agent, created_at, last_used_at, expires_at)
+      SELECT ${s.id}, ${s.projectId}, u.id, ${s.familyId}, ${s.tokenHash}, ${s.ip}, ${s.userAgent}, ${s.now}, ${s.now}, ${s.expiresAt} FROM u
+    ), o AS (
+      INSERT INTO app_user_otps (user_id, project_id, purpose, code_hash, attempts, expires_at, sent_at)
+      SELECT u.id, ${o.projectId}, ${o.purpose}, ${o.codeHash}, 0, ${o.expiresAt}, ${o.now} FROM u
+    )
+    SELECT * FROM u`.execute(db);
+  return rows[0] ?? null;
 }
 
 export async function findUserByEmail(tx: Tx, email: string): Promise<UserRow | null> {
@@ -158,7 +184,9 @@ export async function deleteUser(tx: Tx, id: string): Promise<boolean> {
 
 // ---- one-time codes ----
 
-export async function upsertOtp(tx: Tx, o: { userId: string; projectId: string; purpose: UserOtpPurpose; codeHash: string; expiresAt: Date; now: Date }): Promise<void> {
+export interface NewOtp { userId: string; projectId: string; purpose: UserOtpPurpose; codeHash: string; expiresAt: Date; now: Date }
+
+export async function upsertOtp(tx: Tx, o: NewOtp): Promise<void> {
   await tx
     .insertInto('app_user_otps')
     .values({ user_id: o.userId, project_id: o.projectId, purpose: o.purpose, code_hash: o.codeHash, attempts: 0, expires_at: o.expiresAt, sent_at: o.now })

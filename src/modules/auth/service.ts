@@ -3,12 +3,13 @@ import type { AppContext } from '../../context.js';
 import type { ProjectRecord } from '../projects/cache.js';
 import { AuthErrors } from './errors.js';
 import { hashPassword, verifyPassword } from '../../lib/passwords.js';
-import { findUserByEmail, findUserById, findUserByUsername, insertUser, setPasswordHash, updateUserData, type UserRow } from './queries.js';
+import { findUserByEmail, findUserById, findUserByUsername, insertAccount, setPasswordHash, updateUserData, type UserRow } from './queries.js';
 import type { UsersSchema } from './schema.js';
 import { revokeUserSessions } from './session-queries.js';
-import { startSession, type ClientMeta, type Tokens } from './sessions.js';
+import { newSession, sessionTokens, startSession, type ClientMeta, type Tokens } from './sessions.js';
 import { newUserData, profileUpdate } from './users.js';
-import { issueOtp, mailOtp } from './otp.js';
+import { mailOtp, newUserOtp } from './otp.js';
+import { randomObjectId } from '../../lib/ids.js';
 import { freeDerivedValues, rethrowTaken } from './unique.js';
 import { IdentityErrors } from '../../lib/identity/errors.js';
 
@@ -20,20 +21,28 @@ export interface SignupInput {
   body: Record<string, unknown>;
 }
 
+/**
+ * One transaction of four round trips: BEGIN, the account (user, session and verification code
+ * in one statement), its verification mail queued, COMMIT. An account never exists without
+ * its code and its mail, and sign-up pays one commit (a WAL flush), not two.
+ */
 export async function signup(ctx: AppContext, project: ProjectRecord, schema: UsersSchema, input: SignupInput, meta: ClientMeta) {
   const { data, derived } = newUserData(schema, input.email, input.body);
   const passwordHash = await hashPassword(input.password);
-  const result = await ctx.db.tenant(scope(project), async (tx) => {
+  const now = ctx.clock.now();
+  const id = randomObjectId(now.getTime());
+  const session = newSession(ctx, project.id, id, meta);
+  const otp = newUserOtp(ctx, project.id, id, 'verify_email');
+  const user = await ctx.db.tenant(scope(project), async (tx) => {
     await freeDerivedValues(tx, project.id, data, derived);
-    const user = await insertUser(tx, { projectId: project.id, email: input.email, passwordHash, emailVerified: false, data, now: ctx.clock.now() });
-    if (!user) return null;
-    const tokens = await startSession(ctx, tx, project, user.id, meta);
-    const code = await issueOtp(ctx, tx, project, user, 'verify_email');
-    return { user, tokens, code };
+    const account = { id, projectId: project.id, email: input.email, passwordHash, emailVerified: false, data, now };
+    const created = await insertAccount(tx, { user: account, session: session.row, otp: otp.row });
+    if (created) await mailOtp(ctx, project, created, 'verify_email', otp.code, tx);
+    return created;
   }).catch(rethrowTaken);
-  if (!result) throw AuthErrors.email_taken();
-  await mailOtp(ctx, project, result.user, 'verify_email', result.code).catch((err) => ctx.log.warn({ err }, 'verification mail failed'));
-  return { user: result.user, tokens: result.tokens }; // the code leaves by mail only, never in the answer
+  if (!user) throw AuthErrors.email_taken();
+  // The code leaves by mail only, never in the answer.
+  return { user, tokens: await sessionTokens(ctx, project, user.id, session.refreshToken) };
 }
 
 export async function login(ctx: AppContext, project: ProjectRecord, email: string, password: string, meta: ClientMeta): Promise<{ user: UserRow; tokens: Tokens }> {

@@ -12,7 +12,7 @@ import { randomId } from '../../lib/ids.js';
 import { newRefreshSecret, parseIdSecretToken, refreshTokenHash, rejectionOf } from '../../lib/identity/refresh-token.js';
 import type { ProjectRecord } from '../projects/cache.js';
 import { AuthErrors } from './errors.js';
-import { findSession, insertSession, isUserDisabled, revokeFamily, revokeSession, rotateSession, sessionExistsAnywhere } from './session-queries.js';
+import { findSession, insertSession, type NewSession, isUserDisabled, revokeFamily, revokeSession, rotateSession, sessionExistsAnywhere } from './session-queries.js';
 import { signAccessToken } from './tokens.js';
 import { IdentityErrors } from '../../lib/identity/errors.js';
 
@@ -41,14 +41,23 @@ function accessTokenFor(ctx: AppContext, project: ProjectRecord, userId: string)
   return signAccessToken(project, userId, ctx.config.userAccessTokenTtl.seconds, ctx.clock.now());
 }
 
-/** Starts a new session family for a user (signup, login, social sign-in) inside `tx`. */
-export async function startSession(ctx: AppContext, tx: Tx, project: ProjectRecord, userId: string, meta: ClientMeta): Promise<Tokens> {
+/** A new session family's first row and its refresh token, before anything is stored. */
+export function newSession(ctx: AppContext, projectId: string, userId: string, meta: ClientMeta): { row: NewSession; refreshToken: string } {
   const s = newSecret(ctx);
-  if (!(await insertSession(tx, { ...s, projectId: project.id, userId, familyId: s.id, ip: meta.ip, userAgent: meta.userAgent }))) {
-    throw AuthErrors.user_disabled();
-  }
+  return { row: { ...s, projectId, userId, familyId: s.id, ip: meta.ip, userAgent: meta.userAgent }, refreshToken: s.raw };
+}
+
+/** The tokens a client gets for a stored session: a fresh access token and the refresh token. */
+export async function sessionTokens(ctx: AppContext, project: ProjectRecord, userId: string, refreshToken: string): Promise<Tokens> {
   const accessToken = await accessTokenFor(ctx, project, userId);
-  return { accessToken, refreshToken: s.raw, expiresIn: ctx.config.userAccessTokenTtl.text };
+  return { accessToken, refreshToken, expiresIn: ctx.config.userAccessTokenTtl.text };
+}
+
+/** Starts a new session family for a user (login, social sign-in) inside `tx`. */
+export async function startSession(ctx: AppContext, tx: Tx, project: ProjectRecord, userId: string, meta: ClientMeta): Promise<Tokens> {
+  const s = newSession(ctx, project.id, userId, meta);
+  if (!(await insertSession(tx, s.row))) throw AuthErrors.user_disabled();
+  return sessionTokens(ctx, project, userId, s.refreshToken);
 }
 
 type Outcome = { ok: true; userId: string } | { ok: false; error: 'not_found' | 'reused' | 'disabled' };

@@ -4,15 +4,16 @@
  * provider is configured), with a MailLog tagged by purpose, and no quota slot.
  */
 import type { AppContext, Mailer, SystemMail } from '../../context.js';
+import type { Tx } from '../../db/pool.js';
 import { enqueueMails } from './enqueue.js';
 import { scoped } from './queries.js';
 import { senderKindFor } from './providers/select.js';
 import { currentPeriod } from './quota.js';
 
-async function sendSystemMail(ctx: AppContext, mail: SystemMail): Promise<void> {
+async function sendSystemMail(ctx: AppContext, mail: SystemMail, tx?: Tx): Promise<void> {
   const project = mail.projectId ? await ctx.projects.byId(mail.projectId) : null;
   if (mail.projectId && !project) throw new Error(`system mail for unknown project ${mail.projectId}`);
-  await scoped(ctx, mail.projectId, (db) =>
+  const enqueue = (db: Tx) =>
     enqueueMails(ctx, db, [{
       projectId: mail.projectId,
       to: [mail.to],
@@ -23,10 +24,10 @@ async function sendSystemMail(ctx: AppContext, mail: SystemMail): Promise<void> 
       tag: mail.tag,
       charged: false,
       period: currentPeriod(ctx),
-    }]),
-  );
+    }]);
+  await (tx ? enqueue(tx) : scoped(ctx, mail.projectId, enqueue));
 }
 
 export function createMailer(ctx: AppContext): Mailer {
-  return { sendSystemMail: (mail) => sendSystemMail(ctx, mail) };
+  return { sendSystemMail: (mail, tx) => sendSystemMail(ctx, mail, tx) };
 }
