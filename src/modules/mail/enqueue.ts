@@ -11,7 +11,7 @@ import type { AppContext } from '../../context.js';
 import type { Database } from '../../database.js';
 import { decrypt, encrypt, type Encrypted } from '../../lib/crypto.js';
 import { objectId } from '../../lib/ids.js';
-import { addMailJobs, insertLogs } from './queries.js';
+import { addMailJobsWithLogs } from './queries.js';
 import type { MailProviderKind } from './tables.js';
 
 /** graphile-worker retries a thrown job with exponential backoff (e^n s): ~30 min over 8 tries. */
@@ -65,23 +65,18 @@ export async function enqueueMails(ctx: AppContext, db: Kysely<Database>, mails:
     period: m.period,
     sealed: encrypt(ctx.config.encryptionKey, JSON.stringify({ to: m.to, subject: m.subject, html: m.html, text: m.text } satisfies JobMail)),
   }));
-  const jobIds = await addMailJobs(db, jobs, MAIL_MAX_ATTEMPTS);
+  const logs = mails.map((m, i) => ({
+    id: jobs[i]!.logId,
+    projectId: m.projectId,
+    to: m.to.join(', '),
+    subject: m.subject,
+    provider: m.provider,
+    templateUsed: m.templateUsed,
+    tag: m.tag,
+    charged: m.charged,
+    sentAt: now,
+  }));
+  const jobIds = await addMailJobsWithLogs(db, jobs, logs, MAIL_MAX_ATTEMPTS);
   if (jobIds.size !== jobs.length) throw new Error('mail jobs were not enqueued');
-  const out = jobs.map((j) => ({ logId: j.logId, jobId: jobIds.get(j.logId)! }));
-  await insertLogs(
-    db,
-    mails.map((m, i) => ({
-      id: out[i]!.logId,
-      projectId: m.projectId,
-      jobId: out[i]!.jobId,
-      to: m.to.join(', '),
-      subject: m.subject,
-      provider: m.provider,
-      templateUsed: m.templateUsed,
-      tag: m.tag,
-      charged: m.charged,
-      sentAt: now,
-    })),
-  );
-  return out;
+  return jobs.map((j) => ({ logId: j.logId, jobId: jobIds.get(j.logId)! }));
 }

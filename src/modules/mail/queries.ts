@@ -37,11 +37,26 @@ export interface NewLog {
   status?: 'queued' | 'sent';
 }
 
-/** Enqueues many `mail.send` jobs in one call (sql/60_mail_policies.sql); job id by logId. */
-export async function addMailJobs(db: Db, payloads: Array<{ logId: string }>, maxAttempts: number): Promise<Map<string, string>> {
-  const { rows } = await sql<{ id: string; log_id: string }>`
-    SELECT log_id, id FROM plinth_add_mail_jobs(${JSON.stringify(payloads)}::json, ${maxAttempts})`.execute(db);
-  return new Map(rows.map((r) => [r.log_id, r.id]));
+/**
+ * Enqueues many `mail.send` jobs in one call (sql/60_mail_policies.sql) and writes their
+ * `queued` logs, each with its job id, in the same statement (one round trip for the lot).
+ * Returns the job id by log id; a log whose job was refused (another project's) is not written.
+ */
+export async function addMailJobsWithLogs(
+  db: Db,
+  payloads: Array<{ logId: string }>,
+  logs: Array<Omit<NewLog, 'jobId' | 'providerEmailId' | 'status'>>,
+  maxAttempts: number,
+): Promise<Map<string, string>> {
+  const { rows } = await sql<{ id: string; job_id: string }>`
+    WITH jobs AS (SELECT log_id, id::text FROM plinth_add_mail_jobs(${JSON.stringify(payloads)}::json, ${maxAttempts}))
+    INSERT INTO mail_logs (id, project_id, job_id, "to", subject, provider, using_byok, template_used, tag, charged, sent_at, status)
+    SELECT l.id, l."projectId", jobs.id, l."to", l.subject, l.provider, l.provider = 'byok', l."templateUsed", l.tag, l.charged, l."sentAt", 'queued'
+      FROM json_to_recordset(${JSON.stringify(logs)}::json) AS l(
+             id text, "projectId" text, "to" text, subject text, provider text, "templateUsed" text, tag text, charged boolean, "sentAt" timestamptz)
+      JOIN jobs ON jobs.log_id = l.id
+    RETURNING id, job_id`.execute(db);
+  return new Map(rows.map((r) => [r.id, r.job_id]));
 }
 
 export async function insertLogs(db: Db, logs: NewLog[]): Promise<void> {
