@@ -41,6 +41,16 @@ export async function recordEvent(db: Kysely<Database>, e: MailEvent): Promise<b
   return row !== undefined;
 }
 
+/** Stores several events in one statement (the dev outbox's simulated ones); duplicates are skipped. */
+export async function recordEvents(db: Kysely<Database>, events: MailEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  await db
+    .insertInto('mail_events')
+    .values(events.map((e) => ({ scope: e.scope, event_id: e.eventId, email_id: e.emailId, type: e.type, event_at: e.at })))
+    .onConflict((oc) => oc.columns(['scope', 'event_id']).doNothing())
+    .execute();
+}
+
 /**
  * Moves the log of `e.emailId` to the event's status unless a newer event was applied.
  * A platform-scoped event touches only logs sent with the platform key (or the outbox); a
@@ -72,7 +82,7 @@ export async function applyStoredEvents(db: Kysely<Database>, emailId: string, s
   }
 }
 
-/** Records and applies one event (webhooks and the outbox's simulation both come here). */
+/** Records and applies one event (a verified webhook). */
 export async function ingestEvent(db: Kysely<Database>, e: MailEvent): Promise<{ duplicate: boolean; applied: boolean }> {
   // Two statements on purpose: the record commits before the apply, so a worker that sets
   // the provider id concurrently either sees this event stored or is seen by the apply.
