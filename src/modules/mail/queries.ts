@@ -204,19 +204,18 @@ export function findOutboxMessage(db: Db, id: string) {
   return db.selectFrom('mail_outbox').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export function markOutboxDelivered(db: Db, id: string) {
-  return db.updateTable('mail_outbox').set({ last_event: 'delivered' }).where('id', '=', id).execute();
-}
-
-/** Stores a message in the dev outbox once per idempotency key; its id (the first one on a retry). */
+/**
+ * Stores a message in the dev outbox once per idempotency key, delivered (the outbox is its
+ * own recipient); its id (the first one on a retry).
+ */
 export async function insertOutboxMessage(
   db: Db,
   m: { id: string; projectId: string | null; idempotencyKey: string; mail: { from: string; to: string[]; subject: string; html?: string; text?: string }; now: Date },
 ): Promise<string> {
   const { rows } = await sql<{ id: string }>`
-    INSERT INTO mail_outbox (id, project_id, mail_log_id, idempotency_key, "from", "to", subject, html, text, created_at)
+    INSERT INTO mail_outbox (id, project_id, mail_log_id, idempotency_key, "from", "to", subject, html, text, last_event, created_at)
     VALUES (${m.id}, ${m.projectId}, ${isObjectId(m.idempotencyKey) ? m.idempotencyKey : null}, ${m.idempotencyKey},
-            ${m.mail.from}, ${JSON.stringify(m.mail.to)}::jsonb, ${m.mail.subject}, ${m.mail.html ?? null}, ${m.mail.text ?? null}, ${m.now})
+            ${m.mail.from}, ${JSON.stringify(m.mail.to)}::jsonb, ${m.mail.subject}, ${m.mail.html ?? null}, ${m.mail.text ?? null}, 'delivered', ${m.now})
     ON CONFLICT (idempotency_key) DO UPDATE SET idempotency_key = excluded.idempotency_key
     RETURNING id::text`.execute(db);
   return rows[0]!.id;

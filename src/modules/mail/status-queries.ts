@@ -41,31 +41,50 @@ export async function recordEvent(db: Kysely<Database>, e: MailEvent): Promise<b
   return row !== undefined;
 }
 
-/** Stores several events in one statement (the dev outbox's simulated ones); duplicates are skipped. */
-export async function recordEvents(db: Kysely<Database>, events: MailEvent[]): Promise<void> {
-  if (events.length === 0) return;
-  await db
-    .insertInto('mail_events')
-    .values(events.map((e) => ({ scope: e.scope, event_id: e.eventId, email_id: e.emailId, type: e.type, event_at: e.at })))
-    .onConflict((oc) => oc.columns(['scope', 'event_id']).doNothing())
-    .execute();
-}
-
 /**
- * Moves the log of `e.emailId` to the event's status unless a newer event was applied.
- * A platform-scoped event touches only logs sent with the platform key (or the outbox); a
- * project-scoped one only that project's own-key logs. Returns whether a log changed.
+ * The guarded UPDATE that moves the log of `e.emailId` to the event's status unless a newer
+ * event was applied. A platform-scoped event touches only logs sent with the platform key (or
+ * the outbox); a project-scoped one only that project's own-key logs.
  */
-export async function applyEvent(db: Kysely<Database>, e: MailEvent): Promise<boolean> {
-  const effect = EVENT_EFFECTS.get(e.type);
-  if (!effect) return false;
+function applyStatement(e: MailEvent, effect: { status: MailStatus; rank: number }) {
   const scoped = e.scope === '' ? sql`using_byok = false` : sql`project_id = ${e.scope} AND using_byok = true`;
-  const res = await sql`
+  return sql`
     UPDATE mail_logs
     SET status = ${effect.status}, last_event_at = ${e.at}, last_event_rank = ${effect.rank}, updated_at = now()
     WHERE provider_email_id = ${e.emailId} AND ${scoped}
-      AND (last_event_at IS NULL OR (last_event_at, last_event_rank) < (${e.at}::timestamptz, ${effect.rank}::smallint))`.execute(db);
+      AND (last_event_at IS NULL OR (last_event_at, last_event_rank) < (${e.at}::timestamptz, ${effect.rank}::smallint))`;
+}
+
+/** Applies one event to its log (see applyStatement); returns whether a log changed. */
+export async function applyEvent(db: Kysely<Database>, e: MailEvent): Promise<boolean> {
+  const effect = EVENT_EFFECTS.get(e.type);
+  if (!effect) return false;
+  const res = await applyStatement(e, effect).execute(db);
   return Number(res.numAffectedRows ?? 0) > 0;
+}
+
+/**
+ * Records several events of one message and applies the newest, in one statement: the log
+ * ends where applying each in order would (the status machine only moves forward). Only for
+ * events of a message whose log already carries its provider id and that no webhook can race
+ * (the dev outbox's simulated ones): a webhook goes through ingestEvent.
+ */
+export async function recordAndApplyNewest(db: Kysely<Database>, events: MailEvent[]): Promise<void> {
+  const known = events.flatMap((e) => {
+    const effect = EVENT_EFFECTS.get(e.type);
+    return effect ? [{ e, effect }] : [];
+  });
+  const newest = known.reduce<(typeof known)[number] | undefined>(
+    (best, x) => (!best || x.e.at > best.e.at || (+x.e.at === +best.e.at && x.effect.rank > best.effect.rank) ? x : best),
+    undefined,
+  );
+  if (!newest) return;
+  const rows = events.map((e) => sql`(${e.scope}, ${e.eventId}, ${e.emailId}, ${e.type}, ${e.at}::timestamptz)`);
+  await sql`
+    WITH recorded AS (
+      INSERT INTO mail_events (scope, event_id, email_id, type, event_at) VALUES ${sql.join(rows)}
+      ON CONFLICT (scope, event_id) DO NOTHING)
+    ${applyStatement(newest.e, newest.effect)}`.execute(db);
 }
 
 /** Applies the stored events of a message the worker has just learnt the provider id of. */

@@ -6,9 +6,9 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../../context.js';
 import { scopedRead } from '../queries.js';
-import { applyEvent, recordEvents } from '../status-queries.js';
+import { recordAndApplyNewest } from '../status-queries.js';
 import { failure, type BatchItemResult, type MailProvider, type OutgoingMail, type ProviderResult } from './types.js';
-import { findOutboxMessage, insertOutboxMessage, markOutboxDelivered } from '../queries.js';
+import { findOutboxMessage, insertOutboxMessage } from '../queries.js';
 
 export class OutboxProvider implements MailProvider {
   readonly kind = 'outbox' as const;
@@ -51,19 +51,14 @@ export class OutboxProvider implements MailProvider {
   }
 
   /**
-   * Simulated provider events: `email.sent`, then `email.delivered`, like a webhook would.
-   * Both are stored at once; only the newer is applied, which leaves the log where applying
-   * both in order would (the status machine only moves forward), in three statements, not five.
+   * Simulated provider events, `email.sent` then `email.delivered`, as a webhook would bring
+   * them, recorded and applied in one statement (the message itself is stored delivered).
    */
   async afterAccepted(providerEmailId: string): Promise<void> {
     const now = this.ctx.clock.now().getTime();
     const events = (['email.sent', 'email.delivered'] as const).map((type, i) => (
       { scope: '', eventId: `outbox_${providerEmailId}_${type}`, emailId: providerEmailId, type, at: new Date(now + i) }
     ));
-    await recordEvents(this.ctx.db.admin, events);
-    await applyEvent(this.ctx.db.admin, events[1]!);
-    await scopedRead(this.ctx, this.projectId, (db) =>
-      markOutboxDelivered(db, providerEmailId),
-    );
+    await recordAndApplyNewest(this.ctx.db.admin, events);
   }
 }
