@@ -57,13 +57,16 @@ export async function insertUser(tx: Tx, u: NewUser): Promise<UserRow | null> {
   return (row as UserRow | undefined) ?? null;
 }
 
+/** A new email/password account: no provider ids (social sign-in creates its users with insertUser). */
+type NewEmailUser = Omit<NewUser, 'githubId' | 'googleId' | 'authProviders'> & { id: string };
+
 /**
  * A new account in one statement: the user, the first session of its family and its email
  * verification code. One round trip and all or nothing without a transaction of its own (the
  * foreign keys are checked at the statement's end, when the user row exists). Null, with
  * nothing written, when the email is already taken in this project.
  */
-export async function insertAccount(db: Tx, a: { user: NewUser & { id: string }; session: NewSession; otp: NewOtp }): Promise<UserRow | null> {
+export async function insertAccount(db: Tx, a: { user: NewEmailUser; session: NewSession; otp: NewOtp }): Promise<UserRow | null> {
   const { user: u, session: s, otp: o } = a;
   const { rows } = await sql<UserRow>`
     WITH u AS (

@@ -70,14 +70,13 @@ export async function applyEvent(db: Kysely<Database>, e: MailEvent): Promise<bo
  * (the dev outbox's simulated ones): a webhook goes through ingestEvent.
  */
 export async function recordAndApplyNewest(db: Kysely<Database>, events: MailEvent[]): Promise<void> {
-  const known = events.flatMap((e) => {
-    const effect = EVENT_EFFECTS.get(e.type);
-    return effect ? [{ e, effect }] : [];
-  });
-  const newest = known.reduce<(typeof known)[number] | undefined>(
-    (best, x) => (!best || x.e.at > best.e.at || (+x.e.at === +best.e.at && x.effect.rank > best.effect.rank) ? x : best),
-    undefined,
-  );
+  // The order the status machine applies: event time, then status rank.
+  const newest = events
+    .flatMap((e) => {
+      const effect = EVENT_EFFECTS.get(e.type);
+      return effect ? [{ e, effect }] : [];
+    })
+    .sort((a, b) => +b.e.at - +a.e.at || b.effect.rank - a.effect.rank)[0];
   if (!newest) return;
   const rows = events.map((e) => sql`(${e.scope}, ${e.eventId}, ${e.emailId}, ${e.type}, ${e.at}::timestamptz)`);
   await sql`
