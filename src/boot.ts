@@ -21,6 +21,7 @@ import { createMailer } from './modules/mail/mailer.js';
 import { registerStorageHooks } from './modules/storage/hooks.js';
 import { LRUCache } from 'lru-cache';
 import { CollectionCache } from './modules/collections/cache.js';
+import { reconcileAllIndexes } from './modules/collections/index-queries.js';
 import { ChangeFeed } from './modules/realtime/feed.js';
 import { ticketKey } from './modules/realtime/ticket.js';
 import { createQuotaLeases } from './modules/data/quota.js';
@@ -64,6 +65,10 @@ export async function boot(config: Config, opts: BootOptions = {}): Promise<Boot
     onAvailabilityChange: ({ reachable, ...detail }) =>
       reachable ? log.info(detail, 'database reachable again') : log.warn(detail, 'database unreachable: requests answer 503 until it is back'),
   });
+  if (!opts.skipMigrations) {
+    const rebuilt = await reconcileAllIndexes(db.admin, (collectionId, err) => log.warn({ err, collectionId }, 'collection indexes left as they were'));
+    if (rebuilt) log.info({ rebuilt }, 'collection indexes brought in line with this version');
+  }
   const bus = await createBus(url, db.pool, {
     onStateChange: (listening, err) =>
       listening ? log.info('cache-invalidation listener reconnected') : log.warn({ err }, 'cache-invalidation listener lost; caches bypassed until it reconnects'),

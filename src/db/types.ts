@@ -15,6 +15,11 @@ export interface FieldDef {
   unique?: boolean;
   /** Top-level String fields only: part of the collection's full-text search (docs/data.md). */
   searchable?: boolean;
+  /**
+   * Top-level fields only. Scalars are indexed by default (up to 8 per collection): `false`
+   * opts out, `true` takes one of the 8 first. Arrays get a GIN index only with `true`.
+   */
+  index?: boolean;
   default?: string | number | boolean;
   ref?: string;
   items?: { type: FieldDef['type']; fields?: FieldDef[] };

@@ -71,9 +71,25 @@ describe('plinth_num', () => {
     expect(rows.filter((r) => r.before !== null).length).toBeGreaterThan(200);
   });
 
-  it('both accessors are declared LEAKPROOF (the test server runs migrations as a superuser)', async () => {
+  it('the accessors and jsonb containment are declared LEAKPROOF (the test server runs migrations as a superuser)', async () => {
     const rows = await sql<{ proname: string; proleakproof: boolean }>`
-      SELECT proname, proleakproof FROM pg_proc WHERE proname IN ('plinth_num', 'plinth_txt') ORDER BY proname`.execute(env.ctx.db.admin);
-    expect(rows.rows).toEqual([{ proname: 'plinth_num', proleakproof: true }, { proname: 'plinth_txt', proleakproof: true }]);
+      SELECT proname, proleakproof FROM pg_proc WHERE proname IN ('plinth_num', 'plinth_txt', 'plinth_key', 'jsonb_contains') ORDER BY proname`.execute(env.ctx.db.admin);
+    expect(rows.rows).toEqual([
+      { proname: 'jsonb_contains', proleakproof: true },
+      { proname: 'plinth_key', proleakproof: true },
+      { proname: 'plinth_num', proleakproof: true },
+      { proname: 'plinth_txt', proleakproof: true },
+    ]);
+  });
+
+  it('plinth_key answers every input without an error: the first 200 characters, or null', async () => {
+    const key = async (json: string) =>
+      (await sql<{ v: string | null }>`SELECT plinth_key(${json}::jsonb, 'a') AS v`.execute(env.ctx.db.admin)).rows[0]!.v;
+    expect(await key('{"a": "short"}')).toBe('short');
+    expect(await key(JSON.stringify({ a: 'é'.repeat(500) }))).toBe('é'.repeat(200));
+    expect(await key('{"a": 5}')).toBe('5');
+    expect(await key('{"a": null}')).toBeNull();
+    expect(await key('{}')).toBeNull();
+    expect(await key('{"a": [1, 2]}')).toBe('[1, 2]');
   });
 });

@@ -11,6 +11,8 @@ export const SCALAR_TYPES: ReadonlySet<string> = new Set(['String', 'Number', 'B
 export const COLLECTION_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 /** Names a route of the data API takes (lower case; compared case-insensitively). */
 export const RESERVED_COLLECTION_NAMES: ReadonlySet<string> = new Set(['batch']);
+/** Types a top-level field may declare `index: true` on (Arrays get a GIN index). */
+const INDEXABLE_TYPES: ReadonlySet<string> = new Set([...SCALAR_TYPES, 'Array']);
 const UNIQUE_TYPES = new Set(['String', 'Number', 'Boolean', 'Date']);
 const DEFAULT_TYPES: Record<string, string> = { String: 'string', Number: 'number', Boolean: 'boolean' };
 /** Keys that would reach an object's prototype, or that the system fields own. */
@@ -61,6 +63,10 @@ function checkLevel(fields: unknown, depth: number): string | null {
     if (f.unique && (depth > 1 || !UNIQUE_TYPES.has(f.type))) return NESTING_MESSAGE;
     if (f.searchable !== undefined && typeof f.searchable !== 'boolean') return `Field '${f.key}': searchable must be a boolean.`;
     if (f.searchable && (depth > 1 || f.type !== 'String')) return `Field '${f.key}': only top-level String fields can be searchable.`;
+    if (f.index !== undefined && typeof f.index !== 'boolean') return `Field '${f.key}': index must be a boolean.`;
+    if (f.index && (depth > 1 || !INDEXABLE_TYPES.has(f.type))) {
+      return `Field '${f.key}': only top-level String, Number, Boolean, Date, Ref and Array fields can be indexed.`;
+    }
     const def = checkDefault(f);
     if (def) return def;
     const nested = checkNested(f, depth);
@@ -122,7 +128,7 @@ export function normaliseFields(fields: unknown): FieldDef[] | unknown {
   return fields.map((raw) => {
     if (!isPlainObject(raw)) return raw;
     const out: Record<string, unknown> = { key: raw.key ?? raw.name, type: capitalise(raw.type) };
-    for (const k of ['required', 'unique', 'searchable', 'default', 'ref'] as const) if (raw[k] !== undefined) out[k] = raw[k];
+    for (const k of ['required', 'unique', 'searchable', 'index', 'default', 'ref'] as const) if (raw[k] !== undefined) out[k] = raw[k];
     if (raw.fields !== undefined) out.fields = normaliseFields(raw.fields);
     if (isPlainObject(raw.items)) {
       const items: Record<string, unknown> = { type: capitalise(raw.items.type) };

@@ -7,7 +7,7 @@ export const DataErrors = defineErrors('data', {
   invalid_query: { status: 400, message: 'Invalid query.' },
   invalid_body: { status: 400, message: 'Invalid request body.' },
   document_invalid: { status: 400, message: 'Document validation failed.' },
-  value_too_long: { status: 400, message: 'A value is too long for an indexed or unique field (at most about 2 700 bytes).' },
+  value_too_long: { status: 400, message: 'A value is too long for a unique field (at most about 2 700 bytes).' },
   duplicate_value: { status: 409, message: 'Duplicate value violates unique constraint.' },
   database_limit: { status: 403, message: 'Database limit exceeded.' },
   write_conflict: { status: 409, message: 'The document kept changing while being updated. Please retry.' },

@@ -28,7 +28,17 @@ export interface FieldRef {
   text: RawBuilder<unknown>;
   /** Non-null exactly when the field exists (`_exists`). */
   presence: RawBuilder<unknown>;
+  /**
+   * Top-level non-unique Strings: `plinth_key`, the bounded prefix their index is built on
+   * (migrations/025). Equality adds `prefix = left(v, 200)` so the index finds the candidates.
+   */
+  prefix?: RawBuilder<unknown>;
+  /** Declared Arrays: the item type; equality and `_in` then match an element. */
+  items?: FieldDef['type'];
 }
+
+/** Characters of a String value that plinth_key keeps (migrations/025). */
+export const KEY_PREFIX_CHARS = 200;
 
 /** A Map, not an object literal: field names are client text (`constructor`, `toString`...). */
 const SYSTEM = new Map<string, { kind: Kind; column: string }>([
@@ -79,7 +89,11 @@ export function resolveField(col: CollectionDef, name: string): FieldRef {
     const parent = path.length === 1 ? sql`data` : sql`(data #> ${path.slice(0, -1)}::text[])`;
     const key = path[path.length - 1]!;
     const expr = def.type === 'Number' ? sql`plinth_num(${parent}, ${key}::text)` : sql`plinth_txt(${parent}, ${key}::text)`;
-    return { name, kind: def.type === 'Number' ? 'num' : 'txt', declared: def.type, expr, text, presence: json };
+    const ref: FieldRef = { name, kind: def.type === 'Number' ? 'num' : 'txt', declared: def.type, expr, text, presence: json };
+    if (def.type === 'String' && !def.unique && path.length === 1) ref.prefix = sql`plinth_key(data, ${key}::text)`;
+    return ref;
   }
-  return { name, kind: 'loose', expr: json, text, presence: json };
+  const ref: FieldRef = { name, kind: 'loose', expr: json, text, presence: json };
+  if (def?.type === 'Array' && def.items) ref.items = def.items.type;
+  return ref;
 }

@@ -18,8 +18,12 @@ export function isNumeric(v: string): boolean {
   return NUMERIC.test(v.trim()) && Number.isFinite(Number(v));
 }
 
+/**
+ * A Date field accepts what a body may carry: an ISO text, or milliseconds since the epoch
+ * (`publishedAt_lt=1773600000000`). A 1–4 digit number is a year (`2024`), as `new Date` reads it.
+ */
 function isoDate(f: FieldRef, raw: string): string {
-  const d = new Date(raw);
+  const d = /^-?\d{5,}$/.test(raw.trim()) ? new Date(Number(raw)) : new Date(raw);
   if (raw.trim() === '' || Number.isNaN(d.getTime())) throw bad(f, 'a date');
   return d.toISOString();
 }
@@ -62,6 +66,27 @@ export function typedValue(f: FieldRef, raw: string): RawBuilder<unknown> {
 
 export function typedArray(f: FieldRef, raws: string[]): RawBuilder<unknown> {
   return sql`${raws.map((r) => plain(f, r))}::${sql.raw(CAST[f.kind])}[]`;
+}
+
+/**
+ * jsonb values an element of a declared Array (or an undeclared value) may equal: the item's
+ * declared type decides (a wrong value is 400), undeclared ones compare loosely.
+ */
+export function elementCandidates(f: FieldRef, raw: string): string[] {
+  switch (f.items) {
+    case 'String':
+      return [JSON.stringify(raw)];
+    case 'Number':
+      if (!isNumeric(raw)) throw bad(f, 'a number');
+      return [JSON.stringify(Number(raw))];
+    case 'Boolean':
+      checkBool(f, raw);
+      return [raw];
+    case 'Date':
+      return [JSON.stringify(isoDate(f, raw))];
+    default:
+      return looseCandidates(raw);
+  }
 }
 
 /** jsonb candidates an undeclared field's value may equal. */

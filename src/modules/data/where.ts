@@ -6,9 +6,9 @@ import { sql, type RawBuilder } from 'kysely';
 import type { CollectionDef } from '../collections/cache.js';
 import { searchableKeys } from '../collections/search.js';
 import { DataErrors } from './errors.js';
-import { resolveField, type FieldRef } from './fields.js';
+import { KEY_PREFIX_CHARS, resolveField, type FieldRef } from './fields.js';
 import type { Filter, SortKey } from './query.js';
-import { isNumeric, looseCandidates, typedArray, typedValue } from './values.js';
+import { elementCandidates, isNumeric, typedArray, typedValue } from './values.js';
 
 const CMP = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
 
@@ -20,6 +20,31 @@ function looseCompare(f: FieldRef, op: keyof typeof CMP, raw: string): RawBuilde
   return sql`(CASE WHEN jsonb_typeof(${f.expr}) = 'string' THEN ${f.expr} #>> '{}' END) ${o} ${raw}::text`;
 }
 
+/** The first characters of a String value that plinth_key keeps (code points, as PostgreSQL's left()). */
+const keyPrefix = (v: string) => Array.from(v).slice(0, KEY_PREFIX_CHARS).join('');
+/** Shorter than the prefix: `plinth_key(data, k) = v` alone is exact (a longer value's key is 200 long). */
+const fitsPrefix = (v: string) => keyPrefix(v).length === v.length && Array.from(v).length < KEY_PREFIX_CHARS;
+
+/**
+ * Equality with one of `raws` (`eq` has one). Undeclared and Array fields test containment
+ * (`@>`): a scalar contains only itself, an array each of its elements, so `tags=café` finds
+ * the documents whose `tags` hold "café" (served by the field's GIN index, when it has one).
+ * A String with a prefix index (migrations/025) compares the prefix, which is exact for a value
+ * shorter than it; a longer value also compares the whole text, once the prefix found the rows.
+ */
+function equalsAny(f: FieldRef, raws: string[]): RawBuilder<unknown> {
+  if (f.kind === 'loose') {
+    const candidates = raws.flatMap((r) => elementCandidates(f, r));
+    return candidates.length === 1 ? sql`${f.expr} @> ${candidates[0]}::jsonb` : sql`${f.expr} @> ANY(${candidates}::jsonb[])`;
+  }
+  const one = raws.length === 1;
+  const exact = one ? sql`${f.expr} = ${typedValue(f, raws[0]!)}` : sql`${f.expr} = ANY(${typedArray(f, raws)})`;
+  if (!f.prefix) return exact;
+  const prefixes = [...new Set(raws.map(keyPrefix))];
+  const byPrefix = one ? sql`${f.prefix} = ${prefixes[0]}::text` : sql`${f.prefix} = ANY(${prefixes}::text[])`;
+  return raws.every(fitsPrefix) ? byPrefix : sql`(${byPrefix} AND ${exact})`;
+}
+
 function condition(f: FieldRef, filter: Filter): RawBuilder<unknown> {
   const raw = filter.values[0] ?? '';
   switch (filter.op) {
@@ -29,13 +54,11 @@ function condition(f: FieldRef, filter: Filter): RawBuilder<unknown> {
       return sql`${f.text} ~* ${raw}::text`;
     case 'in':
       if (filter.values.length === 0) return sql`false`;
-      if (f.kind === 'loose') return sql`${f.expr} = ANY(${filter.values.flatMap(looseCandidates)}::jsonb[])`;
-      return sql`${f.expr} = ANY(${typedArray(f, filter.values)})`;
+      return equalsAny(f, filter.values);
     case 'eq':
-      if (f.kind === 'loose') return sql`${f.expr} = ANY(${looseCandidates(raw)}::jsonb[])`;
-      return sql`${f.expr} = ${typedValue(f, raw)}`;
+      return equalsAny(f, [raw]);
     case 'ne':
-      if (f.kind === 'loose') return sql`NOT coalesce(${f.expr} = ANY(${looseCandidates(raw)}::jsonb[]), false)`;
+      if (f.kind === 'loose') return sql`NOT coalesce(${equalsAny(f, [raw])}, false)`;
       return sql`${f.expr} IS DISTINCT FROM ${typedValue(f, raw)}`;
     default:
       if (f.kind === 'loose') return looseCompare(f, filter.op, raw);

@@ -10,7 +10,7 @@ import type { CollectionDef } from '../collections/cache.js';
 import { DataErrors } from '../data/errors.js';
 import { resolveField, type FieldRef } from '../data/fields.js';
 import type { Filter } from '../data/query.js';
-import { isNumeric, looseCandidates, plain } from '../data/values.js';
+import { elementCandidates, isNumeric, plain } from '../data/values.js';
 
 /** What a filter sees of a changed document. */
 export interface Candidate {
@@ -106,12 +106,14 @@ function typedTest(f: FieldRef, filter: Filter): Match {
 }
 
 const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+/** jsonb's `@>` for a scalar candidate: the value itself, or an element of an array (data/where.ts). */
+const holds = (x: unknown, c: unknown) => sameJson(x, c) || (Array.isArray(x) && x.some((e) => sameJson(e, c)));
 
 /** An undeclared field: loose comparison (values.ts), on the JSON value. */
 function looseTest(f: FieldRef, filter: Filter): Match {
   const read = reader(f);
   const raw = filter.values[0] ?? '';
-  const candidates = (r: string) => looseCandidates(r).map((c) => JSON.parse(c) as unknown);
+  const candidates = (r: string) => elementCandidates(f, r).map((c) => JSON.parse(c) as unknown);
   switch (filter.op) {
     case 'exists': {
       const want = raw === 'true';
@@ -119,15 +121,15 @@ function looseTest(f: FieldRef, filter: Filter): Match {
     }
     case 'eq': {
       const cs = candidates(raw);
-      return (d) => { const x = read(d); return x !== undefined && cs.some((c) => sameJson(x, c)); };
+      return (d) => { const x = read(d); return x !== undefined && cs.some((c) => holds(x, c)); };
     }
     case 'ne': {
       const cs = candidates(raw);
-      return (d) => { const x = read(d); return x === undefined || !cs.some((c) => sameJson(x, c)); };
+      return (d) => { const x = read(d); return x === undefined || !cs.some((c) => holds(x, c)); };
     }
     case 'in': {
       const cs = filter.values.flatMap(candidates);
-      return (d) => { const x = read(d); return x !== undefined && cs.some((c) => sameJson(x, c)); };
+      return (d) => { const x = read(d); return x !== undefined && cs.some((c) => holds(x, c)); };
     }
     default: {
       // a numeric-looking value compares with stored numbers, anything else with stored strings

@@ -55,7 +55,7 @@ describe('declaring compound indexes', () => {
     expect(r.body.data.indexes).toEqual([{ fields: ['category', 'price'] }, { fields: ['inStock', 'at'] }]);
     const defs = await compoundIndexes(r.body.data._id);
     expect(defs).toHaveLength(2);
-    expect(defs.join('\n')).toContain(`ON public.documents_${r.body.data._id} USING btree (plinth_txt(data, 'category'::text), plinth_num(data, 'price'::text), created_at DESC, id DESC)`);
+    expect(defs.join('\n')).toContain(`ON public.documents_${r.body.data._id} USING btree (plinth_key(data, 'category'::text), plinth_num(data, 'price'::text), created_at DESC, id DESC)`);
     const schema = await A.get('/api/schemas/shop', p.sk);
     expect(schema.body.data.collection.indexes).toEqual([{ fields: ['category', 'price'] }, { fields: ['inStock', 'at'] }]);
   });
@@ -80,7 +80,7 @@ describe('lists on several fields', () => {
     expect(r.body.data.items.map((d: { price: number }) => d.price)).toEqual([197, 193, 189, 185, 181]);
     const plan = await env.ctx.db.read({ projectId: p.id, keyKind: 'secret' }, (db) =>
       sql<{ 'QUERY PLAN': string }>`EXPLAIN (COSTS OFF) SELECT count(*) FROM documents
-        WHERE collection_id = ${sql.lit(col._id)} AND plinth_txt(data, 'category') = 'c1' AND plinth_num(data, 'price') >= 100 AND plinth_num(data, 'price') < 200`.execute(db));
+        WHERE collection_id = ${sql.lit(col._id)} AND plinth_key(data, 'category') = 'c1' AND plinth_num(data, 'price') >= 100 AND plinth_num(data, 'price') < 200`.execute(db));
     const text = plan.rows.map((row) => row['QUERY PLAN']).join('\n');
     expect(text).toMatch(new RegExp(`dc_${col._id}_`));
     expect(text).not.toMatch(/Filter: .*plinth_num/);
