@@ -53,7 +53,7 @@ function hooksOf(kind: AuthKind, ctx: AppContext): Hook[] {
     endUser: [key, requireUser(ctx)],
     operator: [operator],
     verifiedOperator: [operator, requireVerifiedOperator],
-    admin: [operator, requireAdmin],
+    admin: [operator, requireAdmin(ctx)],
   };
   return hooks[kind];
 }
