@@ -9,7 +9,7 @@
  */
 import type { FastifyRequest, preValidationHookHandler } from 'fastify';
 import type { AppContext } from './context.js';
-import type { App } from './server.js';
+import type { App } from './app.js';
 import { apiKeyAuth, requireSecretKey } from './modules/projects/api-key-auth.js';
 import { operatorAuth } from './modules/operators/auth.js';
 import { requireUser } from './modules/auth/user-auth.js';
