@@ -9,7 +9,7 @@
  */
 import type { FastifyRequest, preValidationHookHandler } from 'fastify';
 import type { AppContext } from './context.js';
-import type { App } from './server.js';
+import type { App } from './app.js';
 import { apiKeyAuth, requireSecretKey } from './modules/projects/api-key-auth.js';
 import { operatorAuth } from './modules/operators/auth.js';
 import { requireUser } from './modules/auth/user-auth.js';
@@ -53,7 +53,7 @@ function hooksOf(kind: AuthKind, ctx: AppContext): Hook[] {
     endUser: [key, requireUser(ctx)],
     operator: [operator],
     verifiedOperator: [operator, requireVerifiedOperator],
-    admin: [operator, requireAdmin],
+    admin: [operator, requireAdmin(ctx)],
   };
   return hooks[kind];
 }

@@ -5,7 +5,7 @@
  */
 import type { AppContext } from './context.js';
 import type { Surface } from './plugins/cors.js';
-import type { App } from './server.js';
+import type { App } from './app.js';
 import { defineRoutes, registerAuthGroups, type RouteModule } from './route-groups.js';
 import healthRoutes from './modules/health/routes/index.js';
 import operatorRoutes from './modules/operators/routes/index.js';

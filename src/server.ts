@@ -1,7 +1,8 @@
 /** Builds the Fastify app: conventions (envelope, errors, CORS, ids, logs, docs) and routes. */
 import cookie from '@fastify/cookie';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawReplyDefaultExpression, type RawRequestDefaultExpression, type RawServerDefault } from 'fastify';
+import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { App } from './app.js';
 import type { AppContext } from './context.js';
 import { objectId } from './lib/ids.js';
 import { registerErrorHandling } from './plugins/errors.js';
@@ -14,13 +15,8 @@ import { bindProjectParam, requestLogController, requestLoggerFactory } from './
 import metricsRoutes from './modules/metrics/routes/index.js';
 import { commonRoutes, dashboardRoutes, publicRoutes, registerRouteGroup } from './routes.js';
 
-export type App = FastifyInstance<
-  RawServerDefault,
-  RawRequestDefaultExpression,
-  RawReplyDefaultExpression,
-  FastifyBaseLogger,
-  TypeBoxTypeProvider
->;
+/** Route files take it from src/app.ts; tests and benches from here, with buildApp. */
+export type { App } from './app.js';
 
 const REQUEST_ID = /^[A-Za-z0-9_-]{1,64}$/;
 /** How long `app.close()` waits for handlers whose clients left (src/plugins/in-flight.ts). */

@@ -1,6 +1,6 @@
 /**
  * Pino logger. Keys, tokens, cookies, passwords and provider keys are redacted wherever they
- * appear; the key query parameters are masked in logged URLs. LOG_FORMAT=json writes JSON
+ * appear; every credential-like query parameter is masked in logged URLs (`maskUrl`). LOG_FORMAT=json writes JSON
  * lines; `pretty` formats them for a person (pino-pretty, loaded only then, in this thread so
  * lines keep their order with the start-up banner): one line per event, a request as
  * `GET /api/x 200 3.1ms`, errors followed by their stack.
@@ -29,10 +29,35 @@ const REDACT_PATHS = [
   ...SECRET_FIELDS.map((f) => `*.*.${f}`),
 ];
 
-const KEY_PARAM = /([?&](?:key|x-api-key|token|code|state|rtCode|ticket)=)[^&#]*/gi;
+/**
+ * A query parameter is credential-like when its name, decoded and in any case, contains one of
+ * these stems: one rule rather than a list of names, so a credential under a name no route reads
+ * (`?access_token=` sent to /metrics, a signed upload's `sig`, `X-Amz-Signature`) is masked too.
+ * A harmless name that happens to match (`author`) is masked as well: a log line loses a value,
+ * never leaks one.
+ */
+const CREDENTIAL_NAME = /key|token|secret|pass|pwd|ticket|code|state|sig|auth|cred|session|otp|jwt|cookie|bearer/i;
 
-function maskUrl(url: string): string {
-  return url.replace(KEY_PARAM, '$1[REDACTED]');
+function decodedName(raw: string): string {
+  try {
+    return decodeURIComponent(raw.replace(/\+/g, ' '));
+  } catch {
+    return raw;
+  }
+}
+
+/** Masks the value of every credential-like query parameter of a logged URL. */
+export function maskUrl(url: string): string {
+  const start = url.indexOf('?');
+  if (start < 0) return url;
+  const hash = url.indexOf('#', start);
+  const end = hash < 0 ? url.length : hash;
+  const params = url.slice(start + 1, end).split('&').map((pair) => {
+    const eq = pair.indexOf('=');
+    const name = eq < 0 ? pair : pair.slice(0, eq);
+    return eq >= 0 && CREDENTIAL_NAME.test(decodedName(name)) ? `${name}=[REDACTED]` : pair;
+  });
+  return `${url.slice(0, start + 1)}${params.join('&')}${url.slice(end)}`;
 }
 
 interface RequestLine {

@@ -10,7 +10,7 @@
  * answering is tried again by one call every `probeMs`.
  */
 import type { Redis } from 'ioredis';
-import type { LimitResult, LimiterStatus, RateLimiter } from './rate-limiter.js';
+import type { LimitResult, LimiterStatus, RateLimiter } from './rate-limiter-types.js';
 
 export interface LimiterChange {
   shared: boolean;

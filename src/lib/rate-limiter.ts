@@ -7,24 +7,10 @@
 import { Redis } from 'ioredis';
 import { tooManyRequests } from './errors.js';
 import { FallbackRateLimiter, type LimiterChange } from './rate-limiter-fallback.js';
+import type { LimitResult, LimiterStatus, RateLimiter } from './rate-limiter-types.js';
 
-/** Where the counts live: this node's memory, Redis, or this node's memory because Redis is away. */
-export type LimiterStatus = 'memory' | 'redis' | 'redis-down';
+export type { LimitResult, LimiterStatus, RateLimiter } from './rate-limiter-types.js';
 
-export interface LimitResult {
-  allowed: boolean;
-  remaining: number;
-  retryAfterSeconds: number;
-}
-
-export interface RateLimiter {
-  hit(key: string, limit: number, windowSeconds: number): Promise<LimitResult>;
-  /** Un-counts one hit of the current window (never below zero, never opens a window). */
-  release(key: string): Promise<void>;
-  reset(key: string): Promise<void>;
-  status(): LimiterStatus;
-  close(): Promise<void>;
-}
 
 export class MemoryRateLimiter implements RateLimiter {
   private windows = new Map<string, { count: number; resetAt: number }>();

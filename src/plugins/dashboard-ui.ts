@@ -13,7 +13,7 @@ import fastifyStatic from '@fastify/static';
 import type { Config } from '../config.js';
 import { errorBody } from '../lib/envelope.js';
 import { ROOT_DIR } from '../paths.js';
-import type { App } from '../server.js';
+import type { App } from '../app.js';
 
 export const DASHBOARD_PREFIX = '/_/';
 const UI_DIR = path.join(ROOT_DIR, 'dist', 'ui');

@@ -50,6 +50,34 @@ describe('JSON request logs (LOG_FORMAT=json)', () => {
   });
 });
 
+describe('credentials in the query string', () => {
+  const METRICS_TOKEN = 'metrics-token-0123456789abcdef0123456789';
+  let env: TestEnv;
+  beforeAll(async () => {
+    env = await createTestEnv({ LOG_FORMAT: 'json', METRICS_TOKEN });
+  });
+  afterAll(() => env.close());
+
+  it('/metrics?access_token=<token> is refused and the token is not written to the request log', async () => {
+    const res = await env.app.inject({ method: 'GET', url: `/metrics?access_token=${METRICS_TOKEN}`, headers: { 'x-request-id': 'req-metrics-qs' } });
+    expect(res.statusCode).toBe(401);
+    expect(env.logs.join('')).not.toContain(METRICS_TOKEN);
+    const completed = parse(env.logs).find((l) => l.reqId === 'req-metrics-qs' && l.msg === 'request completed');
+    expect(completed).toMatchObject({ req: { url: '/metrics?access_token=[REDACTED]' } });
+  });
+
+  it.each([
+    ['accessToken', 'camel case'], ['API_KEY', 'capitals'], ['client_secret', 'a secret'], ['sig', "a signed upload's signature"],
+    ['X-Amz-Signature', 'a presigned URL'], ['password', 'a password'], ['acc%65ss_token', 'a percent-encoded name'],
+  ])('masks %s (%s), keeps the other parameters', async (name) => {
+    const secret = `s3cr3t-${Math.random().toString(36).slice(2)}`;
+    await env.app.inject({ method: 'GET', url: `/api/health?page=2&${name}=${secret}&limit=5` });
+    const text = env.logs.join('');
+    expect(text).not.toContain(secret);
+    expect(text).toContain(`/api/health?page=2&${name}=[REDACTED]&limit=5`);
+  });
+});
+
 describe('pretty request logs (LOG_FORMAT=pretty)', () => {
   let env: TestEnv;
   beforeAll(async () => {

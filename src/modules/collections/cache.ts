@@ -4,7 +4,8 @@
  * project's entries at once. While the node's bus listener is down nothing is cached (see
  * src/db/bus.ts); a short TTL is the last safety net.
  */
-import type { AppContext } from '../../context.js';
+import type { Bus } from '../../db/bus.js';
+import type { Db } from '../../db/pool.js';
 import type { FieldDef } from '../../db/types.js';
 import { EvictingCache } from '../../lib/evicting-cache.js';
 import { findCollection } from './queries.js';
@@ -22,7 +23,8 @@ export class CollectionCache {
   /** By `projectId:lower-cased name`; a missing collection is kept too (null). */
   private entries: EvictingCache<CollectionDef | null>;
 
-  constructor(private ctx: AppContext) {
+  // What it uses of the AppContext, named here: context.ts lists this cache (no import cycle).
+  constructor(private ctx: { bus: Bus; db: Db }) {
     this.entries = new EvictingCache<CollectionDef | null>(TTL_MS, MAX_ENTRIES, () => ctx.bus.listening);
     ctx.bus.subscribe((e) => {
       if (e.type === 'project_changed') this.evictProject(e.id);
@@ -44,6 +46,6 @@ export class CollectionCache {
 }
 
 /** Tells every node that a project's collection definitions changed. */
-export async function announceChange(ctx: AppContext, projectId: string): Promise<void> {
+export async function announceChange(ctx: { bus: Bus }, projectId: string): Promise<void> {
   await ctx.bus.publish({ type: 'project_changed', id: projectId });
 }

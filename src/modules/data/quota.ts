@@ -6,7 +6,7 @@
  */
 import type { AppContext } from '../../context.js';
 import type { TenantScope, Tx } from '../../db/pool.js';
-import { METRICS, refundAhead, reserve } from '../../lib/quota-queries.js';
+import { METRICS, refundAhead, reserve, type Counter } from '../../lib/quota-queries.js';
 import { QuotaLeases } from '../../lib/quota-leases.js';
 import { DataErrors } from './errors.js';
 
@@ -46,19 +46,31 @@ export async function paidFor<T>(
   const counter = dbBytes(projectId);
   const take = Math.max(0, bound);
   if (!(await leases(ctx).take(db, counter, take, limit))) throw DataErrors.database_limit();
-  let paid: Paid<T> | null;
+  let unused = take;
   try {
-    paid = await write();
-  } catch (err) {
-    leases(ctx).give(counter, take);
-    throw err;
+    const paid = await write();
+    unused = take - (paid ? Math.max(0, paid.growth) : 0);
+    if (paid && paid.growth < 0) await refundAhead(db, counter, -paid.growth);
+    return paid ? paid.result : null;
+  } finally {
+    await giveBack(ctx, counter, unused, (trim) => trim(db));
   }
-  const used = paid ? Math.max(0, paid.growth) : 0;
-  leases(ctx).give(counter, take - used);
-  if (paid && paid.growth < 0) await refundAhead(db, counter, -paid.growth);
+}
+
+/**
+ * Returns a write's unused bytes to this node's allowance, and what grew past two chunks to the
+ * counter: on success and on failure alike, or a failed large write (a whole batch's bound)
+ * would read as used until the node's next write. `withDb` lends the trim a connection; a trim
+ * that cannot get one keeps the bytes here (still reserved, nothing lost) and fails no write.
+ */
+async function giveBack(
+  ctx: AppContext, counter: Counter, amount: number,
+  withDb: (trim: (db: Tx) => Promise<void>) => Promise<void>,
+): Promise<void> {
+  leases(ctx).give(counter, amount);
   // trim checks this too; asking first keeps an await off the path of nearly every write.
-  if (leases(ctx).overflows(counter)) await leases(ctx).trim(db, counter);
-  return paid ? paid.result : null;
+  if (!leases(ctx).overflows(counter)) return;
+  await withDb((db) => leases(ctx).trim(db, counter)).catch(() => undefined);
 }
 
 /**
@@ -67,7 +79,7 @@ export async function paidFor<T>(
  * transaction the writes add up their growth and `settle(tx)` reserves what the bound missed
  * in that transaction (the plan does not allow it: 403, and the transaction rolls back) and
  * refunds a net shrink there. After a commit the unused allowance goes back to this node;
- * after a rollback, all of it.
+ * after a rollback, all of it; either way, past two chunks, the excess to the counter.
  */
 export async function paidForAll<T>(
   ctx: AppContext, scope: TenantScope, bound: number, limit: number,
@@ -90,13 +102,12 @@ export async function paidForAll<T>(
     if (growth > take && (await reserve(tx, counter, growth - take, limit)) === null) throw DataErrors.database_limit();
     if (growth < 0) await refundAhead(tx, counter, -growth);
   };
+  let unused = take;
   try {
     const result = await run(pay, settle);
-    leases(ctx).give(counter, take - Math.max(0, growth));
-    if (leases(ctx).overflows(counter)) await ctx.db.read(scope, (db) => leases(ctx).trim(db, counter));
+    unused = take - Math.max(0, growth);
     return result;
-  } catch (err) {
-    leases(ctx).give(counter, take);
-    throw err;
+  } finally {
+    await giveBack(ctx, counter, unused, (trim) => ctx.db.read(scope, trim));
   }
 }

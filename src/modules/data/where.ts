@@ -101,7 +101,7 @@ export interface SearchPlan {
 /**
  * `search=` over the collection's searchable fields, in its language, with web search syntax
  * ("quoted phrase", or, -word), folded to lower case like the documents (plinth_fold,
- * migrations/021), against each document's stored vector (collections/search-index-queries.ts).
+ * migrations/021, and ς as σ since migrations/030), against each document's stored vector (collections/search-index-queries.ts).
  */
 export function searchPlan(col: CollectionDef, text: string | null): SearchPlan | null {
   if (text === null) return null;

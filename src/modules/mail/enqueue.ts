@@ -12,7 +12,9 @@ import type { Database } from '../../database.js';
 import { decrypt, encrypt, type Encrypted } from '../../lib/crypto.js';
 import { objectId } from '../../lib/ids.js';
 import { addMailJobsWithLogs } from './queries.js';
-import type { MailProviderKind } from './tables.js';
+import type { QueuedMail } from './group-types.js';
+
+export type { QueuedMail } from './group-types.js';
 
 /** graphile-worker retries a thrown job with exponential backoff (e^n s): ~30 min over 8 tries. */
 export const MAIL_MAX_ATTEMPTS = 8;
@@ -41,19 +43,6 @@ export function openJobMail(ctx: AppContext, job: MailJob): JobMail | null {
   if (!job.sealed && job.mail) return job.mail;
   const plain = decrypt(ctx.config.encryptionKey, job.sealed);
   return plain === null ? null : (JSON.parse(plain) as JobMail);
-}
-
-export interface QueuedMail {
-  projectId: string | null;
-  to: string[];
-  subject: string;
-  html?: string;
-  text?: string;
-  provider: MailProviderKind;
-  templateUsed?: string;
-  tag?: string;
-  charged: boolean;
-  period: string;
 }
 
 export async function enqueueMails(ctx: AppContext, db: Kysely<Database>, mails: QueuedMail[]): Promise<Array<{ jobId: string; logId: string }>> {

@@ -13,8 +13,11 @@ import type { AppContext } from '../../context.js';
 import { Coalescer } from '../../lib/coalescer.js';
 import { reserve } from '../../lib/quota-queries.js';
 import { enqueueMails, type QueuedMail } from './enqueue.js';
+import type { GroupKey, MailGroups, Queued } from './group-types.js';
 import { mailQuotaExceeded } from './errors.js';
 import { mailCounter } from './quota.js';
+
+export type { GroupKey, MailGroups, Queued } from './group-types.js';
 
 const MAX_GROUP = 200;
 
@@ -22,18 +25,6 @@ export interface GroupItem {
   projectId: string;
   limit: number;
   mail: QueuedMail;
-}
-
-export interface Queued {
-  jobId: string;
-  monthlyUsage: number;
-}
-
-/** Sends that may share a transaction: one project, one quota month, one limit. */
-export interface GroupKey {
-  projectId: string;
-  period: string;
-  limit: number;
 }
 
 class QuotaShort extends Error {}
@@ -46,8 +37,6 @@ async function commitGroup(ctx: AppContext, key: GroupKey, mails: QueuedMail[]):
     return queued.map((q, i) => ({ jobId: q.jobId, monthlyUsage: used - mails.length + i + 1 }));
   });
 }
-
-export type MailGroups = Coalescer<GroupKey, QueuedMail, Queued>;
 
 /** The node's mail group commit, built once at start-up (src/boot.ts). */
 export function createMailGroups(ctx: AppContext): MailGroups {

@@ -11,4 +11,8 @@ export const OperatorErrors = defineErrors('operators', {
   otp_incorrect: { status: 400, message: 'Incorrect OTP.' },
   otp_locked: { status: 429, message: 'Too many incorrect attempts. Please request a new OTP.' },
   admin_only: { status: 403, message: 'Access denied. Admin only.' },
+  admin_email_not_verified: {
+    status: 403,
+    message: 'Email not verified. ADMIN_EMAIL gives admin rights once its email is verified: verify it with the OTP first.',
+  },
 });

@@ -30,7 +30,10 @@ export const verificationRequired = (ctx: AppContext) => !!ctx.config.mail.resen
  * owner takes the account over by password reset, which verifies it and ends every session).
  */
 export const isAdmin = (ctx: AppContext, row: { email: string; is_verified: boolean }) =>
-  !!ctx.config.adminEmail && row.email === ctx.config.adminEmail && (row.is_verified || !verificationRequired(ctx));
+  isAdminEmail(ctx, row.email) && (row.is_verified || !verificationRequired(ctx));
+
+/** Whether this is the ADMIN_EMAIL account, verified or not. */
+export const isAdminEmail = (ctx: AppContext, email: string) => !!ctx.config.adminEmail && email === ctx.config.adminEmail;
 
 export function toPublic(ctx: AppContext, row: Omit<OperatorRow, 'password_hash'>): PublicOperator {
   return {

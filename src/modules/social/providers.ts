@@ -10,9 +10,9 @@ import type { AppContext } from '../../context.js';
 import { decrypt } from '../../lib/crypto.js';
 import { isEmail, normalizeEmail } from '../../lib/email.js';
 import type { ProjectRecord } from '../projects/cache.js';
+import { PROVIDERS, type OAuthServers, type ProviderName } from './provider-names.js';
 
-export const PROVIDERS = ['github', 'google'] as const;
-export type ProviderName = (typeof PROVIDERS)[number];
+export { PROVIDERS, type OAuthServers, type ProviderName } from './provider-names.js';
 
 /** The provider's name as shown to people. */
 export const providerLabel = (p: ProviderName) => (p === 'github' ? 'GitHub' : 'Google');
@@ -60,8 +60,6 @@ export function credentialsOf(ctx: AppContext, project: ProjectRecord, p: Provid
   if (!s.enabled || !s.clientId || !clientSecret) return null;
   return { clientId: s.clientId, clientSecret };
 }
-
-export type OAuthServers = Record<ProviderName, oauth.AuthorizationServer>;
 
 /**
  * Authorization-server metadata, one stable object per node (oauth4webapi caches JWKS by it),

@@ -163,6 +163,23 @@ describe('all or nothing: each failure names the operation and writes nothing', 
   });
 });
 
+describe('a failed batch and the usage screen', () => {
+  it('a failed batch of 40 creates of 10 KB leaves GET /usage where it was, not up by twice the batch', async () => {
+    const q = await makeProject(env.ctx);
+    await createCollection(env, q, 'big', [{ key: 'body', type: 'String' }, { key: 'n', type: 'Number', required: true }]);
+    const reported = async () => (await A.get(`/api/projects/${q.id}/usage`, q.owner.auth)).body.data.database.used as number;
+    await A.post('/api/data/big', q.sk, { body: 'warm', n: 0 });
+    const before = await reported();
+    const operations: Op[] = Array.from({ length: 40 }, (_, i) => ({ op: 'create', collection: 'big', data: { body: 'x'.repeat(10_000), n: i } }));
+    operations.push({ op: 'create', collection: 'big', data: { body: 'no n' } });
+    const r = await batch(operations, q.sk);
+    expect(r.status).toBe(400);
+    expect((await A.get('/api/data/big?count=true', q.sk)).body.data.count).toBe(1);
+    // Nothing was written; the node may keep at most a chunk of allowance ahead, never the batch's bound.
+    expect((await reported()) - before).toBeLessThanOrEqual(LEASE_CHUNK);
+  });
+});
+
 describe('bad batches are 400', () => {
   it.each([
     ['no operations', { operations: [] }],

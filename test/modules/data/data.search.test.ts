@@ -63,6 +63,28 @@ describe('search beyond ASCII (simple configuration)', () => {
   });
 });
 
+describe('Greek final sigma (ς and σ fold alike)', () => {
+  const greek = ['Ένας κόσμος', 'ΝΈΟΣ ΚΌΣΜΟΣ'];
+  beforeAll(async () => {
+    await createCollection(env, p, 'greek', [{ key: 'title', type: 'String', searchable: true }]);
+    expect((await A.post('/api/data/greek/bulk', p.sk, greek.map((title) => ({ title })))).status).toBe(201);
+  });
+  const found = async (word: string) => {
+    const r = await A.get(`/api/data/greek?search=${encodeURIComponent(word)}`, p.sk);
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    return (r.body.data.items as Array<{ title: string }>).map((d) => d.title).sort();
+  };
+
+  it.each(['ΚΌΣΜΟΣ', 'κόσμος', 'Κόσμος'])('a search for %s finds the word written with a final sigma and in capitals', async (word) => {
+    expect(await found(word)).toEqual([...greek].sort());
+  });
+
+  it('a word ending in sigma elsewhere is still another word', async () => {
+    expect(await found('νέοσ')).toEqual(['ΝΈΟΣ ΚΌΣΜΟΣ']);
+    expect(await found('κόσμε')).toEqual([]);
+  });
+});
+
 describe('ranking, syntax, filters', () => {
   it('without a sort, the most relevant first; with a sort, that order', async () => {
     const ranked = await titles('search=quick');

@@ -34,8 +34,24 @@ describe('ADMIN_EMAIL registered by someone else, unverified', () => {
     expect(res.json().data.user.isAdmin).toBe(false);
     const squatterToken = res.json().data.token;
     const list = await adminList(squatterToken);
-    expect([list.statusCode, list.json().code]).toEqual([403, 'admin_only']);
+    expect(list.statusCode).toBe(403);
     expect((await me(squatterToken)).json().data.user.isAdmin).toBe(false);
+  });
+
+  it('the unverified ADMIN_EMAIL operator is told to verify its email, not "Admin only"', async () => {
+    const token = (await login(env, ADMIN, 'squatter password')).json().data.token;
+    const list = await adminList(token);
+    expect(list.statusCode).toBe(403);
+    expect(list.json()).toMatchObject({ success: false, code: 'admin_email_not_verified' });
+    expect(list.json().message).toMatch(/verif/i);
+    expect(list.json().message).not.toMatch(/Admin only/);
+  });
+
+  it('any other operator is still told "Admin only"', async () => {
+    expect((await register(env, 'someone@example.com', 'someone password')).statusCode).toBe(201);
+    const token = (await login(env, 'someone@example.com', 'someone password')).json().data.token;
+    const list = await adminList(token);
+    expect([list.statusCode, list.json().code, list.json().message]).toEqual([403, 'admin_only', 'Access denied. Admin only.']);
   });
 
   it("the owner resets the password by mail: the account is verified and admin, the squatter's tokens are dead", async () => {

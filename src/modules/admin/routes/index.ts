@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
-import type { App } from '../../../server.js';
+import type { App } from '../../../app.js';
 import { PLANS } from '../../plans/plans.js';
 import { envelopeOf, OperatorUser } from '../../operators/schemas.js';
 import { changePlan, listOperators } from '../service.js';

@@ -2,7 +2,7 @@
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
 import { operatorOf } from '../../operators/auth.js';
-import type { App } from '../../../server.js';
+import type { App } from '../../../app.js';
 import { setAccountKey } from '../keys.js';
 import { AiKeyBody, KeyState, keyMessage } from './common.js';
 

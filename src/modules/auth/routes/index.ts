@@ -1,6 +1,6 @@
 /** Public end-user auth routes (/api/userAuth/*): one module per user-facing flow. */
 import type { AppContext } from '../../../context.js';
-import type { App } from '../../../server.js';
+import type { App } from '../../../app.js';
 import { defineRoutes } from '../../../route-groups.js';
 import { authPreconditions } from '../schema.js';
 import loginFlow from './login.js';

@@ -5,7 +5,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
-import type { App } from '../../../server.js';
+import type { App } from '../../../app.js';
 import { ok } from '../../../lib/envelope.js';
 import { projectOf } from '../../projects/api-key-auth.js';
 import { AuthErrors } from '../errors.js';

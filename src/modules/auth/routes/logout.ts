@@ -1,7 +1,7 @@
 /** POST /api/userAuth/logout (docs/wire-compatibility.md §2.16): revokes the presented session, clears the cookie. */
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
-import type { App } from '../../../server.js';
+import type { App } from '../../../app.js';
 import { done } from '../../../lib/envelope.js';
 import { projectOf } from '../../projects/api-key-auth.js';
 import { clearRefreshCookie, presentedRefreshToken } from '../delivery.js';

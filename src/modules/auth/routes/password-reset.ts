@@ -4,7 +4,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
-import type { App } from '../../../server.js';
+import type { App } from '../../../app.js';
 import { done } from '../../../lib/envelope.js';
 import { projectOf } from '../../projects/api-key-auth.js';
 import { checkEmail, checkNewPassword, checkOtp, EmailBody } from '../inputs.js';

@@ -6,7 +6,7 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../../context.js';
 import type { Tx } from '../../../db/pool.js';
-import type { App } from '../../../server.js';
+import type { App } from '../../../app.js';
 import { done, ok } from '../../../lib/envelope.js';
 import { Errors } from '../../../lib/errors.js';
 import { isObjectId } from '../../../lib/ids.js';

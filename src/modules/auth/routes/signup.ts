@@ -1,7 +1,7 @@
 /** POST /api/userAuth/signup: creates an end user and starts a session (docs/wire-compatibility.md §2.4). */
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
-import type { App } from '../../../server.js';
+import type { App } from '../../../app.js';
 import { ok } from '../../../lib/envelope.js';
 import { projectOf } from '../../projects/api-key-auth.js';
 import { clientMeta, deliverTokens, headerMode } from '../delivery.js';

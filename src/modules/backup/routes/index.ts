@@ -9,7 +9,7 @@ import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
 import { Errors } from '../../../lib/errors.js';
 import { operatorOf } from '../../operators/auth.js';
-import type { App } from '../../../server.js';
+import type { App } from '../../../app.js';
 import { loadOwnedProject } from '../../projects/access.js';
 import { readArchive } from '../archive.js';
 import { exportProject } from '../export-service.js';

@@ -2,7 +2,7 @@
 import type { AppContext } from '../../../context.js';
 import { done } from '../../../lib/envelope.js';
 import { operatorOf } from '../../operators/auth.js';
-import type { App } from '../../../server.js';
+import type { App } from '../../../app.js';
 import { loadOwnedProject } from '../../projects/access.js';
 import { CollectionParams } from '../schemas.js';
 import { deleteCollection } from '../service.js';

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
 import { operatorOf } from '../../operators/auth.js';
-import type { App } from '../../../server.js';
+import type { App } from '../../../app.js';
 import { loadOwnedProject } from '../../projects/access.js';
 import { CollectionParams, envelopeOf, RlsBody, RlsView } from '../schemas.js';
 import { updateRls } from '../service.js';

@@ -1,7 +1,7 @@
 /** GET /api/projects/:projectId/data/:collectionName/aggregate: the public aggregate, as the project owner. */
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
-import type { App } from '../../../server.js';
+import type { App } from '../../../app.js';
 import { parseAggregateQuery } from '../aggregate-query.js';
 import { aggregateDocuments } from '../aggregate-service.js';
 import { AGGREGATE_DESCRIPTION } from '../routes/aggregate.js';

@@ -5,7 +5,7 @@
  */
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
-import type { App } from '../../../server.js';
+import type { App } from '../../../app.js';
 import { parseListQuery } from '../query.js';
 import { countDocuments, getDocument, listDocuments } from '../read-service.js';
 import { rawQuery } from '../target.js';

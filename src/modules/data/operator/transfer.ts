@@ -7,7 +7,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
 import { Errors } from '../../../lib/errors.js';
-import type { App } from '../../../server.js';
+import type { App } from '../../../app.js';
 import { parseListQuery } from '../query.js';
 import { rawQuery } from '../target.js';
 import { exportStream } from './export.js';

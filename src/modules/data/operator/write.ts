@@ -6,7 +6,7 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
-import type { App } from '../../../server.js';
+import type { App } from '../../../app.js';
 import { AnyBody } from '../target.js';
 import { createDocument, createMany, deleteDocument, restoreDocument, updateDocument } from '../write-service.js';
 import { bulkDelete, bulkRestore } from './bulk.js';

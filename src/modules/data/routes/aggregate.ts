@@ -1,7 +1,7 @@
 /** GET /api/data/:collectionName/aggregate: counts, sums, averages, extremes, grouped. */
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
-import type { App } from '../../../server.js';
+import type { App } from '../../../app.js';
 import { readAccess } from '../access.js';
 import { parseAggregateQuery } from '../aggregate-query.js';
 import { aggregateDocuments } from '../aggregate-service.js';

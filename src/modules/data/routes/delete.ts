@@ -5,7 +5,7 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
-import type { App } from '../../../server.js';
+import type { App } from '../../../app.js';
 import { writeAccess } from '../access.js';
 import { DocumentParams, loadTarget, TAGS } from '../target.js';
 import { deleteDocument, restoreDocument } from '../write-service.js';

@@ -3,7 +3,7 @@
  * any other unknown path 404.
  */
 import { Errors } from '../../../lib/errors.js';
-import type { App } from '../../../server.js';
+import type { App } from '../../../app.js';
 import { assertNotUsers } from '../access.js';
 
 export default async function guardRoute(app: App): Promise<void> {

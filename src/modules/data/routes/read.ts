@@ -1,7 +1,7 @@
 /** GET /api/data/:collectionName (list or count) and GET /api/data/:collectionName/:id. */
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
-import type { App } from '../../../server.js';
+import type { App } from '../../../app.js';
 import { readAccess } from '../access.js';
 import { parseListQuery } from '../query.js';
 import { countDocuments, getDocument, listDocuments } from '../read-service.js';

@@ -2,7 +2,7 @@
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
 import { projectOf } from '../../projects/api-key-auth.js';
-import type { App } from '../../../server.js';
+import type { App } from '../../../app.js';
 import { writeAccess } from '../access.js';
 import { AnyBody, DocumentParams, loadTarget, TAGS } from '../target.js';
 import { updateDocument } from '../write-service.js';

@@ -11,7 +11,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
-import type { App } from '../../../server.js';
+import type { App } from '../../../app.js';
 import { selectOne } from '../queries.js';
 
 const ProbeBody = Type.Object({ status: Type.String(), reason: Type.Optional(Type.String()) });

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
 import { projectOf } from '../../projects/api-key-auth.js';
-import type { App } from '../../../server.js';
+import type { App } from '../../../app.js';
 import * as svc from '../broadcasts.js';
 
 const IdParams = Type.Object({ id: Type.String() });

@@ -8,7 +8,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
-import type { App } from '../../../server.js';
+import type { App } from '../../../app.js';
 import type { ProjectRecord } from '../../projects/cache.js';
 import { ProjectErrors } from '../../projects/errors.js';
 import * as audiences from '../audiences.js';

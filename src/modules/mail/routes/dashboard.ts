@@ -5,7 +5,7 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
-import type { App } from '../../../server.js';
+import type { App } from '../../../app.js';
 import { listLogs, liveStatus } from '../logs.js';
 import { outboxMessages, setWebhookSecret } from '../settings-service.js';
 import { ownedMailProject, ProjectParams } from './guards.js';

@@ -6,7 +6,7 @@
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../../context.js';
-import type { App } from '../../../server.js';
+import type { App } from '../../../app.js';
 import { handleWebhook } from '../webhook.js';
 
 const Answer = Type.Object({ success: Type.Boolean(), message: Type.String() });

@@ -8,7 +8,7 @@
 import { safeEqual } from '../../../lib/crypto.js';
 import { Errors } from '../../../lib/errors.js';
 import type { AppContext } from '../../../context.js';
-import type { App } from '../../../server.js';
+import type { App } from '../../../app.js';
 
 function bearer(header: string | undefined): string | undefined {
   return /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1];

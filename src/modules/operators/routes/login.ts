@@ -1,7 +1,7 @@
 /** POST /api/auth/login: a session as cookies and as a Bearer token in the body. */
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
-import type { App } from '../../../server.js';
+import type { App } from '../../../app.js';
 import { limitAuthAttempts, withLoginFailureLimit } from '../limits.js';
 import { AnyPassword, Email, SessionEnvelope } from '../schemas.js';
 import { login } from '../service.js';

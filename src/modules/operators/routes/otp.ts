@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import { done } from '../../../lib/envelope.js';
-import type { App } from '../../../server.js';
+import type { App } from '../../../app.js';
 import { limitOtpChecks, limitOtpSends } from '../limits.js';
 import { Email, MessageEnvelope, OtpCode, SessionEnvelope } from '../schemas.js';
 import { sendVerificationOtp, verifyEmail } from '../service.js';

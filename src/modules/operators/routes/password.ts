@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import { done } from '../../../lib/envelope.js';
 import { operatorOf } from '../auth.js';
-import type { App } from '../../../server.js';
+import type { App } from '../../../app.js';
 import { clearSessionCookies } from '../cookies.js';
 import { limitOtpChecks, limitOtpSends } from '../limits.js';
 import { AnyPassword, Email, MessageEnvelope, NewPassword, OtpCode, SessionEnvelope } from '../schemas.js';

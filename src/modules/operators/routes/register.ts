@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
-import type { App } from '../../../server.js';
+import type { App } from '../../../app.js';
 import { limitAuthAttempts } from '../limits.js';
 import { Email, envelopeOf, NewPassword, OperatorUser } from '../schemas.js';
 import { register, verificationRequired } from '../service.js';

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import { done, ok } from '../../../lib/envelope.js';
 import { operatorOf } from '../auth.js';
-import type { App } from '../../../server.js';
+import type { App } from '../../../app.js';
 import { clearSessionCookies, ensureCsrfCookie, presentedRefreshToken } from '../cookies.js';
 import { OperatorErrors } from '../errors.js';
 import { envelopeOf, MessageEnvelope, OperatorUser, SessionEnvelope } from '../schemas.js';

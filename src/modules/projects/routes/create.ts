@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
 import { operatorOf } from '../../operators/auth.js';
-import type { App } from '../../../server.js';
+import type { App } from '../../../app.js';
 import { envelopeOf } from '../../operators/schemas.js';
 import { describeProject } from '../service.js';
 import { CreatedProject } from '../schemas.js';

@@ -2,7 +2,7 @@
 import type { AppContext } from '../../../context.js';
 import { done } from '../../../lib/envelope.js';
 import { operatorOf } from '../../operators/auth.js';
-import type { App } from '../../../server.js';
+import type { App } from '../../../app.js';
 import { MessageEnvelope } from '../../operators/schemas.js';
 import { deleteProject } from '../service.js';
 import { ProjectIdParams } from '../schemas.js';

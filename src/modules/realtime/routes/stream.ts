@@ -6,7 +6,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
-import type { App } from '../../../server.js';
+import type { App } from '../../../app.js';
 import { parsePosition } from '../position.js';
 import { prepareStream, serveStream } from '../service.js';
 

@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
-import type { App } from '../../../server.js';
+import type { App } from '../../../app.js';
 import { bearerToken } from '../../operators/auth.js';
 import { projectOf } from '../../projects/api-key-auth.js';
 import { issueTicket } from '../service.js';

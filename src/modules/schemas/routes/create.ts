@@ -7,7 +7,7 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
 import { projectOf } from '../../projects/api-key-auth.js';
-import type { App } from '../../../server.js';
+import type { App } from '../../../app.js';
 import { IndexList } from '../../collections/schemas.js';
 import { createCollection } from '../../collections/service.js';
 import { schemaView } from '../view.js';

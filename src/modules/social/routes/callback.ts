@@ -8,7 +8,7 @@ import { Type } from '@sinclair/typebox';
 import * as oauth from 'oauth4webapi';
 import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../../../context.js';
-import type { App } from '../../../server.js';
+import type { App } from '../../../app.js';
 import { AppError } from '../../../lib/errors.js';
 import { clientMeta, setRefreshCookie } from '../../auth/delivery.js';
 import { SocialErrors } from '../errors.js';

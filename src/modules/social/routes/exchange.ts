@@ -1,7 +1,7 @@
 /** POST /api/userAuth/social/exchange: rtCode + access token → `data.refreshToken` (once, 60 s). */
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
-import type { App } from '../../../server.js';
+import type { App } from '../../../app.js';
 import { ok } from '../../../lib/envelope.js';
 import { projectOf } from '../../projects/api-key-auth.js';
 import { authPreconditions } from '../../auth/schema.js';

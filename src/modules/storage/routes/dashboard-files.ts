@@ -8,7 +8,7 @@ import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
 import { operatorOf } from '../../operators/auth.js';
-import type { App } from '../../../server.js';
+import type { App } from '../../../app.js';
 import { loadOwnedProject } from '../../projects/access.js';
 import { ProjectErrors } from '../../projects/errors.js';
 import { confirmUpload } from '../confirm.js';

@@ -6,7 +6,7 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
 import { operatorOf } from '../../operators/auth.js';
-import type { App } from '../../../server.js';
+import type { App } from '../../../app.js';
 import { listFiles, setBucket, storageOverview, type BucketInput } from '../dashboard-service.js';
 import { StorageErrors } from '../errors.js';
 import { Envelope, errorReplies } from './schemas.js';

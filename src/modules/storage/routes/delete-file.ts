@@ -1,7 +1,7 @@
 /** DELETE /api/storage/file: removes a file and frees its quota in one transaction (§6.4). */
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
-import type { App } from '../../../server.js';
+import type { App } from '../../../app.js';
 import { StorageErrors } from '../errors.js';
 import { deleteFile } from '../service.js';
 import { storageCaller } from './caller.js';

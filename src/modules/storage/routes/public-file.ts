@@ -7,7 +7,7 @@ import { createReadStream } from 'node:fs';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../../context.js';
-import type { App } from '../../../server.js';
+import type { App } from '../../../app.js';
 import { localDriver } from '../backends.js';
 import { StorageErrors } from '../errors.js';
 import { checkPath } from '../paths.js';

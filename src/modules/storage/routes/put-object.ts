@@ -10,7 +10,7 @@ import type { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../../context.js';
-import type { App } from '../../../server.js';
+import type { App } from '../../../app.js';
 import { localDriver } from '../backends.js';
 import { UploadTooShort } from '../drivers/local.js';
 import { StorageErrors } from '../errors.js';

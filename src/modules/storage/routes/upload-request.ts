@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
-import type { App } from '../../../server.js';
+import type { App } from '../../../app.js';
 import { StorageErrors } from '../errors.js';
 import { requestUpload } from '../service.js';
 import { storageCaller } from './caller.js';

@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
-import type { App } from '../../../server.js';
+import type { App } from '../../../app.js';
 import { operatorOf } from '../../operators/auth.js';
 import { loadOwnedProject } from '../../projects/access.js';
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, updateEndpoint, WEBHOOK_EVENTS } from '../service.js';
