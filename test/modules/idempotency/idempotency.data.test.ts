@@ -89,6 +89,9 @@ describe('a write that rolled back', () => {
     // ...and a corrected body with that key is a new write, not a 409.
     const fixed = await call('POST', '/api/data/orders', p.sk, { ref: 'rolled-back', total: 3 }, 'rollback-1');
     expect(fixed.statusCode).toBe(201);
+    // The key now belongs to the write that committed.
+    const replay = await call('POST', '/api/data/orders', p.sk, { ref: 'rolled-back', total: 3 }, 'rollback-1');
+    expect(replay.body).toBe(fixed.body);
     expect(await count('orders', (d) => d.ref === 'rolled-back')).toBe(1);
   });
 

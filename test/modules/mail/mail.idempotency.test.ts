@@ -73,6 +73,8 @@ describe('POST /api/mail/send with an Idempotency-Key', () => {
     const retried = await send(env, full, mail, keyed(full, 'send-4'));
     expect(retried.statusCode).toBe(200);
     expect(retried.headers['idempotent-replayed']).toBeUndefined();
+    expect((await send(env, full, mail, keyed(full, 'send-4'))).body).toBe(retried.body);
+    expect((await logsOf(env, full.id)).filter((l) => l.subject === 'Full')).toHaveLength(1);
   });
 
   it('400 idempotency_key_invalid for a key of 256 characters', async () => {
