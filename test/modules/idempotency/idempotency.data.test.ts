@@ -171,6 +171,22 @@ describe('the other writes', () => {
   });
 });
 
+describe('from a browser', () => {
+  it('the preflight allows the header and a replay exposes Idempotent-Replayed', async () => {
+    const origin = 'https://app.example.org';
+    const pre = await env.app.inject({
+      method: 'OPTIONS', url: '/api/data/notes',
+      headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-api-key, authorization, content-type, idempotency-key' },
+    });
+    expect(pre.statusCode).toBe(204);
+    expect(String(pre.headers['access-control-allow-headers'])).toContain('idempotency-key');
+    await call('POST', '/api/data/notes', { ...asAlice, origin }, { text: 'from the browser' }, 'browser-1');
+    const again = await call('POST', '/api/data/notes', { ...asAlice, origin }, { text: 'from the browser' }, 'browser-1');
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(String(again.headers['access-control-expose-headers'])).toContain('Idempotent-Replayed');
+  });
+});
+
 describe('keys and callers', () => {
   it("another user's replay of the same key and body does not get the first user's answer", async () => {
     const first = await call('POST', '/api/data/notes', asAlice, { text: 'secret of alice' }, 'note-1');
@@ -211,6 +227,7 @@ describe('keys and callers', () => {
     expect(res.statusCode).toBe(201);
   });
 
+  // Moves the fake clock 48 h on: the end users' tokens expire (later tests use the secret key).
   it('expires after 24 h: the key then takes a new request, and the crontab job deletes it', async () => {
     await call('POST', '/api/data/orders', p.sk, { ref: 'expiring', total: 1 }, 'expiring');
     env.clock.advance(24 * 3600 * 1000 + 1000);
