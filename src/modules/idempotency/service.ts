@@ -80,8 +80,9 @@ export async function once(ctx: AppContext, tx: Tx, projectId: string, keyed: Ke
  * Returns the stored answer of an earlier request, or null: the caller writes, then `settle`s.
  */
 export async function claimAhead(ctx: AppContext, scope: TenantScope, keyed: KeyedRequest): Promise<Answer | null> {
-  return ctx.db.tenant(scope, async (tx) =>
-    (await claimKey(tx, scope.projectId, keyed.key, keyed.fingerprint, ctx.clock.now(), expiredAt(ctx))) ? null : replay(tx, scope.projectId, keyed),
+  // Autocommit statements: the claim must be committed before the call.
+  return ctx.db.read(scope, async (db) =>
+    (await claimKey(db, scope.projectId, keyed.key, keyed.fingerprint, ctx.clock.now(), expiredAt(ctx))) ? null : replay(db, scope.projectId, keyed),
   );
 }
 

@@ -4,10 +4,11 @@
  * the first still runs never writes twice nor hands out someone else's answer; a write that
  * rolled back leaves no key; a write without the header never touches the key table.
  */
+import { parseCrontab } from 'graphile-worker';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { objectId } from '../../../src/lib/ids.js';
-import { buildTaskList } from '../../../src/worker/tasks.js';
+import { buildTaskList, CRONTAB } from '../../../src/worker/tasks.js';
 import { createTestEnv, type TestEnv } from '../../helpers/context.js';
 import { makeProject, makeUserToken, type TestProject } from '../../helpers/fixtures.js';
 import { createCollection } from '../data/helpers.js';
@@ -235,8 +236,19 @@ describe('keys and callers', () => {
     expect(later.statusCode).toBe(201);
     expect(later.headers['idempotent-replayed']).toBeUndefined();
     env.clock.advance(24 * 3600 * 1000 + 1000);
+    expect(parseCrontab(CRONTAB).map((i) => i.task)).toContain('idempotency:delete_expired');
     await buildTaskList(env.ctx)['idempotency:delete_expired']!({}, {} as never);
     expect(await storedKeys('expiring')).toHaveLength(0);
+    expect(await storedKeys('create-1')).toHaveLength(0);
+  });
+
+  it('the clean-up keeps keys younger than 24 h', async () => {
+    await call('POST', '/api/data/orders', p.sk, { ref: 'young', total: 1 }, 'young');
+    env.clock.advance(23 * 3600 * 1000);
+    await buildTaskList(env.ctx)['idempotency:delete_expired']!({}, {} as never);
+    expect(await storedKeys('young')).toHaveLength(1);
+    const again = await call('POST', '/api/data/orders', p.sk, { ref: 'young', total: 1 }, 'young');
+    expect(again.headers['idempotent-replayed']).toBe('true');
   });
 });
 
