@@ -108,6 +108,29 @@ describe('a write that rolled back', () => {
   });
 });
 
+describe('a project that is full now', () => {
+  it('still answers the replay of a create it stored before, and refuses a new one', async () => {
+    const big = { ref: 'full', total: 1, note: 'x'.repeat(40_000) };
+    const first = await call('POST', '/api/data/orders', p.sk, big, 'full-1');
+    expect(first.statusCode).toBe(201);
+    const counter = env.ctx.db.admin.updateTable('usage_counters').where('subject_id', '=', p.id).where('metric', '=', 'db_bytes');
+    const saved = (await env.ctx.db.admin.selectFrom('usage_counters').select('used').where('subject_id', '=', p.id).where('metric', '=', 'db_bytes').executeTakeFirstOrThrow()).used;
+    await counter.set({ used: 50 * 1024 * 1024 - 100 }).execute();
+    try {
+      const again = await call('POST', '/api/data/orders', p.sk, big, 'full-1');
+      expect(again.statusCode).toBe(201);
+      expect(again.body).toBe(first.body);
+      const fresh = await call('POST', '/api/data/orders', p.sk, { ...big, ref: 'full-2' }, 'full-2');
+      expect(fresh.statusCode).toBe(403);
+      expect(fresh.json().code).toBe('database_limit');
+      expect(await storedKeys('full-2')).toHaveLength(0);
+      expect(await count('orders', (d) => d.ref === 'full' || d.ref === 'full-2')).toBe(1);
+    } finally {
+      await counter.set({ used: saved }).execute();
+    }
+  });
+});
+
 describe('two identical requests at once', () => {
   it('write exactly once and both get the same answer', async () => {
     const body = { ref: 'concurrent', total: 9 };
