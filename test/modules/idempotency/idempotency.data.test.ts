@@ -234,6 +234,20 @@ describe('keys and callers', () => {
     expect(theirs.json()._id).not.toBe(mine.json()._id);
   });
 
+  it("another project's scope sees none of this project's keys and cannot write one (row-level security)", async () => {
+    await call('POST', '/api/data/orders', p.sk, { ref: 'rls', total: 1 }, 'rls-1');
+    const other = await makeProject(env.ctx);
+    const scope = { projectId: other.id, keyKind: 'secret' as const };
+    const seen = await env.ctx.db.read(scope, (db) => db.selectFrom('idempotency_keys').select('key').execute());
+    expect(seen).toHaveLength(0);
+    const planted = env.ctx.db.read(scope, (db) =>
+      db.insertInto('idempotency_keys').values({ project_id: p.id, key: 'planted', fingerprint: 'x', status: 200, response: '{}', created_at: new Date() }).execute(),
+    );
+    await expect(planted).rejects.toThrow(/row-level security/);
+    const mine = await env.ctx.db.read({ projectId: p.id, keyKind: 'secret' }, (db) => db.selectFrom('idempotency_keys').select('key').where('key', '=', 'rls-1').execute());
+    expect(mine).toHaveLength(1);
+  });
+
   it.each([
     ['empty', ''],
     ['256 characters', 'k'.repeat(256)],
