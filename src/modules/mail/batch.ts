@@ -89,7 +89,8 @@ export async function sendBatchOnce(
   if (prior) return prior;
   let results: BatchItemResult[];
   try {
-    const providerKey = `batch-${createHash('sha256').update(`${project.id}\0${keyed.key}`).digest('base64url')}`;
+    // With the fingerprint: a key reused for another batch once expired here is another key there too.
+    const providerKey = `batch-${createHash('sha256').update(`${project.id}\0${keyed.key}\0${keyed.fingerprint}`).digest('base64url')}`;
     results = await sendBatch(ctx, project, items, providerKey);
   } catch (err) {
     await settleAhead(ctx, scope, keyed, null);
