@@ -11,6 +11,7 @@ import { deleteExpiredStatesTask } from '../modules/social/cleanup.js';
 import { sweepChangesTask } from '../modules/realtime/retention.js';
 import { deliverTask, DELIVER_TASK } from '../modules/webhooks/delivery.js';
 import { dispatchTask } from '../modules/webhooks/dispatcher.js';
+import { deleteExpiredKeysTask } from '../modules/idempotency/cleanup.js';
 
 const taskFactories: Record<string, (ctx: AppContext) => Task> = {
   'storage.sweep': sweepTask,
@@ -21,13 +22,14 @@ const taskFactories: Record<string, (ctx: AppContext) => Task> = {
   'realtime:sweep_changes': sweepChangesTask,
   [DELIVER_TASK]: deliverTask,
   'webhooks:dispatch': dispatchTask,
+  'idempotency:delete_expired': deleteExpiredKeysTask,
 };
 
 /**
  * Periodic clean-ups, in graphile-worker's crontab format: each runs once per schedule for the
  * whole cluster, however many worker processes there are.
  */
-export const CRONTAB = ['*/10 * * * * social:delete_expired_states', '7 * * * * realtime:sweep_changes', '* * * * * webhooks:dispatch'].join('\n');
+export const CRONTAB = ['*/10 * * * * social:delete_expired_states', '7 * * * * realtime:sweep_changes', '* * * * * webhooks:dispatch', '17 * * * * idempotency:delete_expired'].join('\n');
 
 export function buildTaskList(ctx: AppContext): Record<string, Task> {
   return Object.fromEntries(Object.entries(taskFactories).map(([name, make]) => [name, make(ctx)]));

@@ -6,7 +6,7 @@
  * Knows no HTTP: the caller resolves each collection and its access first.
  */
 import type { AppContext } from '../../context.js';
-import type { Tx } from '../../db/pool.js';
+import type { TenantScope, Tx } from '../../db/pool.js';
 import { AppError } from '../../lib/errors.js';
 import type { CollectionDef } from '../collections/cache.js';
 import type { Access } from './access.js';
@@ -44,16 +44,31 @@ function filledIn(col: CollectionDef): Record<string, unknown> {
   return extra;
 }
 
+/** What one create or update may grow the project by: its JSON plus what the server fills in. */
+export function writeBound(col: CollectionDef, data: unknown): number {
+  const json = typeof data === 'object' && data !== null ? data : {};
+  return sizeBound(JSON.stringify(json)) + sizeBound(JSON.stringify(filledIn(col)));
+}
+
 /**
- * What the whole batch may grow the project by: each create or update at most its JSON plus
- * what the server fills in. Taken before the transaction; `paidForAll` tops up the rare rest.
+ * What the whole batch may grow the project by: the bound of each create and update.
+ * Taken before the transaction; `paidForAll` tops up the rare rest.
  */
 function budget(ops: BatchOperation[], targets: ReadonlyMap<string, BatchTarget>): number {
-  return ops.reduce((n, o) => {
-    if (o.op !== 'create' && o.op !== 'update') return n;
-    const data = typeof o.data === 'object' && o.data !== null ? o.data : {};
-    return n + sizeBound(JSON.stringify(data)) + sizeBound(JSON.stringify(filledIn(targets.get(o.collection)!.col)));
-  }, 0);
+  return ops.reduce((n, o) => (o.op === 'create' || o.op === 'update' ? n + writeBound(targets.get(o.collection)!.col, o.data) : n), 0);
+}
+
+/** `run` in one tenant transaction, its writes paid from `bound` taken before it (paidForAll). */
+export function inTransaction<T>(ctx: AppContext, scope: TenantScope, bound: number, limit: number, run: (tx: Tx, pay: Pay) => Promise<T>): Promise<T> {
+  return guardDb(() =>
+    paidForAll(ctx, scope, bound, limit, (pay, settle) =>
+      ctx.db.tenant(scope, async (tx) => {
+        const result = await run(tx, pay);
+        await settle(tx);
+        return result;
+      }),
+    ),
+  );
 }
 
 async function runOne(ctx: AppContext, tx: Tx, t: BatchTarget, o: BatchOperation, pay: Pay): Promise<BatchResult> {
@@ -83,25 +98,30 @@ export function named(err: unknown, index: number, o: BatchOperation): unknown {
   return err.withMessage(`Operation ${index} (${what}): ${err.message}`, { ...err.extra, operation: index });
 }
 
+/** The batch's scope and the quota it may take; 400 when it is empty or too long. */
+export function batchPlan(ops: BatchOperation[], targets: ReadonlyMap<string, BatchTarget>): { scope: TenantScope; bound: number } {
+  if (ops.length === 0 || ops.length > BATCH_MAX) throw DataErrors.invalid_body(`A batch has 1 to ${BATCH_MAX} operations.`);
+  return { scope: targets.get(ops[0]!.collection)!.access.scope, bound: budget(ops, targets) };
+}
+
+/** Every operation in order on `tx`; the first failure names its operation (and rolls all back). */
+export async function runOperations(
+  ctx: AppContext, tx: Tx, ops: BatchOperation[], targets: ReadonlyMap<string, BatchTarget>, pay: Pay,
+): Promise<BatchResult[]> {
+  const results: BatchResult[] = [];
+  for (const [i, o] of ops.entries()) {
+    try {
+      results.push(await guardDb(() => runOne(ctx, tx, targets.get(o.collection)!, o, pay)));
+    } catch (err) {
+      throw named(err, i, o);
+    }
+  }
+  return results;
+}
+
 export async function runBatch(
   ctx: AppContext, ops: BatchOperation[], targets: ReadonlyMap<string, BatchTarget>, limit: number,
 ): Promise<BatchResult[]> {
-  if (ops.length === 0 || ops.length > BATCH_MAX) throw DataErrors.invalid_body(`A batch has 1 to ${BATCH_MAX} operations.`);
-  const { scope } = targets.get(ops[0]!.collection)!.access;
-  return guardDb(() =>
-    paidForAll(ctx, scope, budget(ops, targets), limit, (pay, settle) =>
-      ctx.db.tenant(scope, async (tx) => {
-        const results: BatchResult[] = [];
-        for (const [i, o] of ops.entries()) {
-          try {
-            results.push(await guardDb(() => runOne(ctx, tx, targets.get(o.collection)!, o, pay)));
-          } catch (err) {
-            throw named(err, i, o);
-          }
-        }
-        await settle(tx);
-        return results;
-      }),
-    ),
-  );
+  const { scope, bound } = batchPlan(ops, targets);
+  return inTransaction(ctx, scope, bound, limit, (tx, pay) => runOperations(ctx, tx, ops, targets, pay));
 }

@@ -17,7 +17,7 @@ import { applyOwnerOnCreate, assertHardDeleteAllowed, assertOwner, assertOwnerUn
 import { assertSafe, mergeUpdate, withoutSystemFields } from './body.js';
 import { DataErrors } from './errors.js';
 import { guardDb } from './pg-errors.js';
-import { dbBytes, paidFor, payEach, sizeBound, type Pay } from './quota.js';
+import { dbBytes, payEach, sizeBound, type Pay } from './quota.js';
 import * as q from './queries.js';
 import { checkId } from './query.js';
 import { documentView } from './view.js';
@@ -67,7 +67,8 @@ export async function insertOne(ctx: AppContext, db: Tx, col: CollectionDef, acc
   return documentView({ id: row.id, data: row.data, created_at_ms: now.getTime(), updated_at_ms: now.getTime(), deleted_at_ms: null });
 }
 
-export async function createMany(ctx: AppContext, col: CollectionDef, access: Access, body: unknown, limit: number) {
+/** Validates a bulk create's body: the rows to insert (all valid) and the quota they may take. */
+export function prepareMany(col: CollectionDef, access: Access, body: unknown): { rows: q.NewRow[]; bound: number } {
   if (!Array.isArray(body)) throw DataErrors.invalid_body('Request body must be an array of objects');
   if (body.length === 0) throw DataErrors.invalid_body('Request body cannot be empty');
   if (body.length > BULK_MAX) throw DataErrors.invalid_body(`Maximum ${BULK_MAX} records allowed`);
@@ -77,17 +78,21 @@ export async function createMany(ctx: AppContext, col: CollectionDef, access: Ac
     throw DataErrors.document_invalid(`Invalid records at index: ${bad.join(', ')}. ${String(rows[bad[0]!])}`);
   }
   const ok = rows as q.NewRow[];
-  const bound = ok.reduce((n, r) => n + sizeBound(r.json), 0);
-  return guardDb(() =>
-    ctx.db.read(access.scope, async (db) => {
-      // One multi-row INSERT: all-or-nothing without an explicit transaction.
-      const stored = (await paidFor(ctx, db, col.project_id, bound, limit, async () => {
-        const rows = await q.insertRows(db, col.project_id, col.id, ok, ctx.clock.now());
-        return { result: rows, growth: rows.reduce((n, r) => n + r.size_bytes, 0) };
-      }))!;
-      return { insertedCount: stored.length, insertedIds: stored.map((s) => s.id) };
-    }),
-  );
+  return { rows: ok, bound: ok.reduce((n, r) => n + sizeBound(r.json), 0) };
+}
+
+/** Inserts prepared rows with one multi-row INSERT (all or nothing even without a transaction), paid by `pay`. */
+export async function insertMany(ctx: AppContext, db: Tx, col: CollectionDef, rows: q.NewRow[], bound: number, pay: Pay) {
+  const stored = (await pay(bound, async () => {
+    const inserted = await q.insertRows(db, col.project_id, col.id, rows, ctx.clock.now());
+    return { result: inserted, growth: inserted.reduce((n, r) => n + r.size_bytes, 0) };
+  }))!;
+  return { insertedCount: stored.length, insertedIds: stored.map((s) => s.id) };
+}
+
+export async function createMany(ctx: AppContext, col: CollectionDef, access: Access, body: unknown, limit: number) {
+  const { rows, bound } = prepareMany(col, access, body);
+  return guardDb(() => ctx.db.read(access.scope, (db) => insertMany(ctx, db, col, rows, bound, payEach(ctx, db, col.project_id, limit))));
 }
 
 const UPDATE_ATTEMPTS = 5;

@@ -4,10 +4,12 @@
  * provider refused (or all of them, when the call fails) are refunded. Accepted items get
  * MailLogs (`sent`, with their provider id), written with one statement.
  */
+import { createHash } from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../lib/errors.js';
 import { objectId } from '../../lib/ids.js';
 import { refund, reserve } from '../../lib/quota-queries.js';
+import { claimAhead, settleAhead, type Answer, type KeyedRequest, type Response } from '../idempotency/service.js';
 import type { ProjectRecord } from '../projects/cache.js';
 import { checkContent, recipients } from './content.js';
 import { MailErrors, mailQuotaExceeded, providerError } from './errors.js';
@@ -39,7 +41,8 @@ function toMails(items: BatchItem[], from: string): OutgoingMail[] {
   });
 }
 
-export async function sendBatch(ctx: AppContext, project: ProjectRecord, items: BatchItem[]): Promise<BatchItemResult[]> {
+/** `providerKey`: the provider's idempotency key for the call (the same key never sends twice). */
+export async function sendBatch(ctx: AppContext, project: ProjectRecord, items: BatchItem[], providerKey = objectId()): Promise<BatchItemResult[]> {
   const sender = senderFor(ctx, project);
   const mails = toMails(items, sender.from);
   const limit = monthlyLimit(ctx, project.plan, sender.kind === 'byok');
@@ -48,7 +51,7 @@ export async function sendBatch(ctx: AppContext, project: ProjectRecord, items: 
   const used = await ctx.db.read(scope, (db) => reserve(db, counter, mails.length, limit));
   if (used === null) throw mailQuotaExceeded(limit, ctx.clock.now());
 
-  const res = await sender.provider.sendBatch(mails, objectId()).catch((err: Error) => ({ ok: false as const, status: null, message: err.message }));
+  const res = await sender.provider.sendBatch(mails, providerKey).catch((err: Error) => ({ ok: false as const, status: null, message: err.message }));
   if (!res.ok) {
     await ctx.db.read(scope, (db) => refund(db, counter, mails.length));
     throw providerError(res.status, res.message);
@@ -69,4 +72,29 @@ export async function sendBatch(ctx: AppContext, project: ProjectRecord, items: 
   });
   for (const r of res.data) if ('id' in r) await sender.provider.afterAccepted?.(r.id);
   return res.data;
+}
+
+/**
+ * The batch once per Idempotency-Key. The provider call cannot join a transaction, so the key is
+ * claimed (committed) first: a concurrent request with it gets 409 `idempotency_key_in_use`.
+ * The answer is stored after the call; a failed batch gives the key back. The provider's own
+ * idempotency key is derived from it, so a retry after a call whose answer was lost (a
+ * timeout) is not sent twice by the provider either.
+ */
+export async function sendBatchOnce(
+  ctx: AppContext, project: ProjectRecord, items: BatchItem[], keyed: KeyedRequest, respond: (r: BatchItemResult[]) => Response,
+): Promise<Answer> {
+  const scope = { projectId: project.id, keyKind: 'secret' as const };
+  const prior = await claimAhead(ctx, scope, keyed);
+  if (prior) return prior;
+  let results: BatchItemResult[];
+  try {
+    // With the fingerprint: a key reused for another batch once expired here is another key there too.
+    const providerKey = `batch-${createHash('sha256').update(`${project.id}\0${keyed.key}\0${keyed.fingerprint}`).digest('base64url')}`;
+    results = await sendBatch(ctx, project, items, providerKey);
+  } catch (err) {
+    await settleAhead(ctx, scope, keyed, null);
+    throw err;
+  }
+  return (await settleAhead(ctx, scope, keyed, respond(results)))!;
 }

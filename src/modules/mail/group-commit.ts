@@ -10,6 +10,7 @@
  * exactly the remaining slots are handed out. The batching itself is src/lib/coalescer.ts.
  */
 import type { AppContext } from '../../context.js';
+import type { Tx } from '../../db/pool.js';
 import { Coalescer } from '../../lib/coalescer.js';
 import { reserve } from '../../lib/quota-queries.js';
 import { enqueueMails, type QueuedMail } from './enqueue.js';
@@ -29,13 +30,16 @@ export interface GroupItem {
 
 class QuotaShort extends Error {}
 
+/** The group's MailLogs, jobs and slots, in the caller's transaction `tx`. */
+async function queueAll(ctx: AppContext, tx: Tx, key: GroupKey, mails: QueuedMail[]): Promise<Queued[]> {
+  const queued = await enqueueMails(ctx, tx, mails);
+  const used = await reserve(tx, mailCounter(key.projectId, key.period), mails.length, key.limit);
+  if (used === null) throw new QuotaShort();
+  return queued.map((q, i) => ({ jobId: q.jobId, monthlyUsage: used - mails.length + i + 1 }));
+}
+
 async function commitGroup(ctx: AppContext, key: GroupKey, mails: QueuedMail[]): Promise<Queued[]> {
-  return ctx.db.tenant({ projectId: key.projectId, keyKind: 'secret' }, async (tx) => {
-    const queued = await enqueueMails(ctx, tx, mails);
-    const used = await reserve(tx, mailCounter(key.projectId, key.period), mails.length, key.limit);
-    if (used === null) throw new QuotaShort();
-    return queued.map((q, i) => ({ jobId: q.jobId, monthlyUsage: used - mails.length + i + 1 }));
-  });
+  return ctx.db.tenant({ projectId: key.projectId, keyKind: 'secret' }, (tx) => queueAll(ctx, tx, key, mails));
 }
 
 /** The node's mail group commit, built once at start-up (src/boot.ts). */
@@ -43,13 +47,26 @@ export function createMailGroups(ctx: AppContext): MailGroups {
   return new Coalescer((key, mails) => commitGroup(ctx, key, mails), (k) => `${k.projectId} ${k.period} ${k.limit}`, MAX_GROUP);
 }
 
+const keyOf = (item: GroupItem): GroupKey => ({ projectId: item.projectId, period: item.mail.period, limit: item.limit });
+
 /** Queues one message for a project, in the next group commit of that project. */
 export async function queueInGroup(ctx: AppContext, item: GroupItem): Promise<Queued> {
-  const key = { projectId: item.projectId, period: item.mail.period, limit: item.limit };
   try {
-    return await ctx.mailGroups.submit(key, item.mail);
+    return await ctx.mailGroups.submit(keyOf(item), item.mail);
   } catch (err) {
     // Only a send that alone does not fit gets here (a group that does not fit is retried one by one).
+    throw err instanceof QuotaShort ? mailQuotaExceeded(item.limit, ctx.clock.now()) : err;
+  }
+}
+
+/**
+ * Queues one message in the caller's transaction `tx` instead of a group: a send with an
+ * Idempotency-Key, whose key must commit with its MailLog and job, in a transaction of its own.
+ */
+export async function queueInTransaction(ctx: AppContext, tx: Tx, item: GroupItem): Promise<Queued> {
+  try {
+    return (await queueAll(ctx, tx, keyOf(item), [item.mail]))[0]!;
+  } catch (err) {
     throw err instanceof QuotaShort ? mailQuotaExceeded(item.limit, ctx.clock.now()) : err;
   }
 }

@@ -4,7 +4,9 @@ import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
 import { projectOf } from '../../projects/api-key-auth.js';
 import type { App } from '../../../app.js';
+import { IdempotencyHeaders, keyedRequest, sendAnswer } from '../../idempotency/http.js';
 import { writeAccess } from '../access.js';
+import { batchOnce } from '../keyed-service.js';
 import { BATCH_MAX, named, runBatch, type BatchOperation, type BatchTarget } from '../batch-service.js';
 import { DataErrors } from '../errors.js';
 import { loadTarget, TAGS } from '../target.js';
@@ -33,10 +35,11 @@ export default async function batchRoutes(app: App, ctx: AppContext): Promise<vo
           'The answer lists each result in order: `{results: [{op, collection, id, data?}]}`. ' +
           'A failure answers that operation\'s error, its message starting `Operation <i> (<op> <collection>[/<id>])`, ' +
           'with `operation: <i>` in the body, and nothing of the batch is written.',
+        headers: IdempotencyHeaders,
         body: Body,
       },
     },
-    async (req) => {
+    async (req, reply) => {
       const ops = req.body.operations as BatchOperation[];
       const targets = new Map<string, BatchTarget>();
       for (const [i, o] of ops.entries()) {
@@ -51,8 +54,11 @@ export default async function batchRoutes(app: App, ctx: AppContext): Promise<vo
       // One transaction runs in one scope; every collection's write access gives the request's.
       const scopes = new Set([...targets.values()].map((t) => JSON.stringify(t.access.scope)));
       if (scopes.size !== 1) throw DataErrors.invalid_body('All operations of a batch must run with the same access.');
-      const results = await runBatch(ctx, ops, targets, projectOf(req).plan.databaseBytes);
-      return ok({ results }, 'Batch committed.');
+      const limit = projectOf(req).plan.databaseBytes;
+      const keyed = keyedRequest(req, [...targets.values()][0]?.access.userId);
+      const respond = (results: unknown) => ({ status: 200, body: ok({ results }, 'Batch committed.') });
+      if (keyed) return sendAnswer(reply, await batchOnce(ctx, ops, targets, limit, { keyed, respond }));
+      return respond(await runBatch(ctx, ops, targets, limit)).body;
     },
   );
 }

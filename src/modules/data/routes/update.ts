@@ -3,7 +3,9 @@ import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
 import { projectOf } from '../../projects/api-key-auth.js';
 import type { App } from '../../../app.js';
+import { IdempotencyHeaders, keyedRequest, sendAnswer } from '../../idempotency/http.js';
 import { writeAccess } from '../access.js';
+import { updateOnce } from '../keyed-service.js';
 import { AnyBody, DocumentParams, loadTarget, TAGS } from '../target.js';
 import { updateDocument } from '../write-service.js';
 
@@ -12,12 +14,15 @@ export default async function updateRoutes(app: App, ctx: AppContext): Promise<v
     app.route({
       method,
       url: '/api/data/:collectionName/:id',
-      schema: { tags: TAGS, summary: `Update a document (${method}: merge of the given keys)`, params: DocumentParams, body: AnyBody },
-      handler: async (req) => {
+      schema: { tags: TAGS, summary: `Update a document (${method}: merge of the given keys)`, params: DocumentParams, headers: IdempotencyHeaders, body: AnyBody },
+      handler: async (req, reply) => {
         const col = await loadTarget(ctx, req, req.params.collectionName);
         const access = await writeAccess(ctx, req, col);
-        const doc = await updateDocument(ctx, col, access, req.params.id, req.body, projectOf(req).plan.databaseBytes);
-        return ok(doc, 'Updated');
+        const limit = projectOf(req).plan.databaseBytes;
+        const keyed = keyedRequest(req, access.userId);
+        const respond = (doc: unknown) => ({ status: 200, body: ok(doc, 'Updated') });
+        if (keyed) return sendAnswer(reply, await updateOnce(ctx, col, access, req.params.id, req.body, limit, { keyed, respond }));
+        return respond(await updateDocument(ctx, col, access, req.params.id, req.body, limit)).body;
       },
     });
   }

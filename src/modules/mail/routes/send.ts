@@ -5,7 +5,8 @@ import { ok } from '../../../lib/envelope.js';
 import { projectOf } from '../../projects/api-key-auth.js';
 import type { App } from '../../../app.js';
 import { MAX_RECIPIENTS } from '../content.js';
-import { sendMail } from '../send.js';
+import { IdempotencyHeaders, keyedRequest, sendAnswer } from '../../idempotency/http.js';
+import { sendMail, sendMailOnce, type SendResult } from '../send.js';
 
 export const SendBody = Type.Object({
   to: Type.Union([Type.String(), Type.Array(Type.String(), { minItems: 1, maxItems: MAX_RECIPIENTS })], {
@@ -34,10 +35,16 @@ export default async function sendRoute(app: App, ctx: AppContext): Promise<void
       schema: {
         tags: ['mail'],
         summary: 'Queue one email (direct or template mode); reserves a monthly quota slot',
+        headers: IdempotencyHeaders,
         body: SendBody,
         response: { 200: Type.Object({ success: Type.Boolean(), data: SendData, message: Type.String() }) },
       },
     },
-    async (req) => ok(await sendMail(ctx, projectOf(req), req.body), 'Mail queued successfully.'),
+    async (req, reply) => {
+      const respond = (r: SendResult) => ({ status: 200, body: ok(r, 'Mail queued successfully.') });
+      const keyed = keyedRequest(req, null);
+      if (keyed) return sendAnswer(reply, await sendMailOnce(ctx, projectOf(req), req.body, keyed, respond));
+      return respond(await sendMail(ctx, projectOf(req), req.body)).body;
+    },
   );
 }

@@ -1,0 +1,53 @@
+/** Every SQL statement of the idempotency domain. */
+import type { Kysely } from 'kysely';
+import type { Database } from '../../database.js';
+
+type Db = Kysely<Database>;
+
+/**
+ * Takes the key for this request: inserts its row, or takes over an expired one. Returns false
+ * when a live row holds the key. A row another transaction inserted and has not committed yet
+ * makes this wait for that transaction (the primary key), so two requests with one key never
+ * both write: the second sees the first's row once it commits, or takes the key if it rolls back.
+ */
+export async function claimKey(db: Db, projectId: string, key: string, fingerprint: string, now: Date, expiredAt: Date): Promise<boolean> {
+  const row = await db
+    .insertInto('idempotency_keys')
+    .values({ project_id: projectId, key, fingerprint, status: null, response: null, created_at: now })
+    .onConflict((oc) =>
+      oc
+        .columns(['project_id', 'key'])
+        .doUpdateSet((eb) => ({
+          fingerprint: eb.ref('excluded.fingerprint'),
+          status: null,
+          response: null,
+          created_at: eb.ref('excluded.created_at'),
+        }))
+        .where('idempotency_keys.created_at', '<=', expiredAt),
+    )
+    .returning('key')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export function storedKey(db: Db, projectId: string, key: string) {
+  return db
+    .selectFrom('idempotency_keys')
+    .select(['fingerprint', 'status', 'response'])
+    .where('project_id', '=', projectId)
+    .where('key', '=', key)
+    .executeTakeFirst();
+}
+
+export async function saveAnswer(db: Db, projectId: string, key: string, status: number, response: string): Promise<void> {
+  await db.updateTable('idempotency_keys').set({ status, response }).where('project_id', '=', projectId).where('key', '=', key).execute();
+}
+
+/** Gives up a claim whose write did not happen (send-batch: the provider refused the call). */
+export async function releaseKey(db: Db, projectId: string, key: string): Promise<void> {
+  await db.deleteFrom('idempotency_keys').where('project_id', '=', projectId).where('key', '=', key).where('status', 'is', null).execute();
+}
+
+export async function deleteExpiredKeys(db: Db, expiredAt: Date): Promise<void> {
+  await db.deleteFrom('idempotency_keys').where('created_at', '<=', expiredAt).execute();
+}
