@@ -225,6 +225,40 @@ describe('resume', () => {
     }
   });
 
+  it('sends a change committed just before the reconnect before ready, even when the node has not polled it yet', async () => {
+    // a node whose feed polls every 2 s: the reconnect comes between two of its polls
+    const slow = await boot({ ...env.config, realtime: { ...env.config.realtime, pollMs: 2000 } }, { clock: env.clock, skipMigrations: true, logStream: new Writable({ write: (_c, _e, cb) => cb() }) });
+    const app2 = await buildApp(slow.ctx);
+    try {
+      await app2.listen({ host: '127.0.0.1', port: 0 });
+      const base2 = `http://127.0.0.1:${(app2.server.address() as AddressInfo).port}`;
+      const open = async (lastEventId?: string) => {
+        const t = await ticket([{ collection: 'posts' }]);
+        const s = await openStream(`${base2}/api/realtime?ticket=${encodeURIComponent(t.body.data.ticket)}`, lastEventId ? { 'last-event-id': lastEventId } : {});
+        streams.push(s);
+        await s.waitFor((e) => e.event === 'ready');
+        return s;
+      };
+      await open(); // another client of that node: its feed is running
+      const first = await subscribe([{ collection: 'posts' }]); // on the fast node, for an id
+      await A.post('/api/data/posts', p.sk, { title: 'seen' });
+      const last = (await first.waitFor((e) => doc(e)?.title === 'seen')).id!;
+      first.close();
+      const missed = (await A.post('/api/data/posts', p.sk, { title: 'missed' })).body._id as string;
+      // wait until the database holds it as final (other transactions on the server may delay that)
+      const final = async () => (await sql`SELECT 1 FROM changes WHERE doc_id = ${missed} AND xid < pg_snapshot_xmin(pg_current_snapshot())`.execute(env.ctx.db.admin)).rows[0];
+      for (let i = 0; i < 200 && !(await final()); i++) await new Promise((r) => setTimeout(r, 20));
+      const again = await open(last);
+      await A.post('/api/data/posts', p.sk, { title: 'live' });
+      await again.waitFor((e) => doc(e)?.title === 'live', 10_000);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(again.events.map((e) => (e.event === 'ready' ? 'ready' : doc(e)?.title))).toEqual(['missed', 'ready', 'live']);
+    } finally {
+      await app2.close();
+      await slow.close();
+    }
+  });
+
   it('says reset when retention removed changes since the last event', async () => {
     const s = await subscribe([{ collection: 'posts' }]);
     await A.post('/api/data/posts', p.sk, { title: 'old' });
