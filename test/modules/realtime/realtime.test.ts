@@ -187,6 +187,30 @@ describe('filters', () => {
     expect(s.changes().map((e) => [doc(e)?.title, doc(e)?.score])).toEqual([['a', 10], ['b', 11]]);
   });
 
+  it('sends leave with the id when an update takes a document out of the filter, and nothing for one that never matched', async () => {
+    const s = await subscribe([{ collection: 'posts', filter: { score_gte: 100 } }]);
+    const a = (await A.post('/api/data/posts', p.sk, { title: 'in', score: 100 })).body._id as string;
+    const b = (await A.post('/api/data/posts', p.sk, { title: 'out', score: 1 })).body._id as string;
+    expect((await A.patch(`/api/data/posts/${a}`, p.sk, { score: 5 })).status).toBe(200); // leaves
+    expect((await A.patch(`/api/data/posts/${a}`, p.sk, { title: 'still out' })).status).toBe(200); // was out already
+    expect((await A.patch(`/api/data/posts/${b}`, p.sk, { score: 2 })).status).toBe(200); // never in
+    expect((await A.patch(`/api/data/posts/${a}`, p.sk, { score: 200 })).status).toBe(200); // back in
+    await s.waitFor(() => s.changes().length >= 3);
+    await settle();
+    expect(ids(s)).toEqual([`create:${a}`, `leave:${a}`, `update:${a}`]);
+    const leave = s.changes()[1]!;
+    expect(leave.data).toEqual({ collection: 'posts', id: a, version: 1 });
+    expect(leave.id).toMatch(/^\d+-\d+$/);
+  });
+
+  it('sends leave when an update adds the field that takes the document out (tag_ne)', async () => {
+    const s = await subscribe([{ collection: 'posts', filter: { tag_ne: 'hidden' } }]);
+    const c = (await A.post('/api/data/posts', p.sk, { title: 'untagged' })).body._id as string;
+    expect((await A.patch(`/api/data/posts/${c}`, p.sk, { tag: 'hidden' })).status).toBe(200);
+    await s.waitFor(() => s.changes().length >= 2);
+    expect(ids(s)).toEqual([`create:${c}`, `leave:${c}`]);
+  });
+
   it('refuses the users collection (403): end users are read through /api/userAuth only', async () => {
     const t = await ticket([{ collection: 'users' }], p.sk);
     expect(t.status).toBe(403);
