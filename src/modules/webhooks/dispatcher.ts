@@ -23,6 +23,7 @@ import * as q from './queries.js';
 const BATCH = 500;
 const DISPATCH_IDLE_MS = 250;
 const DRAIN_MS = 10_000;
+const STOP_WAIT_MS = 5000;
 
 export function payloadOf(row: ChangeRow): Record<string, unknown> {
   return { type: `document.${row.action}`, timestamp: new Date(row.at_ms).toISOString(), data: changeData(row) };
@@ -72,7 +73,7 @@ function guardedBatch(ctx: AppContext, state: { failing: boolean }): Promise<num
 }
 
 export interface Dispatcher {
-  /** Ends the loop after the batch in progress (its transaction commits or rolls back). */
+  /** Ends the loop after the batch in progress (waiting for it at most STOP_WAIT_MS). */
   stop(): Promise<void>;
 }
 
@@ -101,7 +102,11 @@ export function startDispatcher(ctx: AppContext): Dispatcher {
     async stop() {
       stopped = true;
       wake();
-      await loop;
+      // a batch stuck on an unreachable database must not hold the shutdown: its transaction
+      // rolls back when the pool closes, and the next dispatcher redoes it
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([loop, new Promise((resolve) => (timer = setTimeout(resolve, STOP_WAIT_MS)))]);
+      clearTimeout(timer);
     },
   };
 }
