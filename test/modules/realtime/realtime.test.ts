@@ -201,6 +201,7 @@ describe('filters', () => {
     const leave = s.changes()[1]!;
     expect(leave.data).toEqual({ collection: 'posts', id: a, version: 1 });
     expect(leave.id).toMatch(/^\d+-\d+$/);
+    s.close();
   });
 
   it('sends leave when an update adds the field that takes the document out (tag_ne)', async () => {
@@ -209,6 +210,7 @@ describe('filters', () => {
     expect((await A.patch(`/api/data/posts/${c}`, p.sk, { tag: 'hidden' })).status).toBe(200);
     await s.waitFor(() => s.changes().length >= 2);
     expect(ids(s)).toEqual([`create:${c}`, `leave:${c}`]);
+    s.close();
   });
 
   it('refuses the users collection (403): end users are read through /api/userAuth only', async () => {
@@ -271,17 +273,17 @@ describe('resume', () => {
       const missed = (await A.post('/api/data/posts', p.sk, { title: 'missed' })).body._id as string;
       // wait until the database holds it as final (other transactions on the server may delay that)
       const final = async () => (await sql`SELECT 1 FROM changes WHERE doc_id = ${missed} AND xid < pg_snapshot_xmin(pg_current_snapshot())`.execute(env.ctx.db.admin)).rows[0];
-      for (let i = 0; i < 200 && !(await final()); i++) await new Promise((r) => setTimeout(r, 20));
+      for (let i = 0; i < 300 && !(await final()); i++) await new Promise((r) => setTimeout(r, 50));
       const again = await open(last);
       await A.post('/api/data/posts', p.sk, { title: 'live' });
-      await again.waitFor((e) => doc(e)?.title === 'live', 10_000);
+      await again.waitFor((e) => doc(e)?.title === 'live', 30_000);
       await new Promise((r) => setTimeout(r, 300));
       expect(again.events.map((e) => (e.event === 'ready' ? 'ready' : doc(e)?.title))).toEqual(['missed', 'ready', 'live']);
     } finally {
       await app2.close();
       await slow.close();
     }
-  });
+  }, 60_000);
 
   it('says reset when retention removed changes since the last event', async () => {
     const s = await subscribe([{ collection: 'posts' }]);
