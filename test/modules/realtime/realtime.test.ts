@@ -213,6 +213,16 @@ describe('filters', () => {
     s.close();
   });
 
+  it('sends leave when a document over 64 KB (previous version not recorded) shrinks out of the filter', async () => {
+    const s = await subscribe([{ collection: 'posts', filter: { score_gte: 100 } }]);
+    const big = (await A.post('/api/data/posts', p.sk, { title: 'x'.repeat(70 * 1024), score: 100 })).body._id as string;
+    expect((await A.patch(`/api/data/posts/${big}`, p.sk, { title: 'small', score: 5 })).status).toBe(200);
+    await s.waitFor(() => s.changes().length >= 2);
+    expect(ids(s)).toEqual([`create:${big}`, `leave:${big}`]);
+    expect(s.changes()[0]!.data).toMatchObject({ id: big, truncated: true });
+    s.close();
+  });
+
   it('refuses the users collection (403): end users are read through /api/userAuth only', async () => {
     const t = await ticket([{ collection: 'users' }], p.sk);
     expect(t.status).toBe(403);
