@@ -10,6 +10,7 @@ import { EmbeddedPostgresError } from './db/embedded.js';
 import { buildApp } from './server.js';
 import { startWorker } from './worker/runner.js';
 import { startMetricsListener } from './modules/metrics/listener.js';
+import { startDispatcher } from './modules/webhooks/dispatcher.js';
 
 async function main(): Promise<void> {
   const started = Date.now();
@@ -18,6 +19,8 @@ async function main(): Promise<void> {
   const { ctx } = booted;
   const app = await buildApp(ctx);
   const worker = config.runWorker ? await startWorker(ctx) : undefined;
+  // webhooks reach their endpoints within a second of a commit, from the first one after a start
+  const dispatcher = worker ? startDispatcher(ctx) : undefined;
   const metrics = config.metrics.port ? await startMetricsListener(ctx, config.metrics.port) : undefined;
   await app.listen({ port: config.port, host: config.host });
   const addr = app.server.address();
@@ -36,6 +39,7 @@ async function main(): Promise<void> {
     ctx.lifecycle.draining = true;
     if (config.shutdownDrainMs > 0) await new Promise((resolve) => setTimeout(resolve, config.shutdownDrainMs));
     await app.close().catch(() => {});
+    await dispatcher?.stop().catch(() => {});
     await worker?.stop().catch(() => {});
     await metrics?.close().catch(() => {});
     await booted.close().catch(() => {});

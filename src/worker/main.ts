@@ -6,15 +6,19 @@ import { loadConfig, ConfigError } from '../config.js';
 import { boot } from '../boot.js';
 import { startWorker } from './runner.js';
 import { startMetricsListener } from '../modules/metrics/listener.js';
+import { startDispatcher } from '../modules/webhooks/dispatcher.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   if (!config.databaseUrl) throw new ConfigError('Invalid configuration: DATABASE_URL is required for a separate worker process');
   const booted = await boot(config);
   const worker = await startWorker(booted.ctx);
+  // webhooks reach their endpoints within a second of a commit, from the first one after a start
+  const dispatcher = startDispatcher(booted.ctx);
   const metrics = config.metrics.port ? await startMetricsListener(booted.ctx, config.metrics.port) : undefined;
   const stop = async () => {
     booted.ctx.lifecycle.draining = true;
+    await dispatcher.stop().catch(() => {});
     await worker.stop().catch(() => {});
     await metrics?.close().catch(() => {});
     await booted.close();

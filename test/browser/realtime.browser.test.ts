@@ -90,4 +90,32 @@ describe('EventSource in Chromium', () => {
     expect(await received(page)).toEqual(['one', 'two', 'three', 'four', 'five']);
     expect(await page.evaluate(() => (window as unknown as { opens: number }).opens)).toBeGreaterThanOrEqual(2);
   }, 60_000);
+
+  it(`hears 'leave' with the id when an update takes a document out of its filter${SKIP}`, async () => {
+    if (!hasChromium) return;
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(siteOrigin + '/');
+    await page.evaluate(async ({ base, key }) => {
+      const w = window as unknown as { seen: string[]; ready: boolean };
+      w.seen = [];
+      const res = await fetch(`${base}/api/realtime/ticket`, {
+        method: 'POST',
+        headers: { 'x-api-key': key, 'content-type': 'application/json' },
+        body: JSON.stringify({ subscriptions: [{ collection: 'messages', filter: { text: 'pinned' } }] }),
+      });
+      const { data } = await res.json();
+      const source = new EventSource(`${base}/api/realtime?ticket=${encodeURIComponent(data.ticket)}`);
+      source.addEventListener('ready', () => (w.ready = true));
+      for (const name of ['create', 'update', 'leave']) {
+        source.addEventListener(name, (e) => w.seen.push(`${name}:${JSON.parse((e as MessageEvent).data).id}`));
+      }
+    }, { base: api, key: p.publishableKey });
+    await page.waitForFunction(() => (window as unknown as { ready?: boolean }).ready === true);
+    const created = await env.app.inject({ method: 'POST', url: '/api/data/messages', headers: p.sk, payload: { text: 'pinned' } });
+    const id = created.json()._id as string;
+    const moved = await env.app.inject({ method: 'PATCH', url: `/api/data/messages/${id}`, headers: p.sk, payload: { text: 'unpinned' } });
+    expect(moved.statusCode).toBe(200);
+    await page.waitForFunction(() => (window as unknown as { seen: string[] }).seen.length >= 2, undefined, { timeout: 10_000 });
+    expect(await page.evaluate(() => (window as unknown as { seen: string[] }).seen)).toEqual([`create:${id}`, `leave:${id}`]);
+  }, 60_000);
 });

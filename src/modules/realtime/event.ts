@@ -25,6 +25,22 @@ export function candidateOf(row: ChangeRow): Candidate {
 }
 
 /**
+ * What an update's document was before it, rebuilt from the new one and the difference the
+ * change row carries (migrations/028); null when it is not an update or the difference was not
+ * recorded (a document over the cap, or a change written before 028).
+ */
+export function previousCandidateOf(row: ChangeRow): Candidate | null {
+  if (row.action !== 'update' || row.data === null || row.prev_fields === null || row.prev_updated_ms === null) return null;
+  const data: Record<string, unknown> = { ...row.data };
+  for (const key of row.prev_absent ?? []) delete data[key];
+  // defineProperty, not assignment: a field named __proto__ stays a field
+  for (const [key, value] of Object.entries(row.prev_fields)) {
+    Object.defineProperty(data, key, { value, enumerable: true, writable: true, configurable: true });
+  }
+  return { id: row.doc_id, data, createdMs: row.created_ms, updatedMs: row.prev_updated_ms };
+}
+
+/**
  * What a change says, to realtime subscribers and in webhook payloads alike: the collection,
  * the action, the id, the version and the document as the data API shows it (or `truncated`).
  */

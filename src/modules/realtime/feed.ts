@@ -5,8 +5,8 @@
  * subscriber on any other. No `NOTIFY` per write (it would serialise commits cluster-wide).
  *
  * Idle (no subscriber), it does not poll. When the first subscriber comes it starts at the
- * stream's present; a subscriber resuming from an older event catches up from the database
- * (`join`) before it takes live events.
+ * stream's present; a subscriber resuming from an older event catches up from the database,
+ * up to the database's present (`join`), before it takes live events.
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../../database.js';
@@ -62,9 +62,16 @@ export class ChangeFeed {
     if (from) outcome = compare(from, await horizon(this.opts.db)) < 0 ? 'reset' : 'resumed';
     if (outcome === 'reset') sub.notice('reset', { reason: 'The stream no longer holds the changes since your last event; reload your data.' });
     if (outcome === 'resumed') {
+      // Catch up to the database's present, not to where this node's feed last read: a change
+      // committed since the feed's last poll is one the client missed too, so it comes before
+      // `ready`. The feed's next polls re-read those changes; the subscriber drops every event
+      // at or below its position, so none is sent twice or out of order.
+      const present = await watermark(this.opts.db);
+      const until = compare(present, live) > 0 ? present : live;
       // an id beyond the present (not one we sent) must not hide the events still to come
-      sub.position = compare(from!, live) < 0 ? from! : live;
-      await this.catchUp(sub, live);
+      sub.position = compare(from!, until) < 0 ? from! : until;
+      await this.catchUp(sub, until);
+      if (sub.isOpen) sub.position = until; // every final change of the project up to `until` is sent
     }
     sub.notice('ready', { subscriptions: sub.subscriptions.map((s) => s.collection) });
     sub.goLive(await this.definitions([], sub));

@@ -26,13 +26,22 @@ export interface ChangeRow {
   deleted_ms: number | null;
   /** When the change was written. */
   at_ms: number;
+  /**
+   * An update's difference (migrations/028): the previous values of the top-level fields it
+   * changed and the fields it added; null for other actions, and for an update of a document
+   * over the cap (its previous version unknown).
+   */
+  prev_fields: Record<string, unknown> | null;
+  prev_absent: string[] | null;
+  prev_updated_ms: number | null;
 }
 
 const COLUMNS = sql`xid::text AS xid, id::text AS id, project_id, collection, doc_id, action, owner_id, version, data, truncated,
   floor(extract(epoch FROM doc_created_at) * 1000)::int8 AS created_ms,
   floor(extract(epoch FROM doc_updated_at) * 1000)::int8 AS updated_ms,
   floor(extract(epoch FROM doc_deleted_at) * 1000)::int8 AS deleted_ms,
-  floor(extract(epoch FROM at) * 1000)::int8 AS at_ms`;
+  floor(extract(epoch FROM at) * 1000)::int8 AS at_ms, prev_fields, prev_absent,
+  floor(extract(epoch FROM prev_updated_at) * 1000)::int8 AS prev_updated_ms`;
 
 const WATERMARK = sql`pg_snapshot_xmin(pg_current_snapshot())`;
 // NB: the select list renames xid and id to text, so ORDER BY names the table's columns

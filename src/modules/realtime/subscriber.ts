@@ -3,12 +3,13 @@
  * it is in the change stream, and the socket it writes to. A subscriber first catches up from
  * the database (a resume with `Last-Event-ID`), holding back live events meanwhile, then only
  * takes live events from its node's feed; every event below its position is skipped, so a
- * change is sent once. A client too slow to read (more than MAX_BUFFERED bytes waiting) is
+ * change is sent once. An update that takes a document out of the stream's filters is sent as
+ * `leave` with its id. A client too slow to read (more than MAX_BUFFERED bytes waiting) is
  * disconnected: it resumes from its last event id, losing nothing.
  */
 import type { ServerResponse } from 'node:http';
 import type { CollectionDef } from '../collections/cache.js';
-import { candidateOf, changeData, mayRead, positionOf } from './event.js';
+import { candidateOf, changeData, mayRead, positionOf, previousCandidateOf } from './event.js';
 import type { Match } from './match.js';
 import { after, formatPosition, type Position } from './position.js';
 import type { ChangeRow } from './queries.js';
@@ -67,9 +68,29 @@ export class Subscriber {
       if (!after(pos, this.position)) continue;
       this.position = pos;
       const def = defs.get(definitionKey(row.project_id, row.collection));
-      if (!def || !mayRead(this.scope, def, row) || !this.matches(row)) continue;
-      this.write(`id: ${formatPosition(pos)}\nevent: ${row.action}\ndata: ${JSON.stringify(changeData(row, def.name))}\n\n`);
+      if (!def || !mayRead(this.scope, def, row)) continue;
+      const id = formatPosition(pos);
+      if (this.matches(row)) {
+        this.write(`id: ${id}\nevent: ${row.action}\ndata: ${JSON.stringify(changeData(row, def.name))}\n\n`);
+      } else if (this.left(row)) {
+        this.write(`id: ${id}\nevent: leave\ndata: ${JSON.stringify({ collection: def.name, id: row.doc_id, version: row.version })}\n\n`);
+      }
     }
+  }
+
+  /**
+   * An update that took the document out of this stream's filters: it matched one of them
+   * before and matches none now, so the client drops its copy. When the previous version is
+   * unknown (previousCandidateOf) it says `leave` anyway: dropping a document the client does
+   * not hold is harmless, keeping a stale one is not.
+   */
+  private left(row: ChangeRow): boolean {
+    if (row.action !== 'update') return false;
+    const name = row.collection.toLowerCase();
+    const subs = this.subscriptions.filter((s) => s.collection === name);
+    if (subs.length === 0) return false;
+    const before = previousCandidateOf(row);
+    return before === null || subs.some((s) => s.match(before));
   }
 
   private matches(row: ChangeRow): boolean {

@@ -187,6 +187,42 @@ describe('filters', () => {
     expect(s.changes().map((e) => [doc(e)?.title, doc(e)?.score])).toEqual([['a', 10], ['b', 11]]);
   });
 
+  it('sends leave with the id when an update takes a document out of the filter, and nothing for one that never matched', async () => {
+    const s = await subscribe([{ collection: 'posts', filter: { score_gte: 100 } }]);
+    const a = (await A.post('/api/data/posts', p.sk, { title: 'in', score: 100 })).body._id as string;
+    const b = (await A.post('/api/data/posts', p.sk, { title: 'out', score: 1 })).body._id as string;
+    expect((await A.patch(`/api/data/posts/${a}`, p.sk, { score: 5 })).status).toBe(200); // leaves
+    expect((await A.patch(`/api/data/posts/${a}`, p.sk, { title: 'still out' })).status).toBe(200); // was out already
+    expect((await A.patch(`/api/data/posts/${b}`, p.sk, { score: 2 })).status).toBe(200); // never in
+    expect((await A.patch(`/api/data/posts/${a}`, p.sk, { score: 200 })).status).toBe(200); // back in
+    await s.waitFor(() => s.changes().length >= 3);
+    await settle();
+    expect(ids(s)).toEqual([`create:${a}`, `leave:${a}`, `update:${a}`]);
+    const leave = s.changes()[1]!;
+    expect(leave.data).toEqual({ collection: 'posts', id: a, version: 1 });
+    expect(leave.id).toMatch(/^\d+-\d+$/);
+    s.close();
+  });
+
+  it('sends leave when an update adds the field that takes the document out (tag_ne)', async () => {
+    const s = await subscribe([{ collection: 'posts', filter: { tag_ne: 'hidden' } }]);
+    const c = (await A.post('/api/data/posts', p.sk, { title: 'untagged' })).body._id as string;
+    expect((await A.patch(`/api/data/posts/${c}`, p.sk, { tag: 'hidden' })).status).toBe(200);
+    await s.waitFor(() => s.changes().length >= 2);
+    expect(ids(s)).toEqual([`create:${c}`, `leave:${c}`]);
+    s.close();
+  });
+
+  it('sends leave when a document over 64 KB (previous version not recorded) shrinks out of the filter', async () => {
+    const s = await subscribe([{ collection: 'posts', filter: { score_gte: 100 } }]);
+    const big = (await A.post('/api/data/posts', p.sk, { title: 'x'.repeat(70 * 1024), score: 100 })).body._id as string;
+    expect((await A.patch(`/api/data/posts/${big}`, p.sk, { title: 'small', score: 5 })).status).toBe(200);
+    await s.waitFor(() => s.changes().length >= 2);
+    expect(ids(s)).toEqual([`create:${big}`, `leave:${big}`]);
+    expect(s.changes()[0]!.data).toMatchObject({ id: big, truncated: true });
+    s.close();
+  });
+
   it('refuses the users collection (403): end users are read through /api/userAuth only', async () => {
     const t = await ticket([{ collection: 'users' }], p.sk);
     expect(t.status).toBe(403);
@@ -224,6 +260,40 @@ describe('resume', () => {
       s.close();
     }
   });
+
+  it('sends a change committed just before the reconnect before ready, even when the node has not polled it yet', async () => {
+    // a node whose feed polls every 2 s: the reconnect comes between two of its polls
+    const slow = await boot({ ...env.config, realtime: { ...env.config.realtime, pollMs: 2000 } }, { clock: env.clock, skipMigrations: true, logStream: new Writable({ write: (_c, _e, cb) => cb() }) });
+    const app2 = await buildApp(slow.ctx);
+    try {
+      await app2.listen({ host: '127.0.0.1', port: 0 });
+      const base2 = `http://127.0.0.1:${(app2.server.address() as AddressInfo).port}`;
+      const open = async (lastEventId?: string) => {
+        const t = await ticket([{ collection: 'posts' }]);
+        const s = await openStream(`${base2}/api/realtime?ticket=${encodeURIComponent(t.body.data.ticket)}`, lastEventId ? { 'last-event-id': lastEventId } : {});
+        streams.push(s);
+        await s.waitFor((e) => e.event === 'ready');
+        return s;
+      };
+      await open(); // another client of that node: its feed is running
+      const first = await subscribe([{ collection: 'posts' }]); // on the fast node, for an id
+      await A.post('/api/data/posts', p.sk, { title: 'seen' });
+      const last = (await first.waitFor((e) => doc(e)?.title === 'seen')).id!;
+      first.close();
+      const missed = (await A.post('/api/data/posts', p.sk, { title: 'missed' })).body._id as string;
+      // wait until the database holds it as final (other transactions on the server may delay that)
+      const final = async () => (await sql`SELECT 1 FROM changes WHERE doc_id = ${missed} AND xid < pg_snapshot_xmin(pg_current_snapshot())`.execute(env.ctx.db.admin)).rows[0];
+      for (let i = 0; i < 300 && !(await final()); i++) await new Promise((r) => setTimeout(r, 50));
+      const again = await open(last);
+      await A.post('/api/data/posts', p.sk, { title: 'live' });
+      await again.waitFor((e) => doc(e)?.title === 'live', 30_000);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(again.events.map((e) => (e.event === 'ready' ? 'ready' : doc(e)?.title))).toEqual(['missed', 'ready', 'live']);
+    } finally {
+      await app2.close();
+      await slow.close();
+    }
+  }, 60_000);
 
   it('says reset when retention removed changes since the last event', async () => {
     const s = await subscribe([{ collection: 'posts' }]);

@@ -11,7 +11,7 @@ import { sql } from 'kysely';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { JobHelpers } from 'graphile-worker';
-import { dispatchBatch, dispatchTask } from '../../../src/modules/webhooks/dispatcher.js';
+import { dispatchBatch, dispatchTask, startDispatcher } from '../../../src/modules/webhooks/dispatcher.js';
 import { attemptDelivery } from '../../../src/modules/webhooks/delivery.js';
 import { createTestEnv, type TestEnv } from '../../helpers/context.js';
 import { makeOperator, makeProject, type TestProject } from '../../helpers/fixtures.js';
@@ -166,17 +166,32 @@ describe('delivery', () => {
   });
 });
 
-describe('the dispatch job', () => {
-  it('keeps dispatching new changes until the worker stops it', async () => {
+describe('the dispatcher', () => {
+  it('keeps dispatching new changes until stopped', async () => {
     const { endpoint: e } = await endpoint();
-    const stop = new AbortController();
-    const running = dispatchTask(env.ctx)({}, { abortSignal: stop.signal } as unknown as JobHelpers);
-    await A.post('/api/data/posts', p.sk, { title: 'picked up by the job' });
-    for (let i = 0; i < 100 && (await deliveries(e._id)).length === 0; i++) await new Promise((r) => setTimeout(r, 50));
-    stop.abort();
-    await running;
+    const dispatcher = startDispatcher(env.ctx);
+    try {
+      await A.post('/api/data/posts', p.sk, { title: 'picked up by the loop' });
+      for (let i = 0; i < 100 && (await deliveries(e._id)).length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+      await A.post('/api/data/posts', p.sk, { title: 'and the next one' });
+      for (let i = 0; i < 100 && (await deliveries(e._id)).length < 2; i++) await new Promise((r) => setTimeout(r, 50));
+    } finally {
+      await dispatcher.stop();
+    }
     await drainJobs(env);
-    expect(rx.received.map((r) => JSON.parse(r.body).data.document.title)).toEqual(['picked up by the job']);
+    expect(rx.received.map((r) => JSON.parse(r.body).data.document.title).sort()).toEqual(['and the next one', 'picked up by the loop']);
+  });
+
+  it('runs its crontab job as a short drain that returns, never holding a worker slot for the minute', async () => {
+    const { endpoint: e } = await endpoint();
+    await A.post('/api/data/posts', p.sk, { title: 'drained by the job' });
+    const started = Date.now();
+    for (let i = 0; i < 100 && (await deliveries(e._id)).length === 0; i++) {
+      await dispatchTask(env.ctx)({}, { abortSignal: new AbortController().signal } as unknown as JobHelpers);
+      if ((await deliveries(e._id)).length === 0) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(await deliveries(e._id)).toHaveLength(1);
   });
 });
 
