@@ -233,9 +233,9 @@ async function* lines(chunks: AsyncIterable<Buffer>, limits: ReadLimits): AsyncG
  * decompressed bytes, on the lines and on each line, a blank line refused at once (the format
  * has none), and an abort that stops the inflating when the client leaves.
  */
-export async function* readArchive(input: Readable, limits: ReadLimits): AsyncGenerator<{ record: ArchiveRecord; line: number }> {
+export async function* readArchive(input: Readable, limits: ReadLimits): AsyncGenerator<{ record: ArchiveRecord; line: number; bytes: number }> {
   for await (const { text, line } of lines(inflate(input, limits), limits)) {
     if (!text.trim()) throw bad(line, 'an empty line (an archive has one record on every line)');
-    yield { record: parseRecord(text, line), line };
+    yield { record: parseRecord(text, line), line, bytes: text.length };
   }
 }

@@ -76,7 +76,7 @@ export async function importProject(ctx: AppContext, target: Target & { operator
         imp.conflict(`The project is not empty (${has.collections} collections, ${has.users} users, ${has.files} files): import into a new or empty project.`);
         if (!dryRun) throw BackupErrors.import_conflicts(undefined, { conflicts: imp.conflicts });
       }
-      for await (const { record, line } of readArchive(body, importLimits(ctx, opts.signal))) await imp.add(record, line);
+      for await (const { record, line, bytes } of readArchive(body, importLimits(ctx, opts.signal))) await imp.add(record, line, bytes);
       await imp.finish();
       const result: ImportReport = {
         dryRun,

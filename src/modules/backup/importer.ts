@@ -28,7 +28,10 @@ export interface Target {
 }
 
 const MAX_CONFLICTS = 50;
-const BAD_VALUE = new Set(['22P02', '22007', '22008', '22009', '22003', '22021', '22P05', '23502', '23514']);
+/** Records held for a batch insert, at most this many characters of archive (large documents). */
+const BATCH_CHARS = 4 * 1024 * 1024;
+// 54000: a value too long for an index entry (the data API refuses those: value_too_long).
+const BAD_VALUE = new Set(['22P02', '22007', '22008', '22009', '22003', '22021', '22P05', '23502', '23514', '54000']);
 
 export class Importer {
   readonly counts: Counts = { collections: 0, documents: 0, users: 0, files: 0 };
@@ -38,6 +41,7 @@ export class Importer {
   private users: UserRecord[] = [];
   private files: FileRecord[] = [];
   private pendingLines: [number, number] = [0, 0];
+  private pendingChars = 0;
   private readonly plan;
   dbBytes = 0;
   fileBytes = 0;
@@ -62,10 +66,13 @@ export class Importer {
     if (this.conflicts.length < MAX_CONFLICTS) this.conflicts.push(message);
   }
 
-  async add(record: ArchiveRecord, line: number): Promise<void> {
+  /** One record; `chars` is the length of its line (what holding it for the batch costs). */
+  async add(record: ArchiveRecord, line: number, chars = 0): Promise<void> {
     if (line > 1 && record.type === 'header') throw BackupErrors.invalid_archive(`Line ${line}: a second header.`);
     if (line === 1 && record.type !== 'header') throw BackupErrors.invalid_archive('Line 1: the archive must start with its header.');
     if (this.ended) throw BackupErrors.invalid_archive(`Line ${line}: a record after the end record.`);
+    if (this.pendingChars + chars > BATCH_CHARS) await this.flushAll();
+    this.pendingChars += chars;
     this.pendingLines = [this.pendingLines[0] || line, line];
     switch (record.type) {
       case 'header':
@@ -170,6 +177,7 @@ export class Importer {
   }
 
   async flushAll() {
+    this.pendingChars = 0;
     for (const [name, list] of this.docs) if (list.length) await this.flushDocs(name, list);
     if (this.users.length) await this.flushUsers();
     if (this.files.length) await this.flushFiles();

@@ -6,7 +6,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../database.js';
 import type { Tx } from '../../db/pool.js';
-import { SIZE } from '../data/queries.js';
 import type { DocumentRecord, FileRecord, UserRecord } from './archive.js';
 
 /** Serialises imports and collection creates of one project (the collections module's lock). */
@@ -75,17 +74,19 @@ export async function takenUserIds(db: Db, ids: string[]): Promise<string[]> {
   return rows.map((r) => r.id);
 }
 
-/** Inserts documents as they were (ids, owners, times); returns the bytes they are charged. */
+/**
+ * Inserts documents as they were (ids, owners, times); returns the bytes they are charged. Each
+ * document's JSON is sent once (its size is taken from the stored value, as SIZE does).
+ */
 export async function insertDocuments(db: Db, projectId: string, collectionId: string, docs: DocumentRecord[]): Promise<number> {
   if (!docs.length) return 0;
-  const values = docs.map((d) => {
-    const json = JSON.stringify(d.data);
-    return sql`(${projectId}, ${collectionId}, ${d.id}, ${d.ownerId}, ${json}::jsonb, ${SIZE(json)}, ${d.createdAt}::timestamptz, ${d.updatedAt}::timestamptz, ${d.deletedAt}::timestamptz)`;
-  });
+  const values = docs.map((d) => sql`(${d.id}, ${d.ownerId}, ${JSON.stringify(d.data)}::jsonb, ${d.createdAt}::timestamptz, ${d.updatedAt}::timestamptz, ${d.deletedAt}::timestamptz)`);
   const res = await sql<{ bytes: number }>`
     WITH ins AS (
       INSERT INTO documents (project_id, collection_id, id, owner_id, data, size_bytes, created_at, updated_at, deleted_at)
-      VALUES ${sql.join(values)} RETURNING size_bytes)
+      SELECT ${projectId}, ${collectionId}, v.id, v.owner_id, v.data, octet_length(v.data::text), v.created_at, v.updated_at, v.deleted_at
+        FROM (VALUES ${sql.join(values)}) AS v (id, owner_id, data, created_at, updated_at, deleted_at)
+      RETURNING size_bytes)
     SELECT coalesce(sum(size_bytes), 0)::bigint AS bytes FROM ins`.execute(db);
   return Number(res.rows[0]?.bytes ?? 0);
 }
