@@ -150,6 +150,8 @@ export interface ReadLimits {
   maxLineBytes: number;
   /** The client went away: stop at once, whatever is left to inflate. */
   signal: AbortSignal;
+  /** An upload that sends nothing for this long is stopped (408 import_stalled). */
+  stallMs: number;
 }
 
 /**
@@ -179,12 +181,16 @@ async function* inflate(input: Readable, limits: ReadLimits): AsyncGenerator<Buf
   limits.signal.addEventListener('abort', onAbort, { once: true });
   let total = 0;
   try {
-    if (limits.signal.aborted) throw BackupErrors.import_aborted();
-    for await (const chunk of gunzip as AsyncIterable<Buffer>) {
-      total += chunk.length;
-      if (total > limits.maxBytes) throw BackupErrors.archive_too_large(`The archive expands beyond ${limits.maxBytes} bytes, this import's limit (IMPORT_MAX_BYTES and the plan's budget, docs/backup.md).`);
-      yield chunk;
+    const chunks = (gunzip as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
+    for (;;) {
       if (limits.signal.aborted) throw BackupErrors.import_aborted();
+      // Waiting for the next chunk is waiting for the client: a silent one holds a transaction.
+      const stalled = setTimeout(() => gunzip.destroy(BackupErrors.import_stalled(`The upload sent nothing for ${limits.stallMs / 1000} s: the import was stopped, nothing was written.`)), limits.stallMs);
+      const next = await chunks.next().finally(() => clearTimeout(stalled));
+      if (next.done) return;
+      total += next.value.length;
+      if (total > limits.maxBytes) throw BackupErrors.archive_too_large(`The archive expands beyond ${limits.maxBytes} bytes, this import's limit (IMPORT_MAX_BYTES, docs/backup.md).`);
+      yield next.value;
     }
   } catch (err) {
     if (limits.signal.aborted) throw BackupErrors.import_aborted();

@@ -7,5 +7,6 @@ export const BackupErrors = defineErrors('backup', {
   archive_too_many_lines: { status: 413, message: 'The archive has more lines than IMPORT_MAX_LINES.' },
   import_conflicts: { status: 409, message: 'The archive cannot be imported into this project.' },
   import_in_progress: { status: 429, message: 'Another import of yours is running: wait for it to finish, then try again.' },
+  import_stalled: { status: 408, message: 'The upload stalled: the import was stopped, nothing was written.' },
   import_aborted: { status: 400, message: 'The client closed the connection before the import finished: nothing was written.' },
 });

@@ -41,6 +41,8 @@ export interface ImportOptions {
 const MB = 1024 * 1024;
 /** The longest line read: a document is at most BODY_LIMIT, and may have grown by updates. */
 const MIN_LINE_BYTES = 8 * MB;
+/** An upload silent this long is stopped: it would hold its transaction and locks. */
+const STALL_MS = 60_000;
 
 /**
  * What one import may read. No budget per plan here: an archive's size says little about what
@@ -53,6 +55,7 @@ export function importLimits(ctx: AppContext, signal: AbortSignal): ReadLimits {
     maxLines: ctx.config.importMaxLines,
     maxLineBytes: Math.max(MIN_LINE_BYTES, 2 * ctx.config.bodyLimit + 64 * 1024),
     signal,
+    stallMs: STALL_MS,
   };
 }
 

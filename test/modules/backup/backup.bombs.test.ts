@@ -5,7 +5,6 @@
  * once; one import per operator at a time (429 for a second).
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { constants, createGzip, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv } from '../../helpers/context.js';
