@@ -231,7 +231,9 @@ async function* lines(chunks: AsyncIterable<Buffer>, limits: ReadLimits): AsyncG
       pieces.push(chunk.subarray(start));
     }
   }
-  if (pending) yield { text: Buffer.concat(pieces).toString('utf8'), line: line + 1 };
+  if (!pending) return;
+  if (++line > limits.maxLines) throw BackupErrors.archive_too_many_lines(`The archive has more than ${limits.maxLines} lines (IMPORT_MAX_LINES).`);
+  yield { text: Buffer.concat(pieces).toString('utf8'), line };
 }
 
 /**

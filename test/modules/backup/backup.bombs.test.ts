@@ -145,10 +145,12 @@ describe('gzip bombs end in a clear 4xx, with bounded memory and time', () => {
 
   it('valid documents beyond the free plan: 403 database_limit at the first batch over it, nothing kept', { timeout: 120_000 }, async () => {
     const p = await makeProject(env.ctx); // free plan: 50 MB of documents
-    const r = await importInto(p, heavyDocs(60, 1)); // 60 MB of documents, under IMPORT_MAX_BYTES
+    const { result: r, growthMb, ms } = await peakGrowth(() => importInto(p, heavyDocs(60, 1))); // 60 MB of documents, under IMPORT_MAX_BYTES
+    console.log(`1 MB documents up to the free plan's limit: ${ms} ms, peak RSS growth ${growthMb.toFixed(1)} MB`);
     expect(r.status).toBe(403);
     expect(r.body).toMatchObject({ success: false, code: 'database_limit' });
     expect(r.body.message).toMatch(/plan's database limit/);
+    expect(growthMb).toBeLessThan(160); // 1 MB documents are parsed, batched and sent: bounded, not the archive's size
     expect(await env.ctx.db.admin.selectFrom('collections').select('id').where('project_id', '=', p.id).execute()).toEqual([]);
   });
 

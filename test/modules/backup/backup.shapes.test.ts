@@ -53,6 +53,24 @@ const SHAPES: Array<[string, (p: TestProject) => Promise<Built>]> = [
     await bulk(p, 'plain', Array.from({ length: 5 }, (_, i) => ({ k: `p${i}`, n: i })));
     return { logins: [] };
   }],
+  ['a collection made with the secret key (POST /api/schemas): nested objects, arrays, defaults, dates', async (p) => {
+    await must(env, 'POST', '/api/schemas', p.sk, {
+      name: 'Events-2026',
+      fields: [
+        { name: 'k', type: 'string', required: true, unique: true },
+        { name: 'when', type: 'date' },
+        { name: 'done', type: 'boolean', default: false },
+        { name: 'tags', type: 'array', items: { type: 'string' } },
+        { name: 'place', type: 'object', fields: [{ name: 'city', type: 'string' }, { name: 'geo', type: 'object', fields: [{ name: 'lat', type: 'number' }] }] },
+      ],
+      indexes: [{ fields: ['when', 'done'] }],
+    });
+    await bulk(p, 'Events-2026', [
+      { k: 'e1', when: '2026-03-04T05:06:07.000Z', tags: ['a', 'é', '日本'], place: { city: 'Lyon', geo: { lat: 45.76 } } },
+      { k: 'e2', done: true, tags: [], place: { city: 'Oslo' } },
+    ]);
+    return { logins: [] };
+  }],
   ['RLS public-read on a declared userId, documents written by end users', async (p) => {
     await usersSchema(p);
     await col(p, { name: 'posts', schema: [K, { key: 'title', type: 'String' }, { key: 'userId', type: 'String' }], rls: { enabled: true, mode: 'public-read' } });
