@@ -43,6 +43,7 @@ export const CONFIG_REFERENCE: readonly ConfigVariable[] = [
   { names: ["PUBLISHABLE_STATEMENT_TIMEOUT_MS"], default: "`1500`", meaning: "`statement_timeout` of every statement run for a publishable key (browser traffic); regex and deep-offset list timeouts never exceed it" },
   { names: ["BODY_LIMIT"], default: "`1mb`", meaning: "Largest JSON body (`b`, `kb`, `mb`, `gb`)" },
   { names: ["IMPORT_MAX_BYTES"], default: "`2gb`", meaning: "Largest project archive an import reads, decompressed; a free-plan import reads less ([docs/backup.md](docs/backup.md))" },
+  { names: ["IMPORT_TIMEOUT"], default: "`30m`", meaning: "Longest a project import may take, upload included: beyond it 408 `import_timeout` and nothing is written ([docs/backup.md](docs/backup.md))" },
   { names: ["IMPORT_MAX_LINES"], default: "`10000000`", meaning: "Most lines (records) a project archive an import reads may have ([docs/backup.md](docs/backup.md))" },
   { names: ["REALTIME_POLL_MS"], default: "`100`", meaning: "How often each API node reads the change stream for its realtime subscribers ([docs/realtime.md](docs/realtime.md))" },
   { names: ["REALTIME_HEARTBEAT_MS"], default: "`15000`", meaning: "A comment line on every realtime stream this often, so proxies keep it open" },

@@ -152,6 +152,8 @@ export interface ReadLimits {
   signal: AbortSignal;
   /** An upload that sends nothing for this long is stopped (408 import_stalled). */
   stallMs: number;
+  /** The whole read, trickling uploads included, ends by then (408 import_timeout). */
+  maxMs: number;
 }
 
 /**
@@ -180,13 +182,19 @@ async function* inflate(input: Readable, limits: ReadLimits): AsyncGenerator<Buf
   const onAbort = () => gunzip.destroy(BackupErrors.import_aborted());
   limits.signal.addEventListener('abort', onAbort, { once: true });
   let total = 0;
+  const deadline = Date.now() + limits.maxMs;
+  const timedOut = () => BackupErrors.import_timeout(`The import took longer than ${Math.round(limits.maxMs / 1000)} s (IMPORT_TIMEOUT): it was stopped, nothing was written.`);
+  const stalled = () => BackupErrors.import_stalled(`The upload sent nothing for ${limits.stallMs / 1000} s: the import was stopped, nothing was written.`);
   try {
     const chunks = (gunzip as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
     for (;;) {
       if (limits.signal.aborted) throw BackupErrors.import_aborted();
-      // Waiting for the next chunk is waiting for the client: a silent one holds a transaction.
-      const stalled = setTimeout(() => gunzip.destroy(BackupErrors.import_stalled(`The upload sent nothing for ${limits.stallMs / 1000} s: the import was stopped, nothing was written.`)), limits.stallMs);
-      const next = await chunks.next().finally(() => clearTimeout(stalled));
+      const left = deadline - Date.now();
+      if (left <= 0) throw timedOut();
+      // Waiting for the next chunk is waiting for the client: a silent or trickling one holds a
+      // transaction (and, once a collection is made, a lock every collection create waits for).
+      const timer = setTimeout(() => gunzip.destroy(left < limits.stallMs ? timedOut() : stalled()), Math.min(left, limits.stallMs));
+      const next = await chunks.next().finally(() => clearTimeout(timer));
       if (next.done) return;
       total += next.value.length;
       if (total > limits.maxBytes) throw BackupErrors.archive_too_large(`The archive expands beyond ${limits.maxBytes} bytes, this import's limit (IMPORT_MAX_BYTES, docs/backup.md).`);

@@ -8,9 +8,10 @@
  * new ids (new-ids.ts), for a second project on the same server.
  *
  * The work is bounded (issue 32 item 3): the archive is read with caps on its decompressed
- * bytes (IMPORT_MAX_BYTES), its lines (IMPORT_MAX_LINES) and each line; the plan's database and
- * storage limits end it at the first batch beyond them; one import per operator at a time
- * (429); the client leaving stops it. Knows no HTTP.
+ * bytes (IMPORT_MAX_BYTES), its lines (IMPORT_MAX_LINES), each line, its time (IMPORT_TIMEOUT)
+ * and the upload's silences; the plan's database and storage limits end it at the first batch
+ * beyond them; one import per operator at a time (429); the client leaving stops it. Knows no
+ * HTTP.
  */
 import type { Readable } from 'node:stream';
 import type { AppContext } from '../../context.js';
@@ -56,6 +57,7 @@ export function importLimits(ctx: AppContext, signal: AbortSignal): ReadLimits {
     maxLineBytes: Math.max(MIN_LINE_BYTES, 2 * ctx.config.bodyLimit + 64 * 1024),
     signal,
     stallMs: STALL_MS,
+    maxMs: ctx.config.importTimeoutSeconds * 1000,
   };
 }
 

@@ -11,7 +11,7 @@ import { readArchive, type ReadLimits } from '../../../src/modules/backup/archiv
 const T = '2026-01-01T00:00:00.000Z';
 const header = { type: 'header', format: 'plinth-project-archive', version: 1, project: { id: 'a'.repeat(24), name: 'p' }, exportedAt: T };
 const doc = (i: number, text: string) => ({ type: 'document', collection: 'c', id: i.toString(16).padStart(24, '0'), ownerId: null, data: { text }, createdAt: T, updatedAt: T, deletedAt: null });
-const limits = (over: Partial<ReadLimits> = {}): ReadLimits => ({ maxBytes: 1e9, maxLines: 1e6, maxLineBytes: 1e6, signal: new AbortController().signal, stallMs: 60_000, ...over });
+const limits = (over: Partial<ReadLimits> = {}): ReadLimits => ({ maxBytes: 1e9, maxLines: 1e6, maxLineBytes: 1e6, signal: new AbortController().signal, stallMs: 60_000, maxMs: 600_000, ...over });
 
 async function all(input: Readable, l = limits()) {
   const out = [];
@@ -37,6 +37,19 @@ describe('the archive reader', () => {
     expect(err).toMatchObject({ status: 408, code: 'import_stalled' });
     expect(Date.now() - t0).toBeLessThan(2000);
     expect(input.destroyed).toBe(false);
+  });
+
+  it('an upload that trickles (a byte now and then, never silent for long): 408 import_timeout at the deadline', async () => {
+    const input = new PassThrough();
+    const gz = gzipSync(`${JSON.stringify(header)}\n${JSON.stringify(doc(1, 'x'.repeat(10_000)))}\n`);
+    input.write(gz.subarray(0, 100));
+    let at = 100;
+    const trickle = setInterval(() => at < gz.length && input.write(gz.subarray(at, ++at)), 20);
+    const t0 = Date.now();
+    const err = await all(input, limits({ stallMs: 200, maxMs: 500 })).catch((e: unknown) => e);
+    clearInterval(trickle);
+    expect(err).toMatchObject({ status: 408, code: 'import_timeout' });
+    expect(Date.now() - t0).toBeLessThan(2000);
   });
 
   it('an upload whose client is gone: 400 import_aborted at once', async () => {
