@@ -50,6 +50,10 @@ export interface Config {
   bodyLimit: number;
   /** IMPORT_MAX_BYTES: the largest project archive an import reads, decompressed. */
   importMaxBytes: number;
+  /** IMPORT_MAX_LINES: the most lines (records) a project archive an import reads may have. */
+  importMaxLines: number;
+  /** IMPORT_TIMEOUT: the longest an import may take, upload included (408 import_timeout). */
+  importTimeoutSeconds: number;
   logLevel: string;
   logFormat: LogFormat;
   userAccessTokenTtl: { text: string; seconds: number };
@@ -264,6 +268,8 @@ export function loadConfig(env: Env = process.env, stdoutIsTty = process.stdout.
     redisCommandTimeoutMs: int(env, 'REDIS_COMMAND_TIMEOUT_MS', 1000, 10, 60_000),
     bodyLimit: byteSize(env, 'BODY_LIMIT', 1024 * 1024),
     importMaxBytes: byteSize(env, 'IMPORT_MAX_BYTES', 2 * 1024 * 1024 * 1024),
+    importMaxLines: int(env, 'IMPORT_MAX_LINES', 10_000_000, 3),
+    importTimeoutSeconds: duration(env, 'IMPORT_TIMEOUT', '30m').seconds,
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
     logFormat: oneOf(env, 'LOG_FORMAT', ['json', 'pretty'] as const, stdoutIsTty && !production ? 'pretty' : 'json'),
     userAccessTokenTtl: duration(env, 'USER_ACCESS_TOKEN_TTL', '15m'),

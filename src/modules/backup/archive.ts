@@ -5,9 +5,8 @@
  * no API keys, JWT secret, provider keys, sessions or one-time codes; end users' password
  * hashes do (argon2id), so users can sign in after a restore.
  */
-import { pipeline } from 'node:stream/promises';
-import { StringDecoder } from 'node:string_decoder';
-import { createGunzip } from 'node:zlib';
+import type { Readable } from 'node:stream';
+import { createGunzip, type Gunzip } from 'node:zlib';
 import type { CompoundIndex, FieldDef, RlsConfig } from '../../db/types.js';
 import { isObjectId } from '../../lib/ids.js';
 import { jsonTooDeep } from '../../lib/json-depth.js';
@@ -91,9 +90,6 @@ export interface EndRecord {
 
 export type ArchiveRecord = HeaderRecord | CollectionRecord | DocumentRecord | UserRecord | FileRecord | EndRecord;
 
-/** The longest line accepted (a document is at most the body limit; its JSON line a little more). */
-export const MAX_LINE_BYTES = 16 * 1024 * 1024;
-
 const bad = (line: number, why: string) => BackupErrors.invalid_archive(`Line ${line}: ${why}.`);
 
 const isTime = (v: unknown): v is string => typeof v === 'string' && !Number.isNaN(Date.parse(v));
@@ -145,35 +141,117 @@ export function parseRecord(text: string, line: number): ArchiveRecord {
   return checkRecord(value, line);
 }
 
+export interface ReadLimits {
+  /** Decompressed bytes read at most (413 archive_too_large beyond). */
+  maxBytes: number;
+  /** Lines read at most (413 archive_too_many_lines beyond). */
+  maxLines: number;
+  /** The longest line (400 invalid_archive beyond): checked before the line is put together. */
+  maxLineBytes: number;
+  /** The client went away: stop at once, whatever is left to inflate. */
+  signal: AbortSignal;
+  /** An upload that sends nothing for this long is stopped (408 import_stalled). */
+  stallMs: number;
+  /** The whole read, trickling uploads included, ends by then (408 import_timeout). */
+  maxMs: number;
+}
+
 /**
- * The archive's records, one per line, from a gzip stream: decompressed with a cap on the
- * total size and on each line, so a small upload cannot expand into unbounded memory.
+ * Pipes the upload into the gunzip without ever destroying the upload: on a cap or an error the
+ * gunzip is destroyed and the upload merely unpiped, so the HTTP answer (413, 400) still reaches
+ * a client that is sending; an upload that fails or is cut ends the gunzip with it.
  */
-export async function* readArchive(input: AsyncIterable<Buffer>, maxBytes: number): AsyncGenerator<{ record: ArchiveRecord; line: number }> {
-  const decoder = new StringDecoder('utf8'); // a character may span two chunks
+function feed(input: Readable, gunzip: Gunzip): () => void {
+  const cut = (err?: Error) => gunzip.destroy(err ?? new Error('the upload ended early'));
+  const onClose = () => { if (!input.readableEnded) cut(); };
+  input.once('error', cut);
+  input.once('close', onClose);
+  input.pipe(gunzip);
+  return () => {
+    input.unpipe(gunzip);
+    input.off('error', cut);
+    input.off('close', onClose);
+    gunzip.destroy();
+  };
+}
+
+/** A gzip upload's decompressed chunks, within the byte cap and stopping on abort. */
+async function* inflate(input: Readable, limits: ReadLimits): AsyncGenerator<Buffer> {
   const gunzip = createGunzip();
-  const feeding = pipeline(input, gunzip).catch((err: unknown) => gunzip.destroy(err as Error));
+  const stop = feed(input, gunzip);
+  const onAbort = () => gunzip.destroy(BackupErrors.import_aborted());
+  limits.signal.addEventListener('abort', onAbort, { once: true });
   let total = 0;
-  let line = 0;
-  let rest = '';
+  const deadline = Date.now() + limits.maxMs;
+  const timedOut = () => BackupErrors.import_timeout(`The import took longer than ${Math.round(limits.maxMs / 1000)} s (IMPORT_TIMEOUT): it was stopped, nothing was written.`);
+  const stalled = () => BackupErrors.import_stalled(`The upload sent nothing for ${limits.stallMs / 1000} s: the import was stopped, nothing was written.`);
   try {
-    for await (const chunk of gunzip as AsyncIterable<Buffer>) {
-      total += chunk.length;
-      if (total > maxBytes) throw BackupErrors.archive_too_large(`The archive expands beyond ${maxBytes} bytes (IMPORT_MAX_BYTES).`);
-      const parts = (rest + decoder.write(chunk)).split('\n');
-      rest = parts.pop()!;
-      if (Buffer.byteLength(rest) > MAX_LINE_BYTES) throw bad(line + 1, 'line too long');
-      for (const text of parts) {
-        line++;
-        if (text.trim()) yield { record: parseRecord(text, line), line };
-      }
+    const chunks = (gunzip as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
+    for (;;) {
+      if (limits.signal.aborted) throw BackupErrors.import_aborted();
+      const left = deadline - Date.now();
+      if (left <= 0) throw timedOut();
+      // Waiting for the next chunk is waiting for the client: a silent or trickling one holds a
+      // transaction (and, once a collection is made, a lock every collection create waits for).
+      const timer = setTimeout(() => gunzip.destroy(left < limits.stallMs ? timedOut() : stalled()), Math.min(left, limits.stallMs));
+      const next = await chunks.next().finally(() => clearTimeout(timer));
+      if (next.done) return;
+      total += next.value.length;
+      if (total > limits.maxBytes) throw BackupErrors.archive_too_large(`The archive expands beyond ${limits.maxBytes} bytes, this import's limit (IMPORT_MAX_BYTES, docs/backup.md).`);
+      yield next.value;
     }
   } catch (err) {
+    if (limits.signal.aborted) throw BackupErrors.import_aborted();
     if (err instanceof Error && 'code' in err && typeof err.code === 'string' && err.code.startsWith('Z_')) throw BackupErrors.invalid_archive('The archive is not valid gzip data.');
     throw err;
   } finally {
-    gunzip.destroy();
-    await feeding;
+    limits.signal.removeEventListener('abort', onAbort);
+    stop();
   }
-  if (rest.trim()) yield { record: parseRecord(rest, line + 1), line: line + 1 };
+}
+
+/**
+ * The archive's lines as text, scanned in the decompressed chunks as they come: a line's
+ * pieces are kept as they are (no re-joining of a growing string per chunk) and put together
+ * once, at its newline, so the work is linear in the bytes; a line over the cap is refused
+ * before it is ever assembled.
+ */
+async function* lines(chunks: AsyncIterable<Buffer>, limits: ReadLimits): AsyncGenerator<{ text: string; line: number }> {
+  let pieces: Buffer[] = [];
+  let pending = 0;
+  let line = 0;
+  const tooLong = () => bad(line + 1, `line longer than ${limits.maxLineBytes} bytes`);
+  for await (const chunk of chunks) {
+    let start = 0;
+    for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, start)) {
+      if (pending + nl - start > limits.maxLineBytes) throw tooLong();
+      if (++line > limits.maxLines) throw BackupErrors.archive_too_many_lines(`The archive has more than ${limits.maxLines} lines (IMPORT_MAX_LINES).`);
+      const piece = chunk.subarray(start, nl);
+      const text = pieces.length ? Buffer.concat([...pieces, piece]).toString('utf8') : piece.toString('utf8');
+      pieces = [];
+      pending = 0;
+      start = nl + 1;
+      yield { text, line };
+    }
+    if (start < chunk.length) {
+      pending += chunk.length - start;
+      if (pending > limits.maxLineBytes) throw tooLong();
+      pieces.push(chunk.subarray(start));
+    }
+  }
+  if (!pending) return;
+  if (++line > limits.maxLines) throw BackupErrors.archive_too_many_lines(`The archive has more than ${limits.maxLines} lines (IMPORT_MAX_LINES).`);
+  yield { text: Buffer.concat(pieces).toString('utf8'), line };
+}
+
+/**
+ * The archive's records, one per line, from a gzip stream, with bounded work: a cap on the
+ * decompressed bytes, on the lines and on each line, a blank line refused at once (the format
+ * has none), and an abort that stops the inflating when the client leaves.
+ */
+export async function* readArchive(input: Readable, limits: ReadLimits): AsyncGenerator<{ record: ArchiveRecord; line: number; bytes: number }> {
+  for await (const { text, line } of lines(inflate(input, limits), limits)) {
+    if (!text.trim()) throw bad(line, 'an empty line (an archive has one record on every line)');
+    yield { record: parseRecord(text, line), line, bytes: text.length };
+  }
 }

@@ -11,13 +11,15 @@ import { Errors } from '../../../lib/errors.js';
 import { operatorOf } from '../../operators/auth.js';
 import type { App } from '../../../app.js';
 import { loadOwnedProject } from '../../projects/access.js';
-import { readArchive } from '../archive.js';
 import { exportProject } from '../export-service.js';
 import { importProject } from '../import-service.js';
 
 const TAGS = ['dashboard: backup'];
 const Params = Type.Object({ projectId: Type.String() });
-const ImportQuery = Type.Object({ dryRun: Type.Optional(Type.Boolean({ description: 'true: check and report, write nothing' })) });
+const ImportQuery = Type.Object({
+  dryRun: Type.Optional(Type.Boolean({ description: 'true: check and report, write nothing' })),
+  newIds: Type.Optional(Type.Boolean({ description: 'true: a copy with new document and user ids, owners and references rewritten (docs/backup.md)' })),
+});
 
 export default async function backupRoutes(app: App, ctx: AppContext): Promise<void> {
   app.get(
@@ -44,24 +46,34 @@ export default async function backupRoutes(app: App, ctx: AppContext): Promise<v
 
   await app.register(async (scope) => {
     scope.addContentTypeParser('application/gzip', (_req, payload, done) => done(null, payload));
-    scope.post<{ Params: { projectId: string }; Querystring: { dryRun?: boolean }; Body: Readable }>(
+    scope.post<{ Params: { projectId: string }; Querystring: { dryRun?: boolean; newIds?: boolean }; Body: Readable }>(
       '/api/projects/:projectId/import',
       {
         schema: {
           tags: TAGS,
-          summary: 'Import an export archive into this new or empty project (same document and user ids); dryRun=true reports without writing',
-          description: 'Body: the archive as `application/gzip`. All or nothing, in one transaction. 409 `import_conflicts` lists what stands in the way (a non-empty project, user ids taken on this server, duplicate unique values).',
+          summary: 'Import an export archive into this new or empty project (same ids, or new ones with newIds=true); dryRun=true reports without writing',
+          description: 'Body: the archive as `application/gzip`. All or nothing, in one transaction. 409 `import_conflicts` lists what stands in the way (a non-empty project, user ids taken on this server, duplicate unique values). ' +
+            'Bounded: 413 beyond IMPORT_MAX_BYTES or IMPORT_MAX_LINES, 403 beyond the plan\'s limits, 429 while another import of the same operator runs; a client that leaves stops it (docs/backup.md).',
           params: Params,
           querystring: ImportQuery,
         },
       },
-      async (req) => {
+      async (req, reply) => {
         if (typeof (req.body as Partial<Readable> | undefined)?.pipe !== 'function') throw Errors.unsupported_media_type('Send the archive as application/gzip.');
         const operator = operatorOf(req);
         const project = await loadOwnedProject(ctx, operator, req.params.projectId);
-        const records = readArchive(req.body, ctx.config.importMaxBytes);
-        const report = await importProject(ctx, { id: project.id, plan: operator.plan }, records, req.query.dryRun === true);
-        return ok(report, report.dryRun ? 'Dry run: nothing was written.' : 'Project imported.');
+        // The connection closing before the answer is sent: the client left, stop the work.
+        const gone = new AbortController();
+        const onClose = () => { if (!reply.raw.writableFinished) gone.abort(); };
+        reply.raw.once('close', onClose);
+        try {
+          const report = await importProject(ctx, { id: project.id, plan: operator.plan, operatorId: operator.id }, req.body, {
+            dryRun: req.query.dryRun === true, newIds: req.query.newIds === true, signal: gone.signal,
+          });
+          return ok(report, report.dryRun ? 'Dry run: nothing was written.' : 'Project imported.');
+        } finally {
+          reply.raw.off('close', onClose);
+        }
       },
     );
   });

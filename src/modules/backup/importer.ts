@@ -1,0 +1,234 @@
+/**
+ * The import of one archive, record by record, inside the caller's owner transaction:
+ * collections are created as a create does, documents, users and file records are inserted in
+ * batches of q.PAGE, and the end record is checked against what was read. With new ids
+ * (new-ids.ts) documents and users are inserted under their new ids, and at the end every
+ * reference to an archived id is rewritten. Knows no HTTP.
+ */
+import type { Kysely } from 'kysely';
+import type { AppContext } from '../../context.js';
+import { sqlState } from '../../db/errors.js';
+import type { Database } from '../../database.js';
+import { AppError } from '../../lib/errors.js';
+import { METRICS, reserve } from '../../lib/quota-queries.js';
+import { updateCollectionRls } from '../collections/queries.js';
+import { createCollectionIn } from '../collections/service.js';
+import { DataErrors } from '../data/errors.js';
+import { planOf, type PlanName } from '../plans/plans.js';
+import { StorageErrors } from '../storage/errors.js';
+import type { ArchiveRecord, CollectionRecord, Counts, DocumentRecord, FileRecord, UserRecord } from './archive.js';
+import { archivedRls } from './archived-rls.js';
+import { BackupErrors } from './errors.js';
+import { NewIds } from './new-ids.js';
+import * as q from './queries.js';
+
+export interface Target {
+  id: string;
+  plan: PlanName;
+}
+
+const MAX_CONFLICTS = 50;
+/** Records held for a batch insert, at most this many characters of archive (large documents). */
+const BATCH_CHARS = 4 * 1024 * 1024;
+// 54000: a value too long for an index entry (the data API refuses those: value_too_long).
+const BAD_VALUE = new Set(['22P02', '22007', '22008', '22009', '22003', '22021', '22P05', '23502', '23514', '54000']);
+
+export class Importer {
+  readonly counts: Counts = { collections: 0, documents: 0, users: 0, files: 0 };
+  readonly conflicts: string[] = [];
+  private readonly collectionIds = new Map<string, string>();
+  private docs = new Map<string, DocumentRecord[]>();
+  private users: UserRecord[] = [];
+  private files: FileRecord[] = [];
+  private pendingLines: [number, number] = [0, 0];
+  private pendingChars = 0;
+  private readonly plan;
+  dbBytes = 0;
+  fileBytes = 0;
+  sourceProject: string | null = null;
+  ended: Counts | null = null;
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly tx: Kysely<Database>,
+    private readonly target: Target,
+    /** A copy: new ids for documents and users (new-ids.ts); null keeps the archive's ids. */
+    private readonly newIds: NewIds | null,
+  ) {
+    this.plan = planOf(target.plan);
+  }
+
+  async start(): Promise<void> {
+    if (this.newIds) await q.createArchivedIds(this.tx);
+  }
+
+  conflict(message: string) {
+    if (this.conflicts.length < MAX_CONFLICTS) this.conflicts.push(message);
+  }
+
+  /** One record; `chars` is the length of its line (what holding it for the batch costs). */
+  async add(record: ArchiveRecord, line: number, chars = 0): Promise<void> {
+    if (line > 1 && record.type === 'header') throw BackupErrors.invalid_archive(`Line ${line}: a second header.`);
+    if (line === 1 && record.type !== 'header') throw BackupErrors.invalid_archive('Line 1: the archive must start with its header.');
+    if (this.ended) throw BackupErrors.invalid_archive(`Line ${line}: a record after the end record.`);
+    if (this.pendingChars + chars > BATCH_CHARS) await this.flushAll();
+    this.pendingChars += chars;
+    this.pendingLines = [this.pendingLines[0] || line, line];
+    switch (record.type) {
+      case 'header':
+        this.sourceProject = record.project?.id ?? null;
+        return;
+      case 'collection':
+        return this.collection(record, line);
+      case 'document':
+        return this.document(record, line);
+      case 'user':
+        this.users.push(record);
+        if (this.users.length >= q.PAGE) await this.flushUsers();
+        return;
+      case 'file':
+        this.files.push(record);
+        if (this.files.length >= q.PAGE) await this.flushFiles();
+        return;
+      case 'end':
+        await this.flushAll();
+        this.ended = record.counts;
+    }
+  }
+
+  private async collection(r: CollectionRecord, line: number) {
+    try {
+      const rls = archivedRls(r.name, r.fields, r.rls, line);
+      const created = await createCollectionIn(this.tx, this.ctx.clock.now(), this.target.id, this.target.plan, { name: r.name, fields: r.fields, rls: rls.input, indexes: r.indexes, searchLanguage: r.searchLanguage, realtime: r.realtime === true });
+      // An owner field the schema does not declare (the API stores those too): kept as it was.
+      if (created.rls.ownerField !== rls.ownerField) await updateCollectionRls(this.tx, created.id, { ...created.rls, ownerField: rls.ownerField }, this.ctx.clock.now());
+      this.collectionIds.set(r.name, created.id);
+      this.counts.collections++;
+    } catch (err) {
+      if (err instanceof AppError && !err.message.startsWith(`Line ${line}`)) throw err.withMessage(`Line ${line} (collection ${r.name}): ${err.message}`);
+      throw err;
+    }
+  }
+
+  private async document(r: DocumentRecord, line: number) {
+    if (!this.collectionIds.has(r.collection)) throw BackupErrors.invalid_archive(`Line ${line}: document of collection '${r.collection}', which the archive does not declare before it.`);
+    const list = this.docs.get(r.collection) ?? [];
+    list.push(r);
+    this.docs.set(r.collection, list);
+    if (list.length >= q.PAGE) await this.flushDocs(r.collection, list);
+  }
+
+  /** Runs one batch insert; a database refusal names the lines it came from. */
+  private async guarded(what: string, fn: () => Promise<void>) {
+    const [from, to] = this.pendingLines;
+    const where = from === to ? `Line ${from}` : `Lines ${from}-${to}`;
+    try {
+      await fn();
+    } catch (err) {
+      const code = sqlState(err);
+      if (code === '23505') {
+        this.conflict(`${where}: ${what}: a value that must be unique is already taken (${(err as { constraint?: string }).constraint ?? 'unique index'}).`);
+        throw BackupErrors.import_conflicts(undefined, { conflicts: this.conflicts });
+      }
+      if (code && BAD_VALUE.has(code)) throw BackupErrors.invalid_archive(`${where}: ${what}: a value the database refuses (${(err as Error).message}).`);
+      throw err;
+    }
+  }
+
+  /** With new ids: the batch under its new ids, and its old ids remembered for the rewrite. */
+  private async renamed<T extends { id: string }>(batch: T[]): Promise<T[]> {
+    if (!this.newIds) return batch;
+    const ids = this.newIds;
+    await q.addArchivedIds(this.tx, batch.map((r) => [r.id, ids.of(r.id)]));
+    return batch.map((r) => ({ ...r, id: ids.of(r.id) }));
+  }
+
+  private async flushDocs(name: string, list: DocumentRecord[]) {
+    this.docs.set(name, []);
+    const batch = await this.renamed(list);
+    await this.guarded(`documents of '${name}'`, async () => {
+      this.dbBytes += await q.insertDocuments(this.tx, this.target.id, this.collectionIds.get(name)!, batch);
+    });
+    // The plan's database limit ends a runaway import at the first batch beyond it.
+    if (this.plan.databaseBytes >= 0 && this.dbBytes > this.plan.databaseBytes) throw DataErrors.database_limit(`The documents need more than ${this.plan.databaseBytes} bytes, the plan's database limit.`);
+    this.counts.documents += list.length;
+    this.pendingLines = [0, 0];
+  }
+
+  private async flushUsers() {
+    const batch = await this.renamed(this.users);
+    this.users = [];
+    const taken = new Set(await q.takenUserIds(this.tx, batch.map((u) => u.id)));
+    for (const id of taken) this.conflict(`User ${id}: this id is taken on this server (is the source project still here? Import with newIds=true for a copy, delete the source first, or import on another server).`);
+    await this.guarded('users', () => q.insertUsers(this.tx, this.target.id, batch.filter((u) => !taken.has(u.id))));
+    this.counts.users += batch.length;
+    this.pendingLines = [0, 0];
+  }
+
+  private async flushFiles() {
+    const batch = this.files;
+    this.files = [];
+    await this.guarded('files', async () => {
+      this.fileBytes += await q.insertFiles(this.tx, this.target.id, batch);
+    });
+    if (this.plan.storageBytes >= 0 && this.fileBytes > this.plan.storageBytes) throw StorageErrors.storage_limit_exceeded(`The files need more than ${this.plan.storageBytes} bytes, the plan's storage limit.`);
+    this.counts.files += batch.length;
+    this.pendingLines = [0, 0];
+  }
+
+  async flushAll() {
+    this.pendingChars = 0;
+    for (const [name, list] of this.docs) if (list.length) await this.flushDocs(name, list);
+    if (this.users.length) await this.flushUsers();
+    if (this.files.length) await this.flushFiles();
+  }
+
+  /** The archive is whole (its end record matches what was read) and the plan allows it. */
+  async finish() {
+    if (!this.ended) throw BackupErrors.invalid_archive('The archive has no end record: it was cut short.');
+    for (const k of ['collections', 'documents', 'users', 'files'] as const) {
+      if (this.ended[k] !== this.counts[k]) throw BackupErrors.invalid_archive(`The end record counts ${String(this.ended[k])} ${k}, the archive holds ${this.counts[k]}.`);
+    }
+    if (this.newIds) await this.rewriteReferences(this.newIds);
+    const db = { subjectId: this.target.id, metric: METRICS.dbBytes };
+    const storage = { subjectId: this.target.id, metric: METRICS.storageBytes };
+    if ((await reserve(this.tx, db, this.dbBytes, this.plan.databaseBytes)) === null) throw DataErrors.database_limit(`The documents need ${this.dbBytes} bytes, over the plan's database limit.`);
+    if ((await reserve(this.tx, storage, this.fileBytes, this.plan.storageBytes)) === null) throw StorageErrors.storage_limit_exceeded(`The files need ${this.fileBytes} bytes, over the plan's storage limit.`);
+  }
+
+  /**
+   * Every archived id still held somewhere (owner ids, owner fields, references, any string of
+   * documents' and users' data, files' owners) becomes its new id: a pass over what was
+   * inserted, a page at a time, once all the archive's ids are known.
+   */
+  private async rewriteReferences(ids: NewIds) {
+    for (const collectionId of this.collectionIds.values()) {
+      for (let after = ''; ;) {
+        const rows = await q.importedDocumentsAfter(this.tx, this.target.id, collectionId, after);
+        const found = new Set<string>();
+        for (const r of rows) {
+          NewIds.candidates(r.data, found);
+          if (r.owner_id) found.add(r.owner_id);
+        }
+        const archived = await q.archivedAmong(this.tx, [...found]);
+        const changed = rows
+          .map((r) => ({ id: r.id, ownerId: r.owner_id && archived.has(r.owner_id) ? ids.of(r.owner_id) : r.owner_id, json: JSON.stringify(ids.rewrite(r.data, archived)), before: r }))
+          .filter((r) => r.ownerId !== r.before.owner_id || r.json !== JSON.stringify(r.before.data));
+        await q.rewriteDocuments(this.tx, this.target.id, collectionId, changed);
+        if (rows.length < q.PAGE) break;
+        after = rows[rows.length - 1]!.id;
+      }
+    }
+    for (let after = ''; ;) {
+      const rows = await q.importedUsersAfter(this.tx, this.target.id, after);
+      const archived = await q.archivedAmong(this.tx, [...NewIds.candidates(rows.map((r) => r.data))]);
+      for (const r of rows) {
+        const json = JSON.stringify(ids.rewrite(r.data, archived));
+        if (json !== JSON.stringify(r.data)) await q.rewriteUserData(this.tx, this.target.id, r.id, json);
+      }
+      if (rows.length < q.PAGE) break;
+      after = rows[rows.length - 1]!.id;
+    }
+    await q.rewriteFileOwners(this.tx, this.target.id);
+  }
+}
