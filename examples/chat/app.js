@@ -1,0 +1,204 @@
+/* global document, window, fetch, EventSource, URL, FormData, setTimeout */
+// The chat example: rooms, messages streamed through realtime, image attachments through
+// storage, unread counts from each user's private read markers. Everything the published
+// @urbackend/sdk covers goes through it (sign-up, sign-in, documents, counts, uploads); the
+// realtime stream uses the documented HTTP routes (a ticket, then EventSource).
+import urBackend from '/sdk.js';
+import config from '/config.js';
+
+const client = urBackend({ apiKey: config.publishableKey, baseUrl: config.baseUrl });
+const $ = (id) => document.getElementById(id);
+
+const state = {
+  me: null,
+  rooms: new Map(), // id → room
+  messages: new Map(), // room id → messages, oldest first
+  reads: new Map(), // room id → read marker document
+  unread: new Map(), // room id → count
+  current: null,
+  lastEventId: null,
+};
+
+// ---- sign-up and sign-in ------------------------------------------------------------------
+$('auth-form').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const form = new FormData(e.target);
+  const email = String(form.get('email'));
+  const password = String(form.get('password'));
+  $('auth-error').textContent = '';
+  try {
+    if (e.submitter?.value === 'signup') await client.auth.signUp({ email, password, name: String(form.get('name') || email) });
+    await client.auth.login({ email, password });
+    state.me = await client.auth.me();
+    await start();
+  } catch (err) {
+    $('auth-error').textContent = err.message;
+  }
+});
+
+async function start() {
+  $('signin').hidden = true;
+  $('chat').hidden = false;
+  $('me').textContent = state.me.name || state.me.email;
+  const [rooms, reads] = await Promise.all([
+    client.db.getAll('rooms', { sort: 'createdAt', limit: 100 }),
+    client.db.getAll('reads', { limit: 100 }),
+  ]);
+  for (const r of reads) state.reads.set(r.room, r);
+  for (const room of rooms) state.rooms.set(room._id, room);
+  await Promise.all(rooms.map(countUnread));
+  renderRooms();
+  connect();
+}
+
+// ---- unread counts: messages by others since my read marker ------------------------------
+async function countUnread(room) {
+  const since = state.reads.get(room._id)?.lastReadAt;
+  const filter = { room: room._id, author_ne: state.me._id, ...(since ? { createdAt_gt: since } : {}) };
+  state.unread.set(room._id, await client.db.count('messages', filter));
+}
+
+async function markRead(roomId) {
+  const latest = state.messages.get(roomId)?.at(-1);
+  if (!latest) return;
+  const marker = state.reads.get(roomId);
+  if (marker && marker.lastReadAt >= latest.createdAt) return;
+  const next = marker
+    ? await client.db.patch('reads', marker._id, { lastReadAt: latest.createdAt })
+    : await client.db.insert('reads', { room: roomId, lastReadAt: latest.createdAt });
+  state.reads.set(roomId, next);
+}
+
+// ---- rooms ----------------------------------------------------------------------------------
+function renderRooms() {
+  const list = $('rooms');
+  list.replaceChildren(...[...state.rooms.values()].map((room) => {
+    const li = document.createElement('li');
+    li.dataset.room = room._id;
+    li.setAttribute('aria-current', String(room._id === state.current));
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.textContent = room.name;
+    button.title = room.name;
+    const badge = document.createElement('span');
+    badge.className = 'badge';
+    badge.setAttribute('aria-label', 'unread messages');
+    const n = state.unread.get(room._id) ?? 0;
+    badge.textContent = n > 0 && room._id !== state.current ? String(n) : '';
+    button.append(badge);
+    button.addEventListener('click', () => openRoom(room._id));
+    li.append(button);
+    return li;
+  }));
+}
+
+$('room-form').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const input = e.target.elements.name;
+  try {
+    const room = await client.db.insert('rooms', { name: input.value.trim() });
+    state.rooms.set(room._id, room);
+    input.value = '';
+    await openRoom(room._id);
+  } catch (err) {
+    $('chat-error').textContent = err.message;
+  }
+});
+
+async function openRoom(roomId) {
+  state.current = roomId;
+  $('room-title').textContent = state.rooms.get(roomId)?.name ?? '';
+  $('message-form').hidden = false;
+  const messages = await client.db.getAll('messages', { room: roomId, sort: 'createdAt', limit: 100 });
+  state.messages.set(roomId, messages);
+  state.unread.set(roomId, 0);
+  renderMessages();
+  renderRooms();
+  await markRead(roomId);
+}
+
+// ---- messages ---------------------------------------------------------------------------------
+function renderMessages() {
+  const list = $('messages');
+  list.replaceChildren(...(state.messages.get(state.current) ?? []).map((m) => {
+    const li = document.createElement('li');
+    li.dataset.id = m._id;
+    const who = document.createElement('span');
+    who.className = 'author';
+    who.textContent = m.authorName || 'someone';
+    const text = document.createElement('span');
+    text.className = 'text';
+    text.textContent = m.text ?? '';
+    li.append(who, text);
+    if (m.image) {
+      const img = document.createElement('img');
+      img.src = m.image;
+      img.alt = `image from ${m.authorName || 'someone'}`;
+      li.append(img);
+    }
+    return li;
+  }));
+}
+
+$('message-form').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const form = e.target;
+  const text = form.elements.text.value.trim();
+  const file = form.elements.image.files[0];
+  if (!text && !file) return;
+  $('chat-error').textContent = '';
+  try {
+    const image = file ? (await client.storage.upload(file)).url : undefined;
+    await client.db.insert('messages', { room: state.current, text, authorName: state.me.name || state.me.email, ...(image ? { image } : {}) });
+    form.reset();
+  } catch (err) {
+    $('chat-error').textContent = err.message;
+  }
+});
+
+// ---- realtime: a ticket, then EventSource; on a cut it resumes from the last event --------------
+async function connect() {
+  const res = await fetch(`${config.baseUrl}/api/realtime/ticket`, {
+    method: 'POST',
+    headers: { 'x-api-key': config.publishableKey, authorization: `Bearer ${client.auth.getToken()}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ subscriptions: [{ collection: 'rooms' }, { collection: 'messages' }] }),
+  });
+  const { data } = await res.json();
+  const url = new URL(`${config.baseUrl}/api/realtime`);
+  url.searchParams.set('ticket', data.ticket);
+  if (state.lastEventId) url.searchParams.set('lastEventId', state.lastEventId);
+  const source = new EventSource(url);
+  source.addEventListener('ready', () => setLive(true));
+  source.addEventListener('create', (e) => {
+    state.lastEventId = e.lastEventId;
+    onCreate(JSON.parse(e.data));
+  });
+  source.addEventListener('reset', () => window.location.reload());
+  source.onerror = () => {
+    setLive(false);
+    if (source.readyState === EventSource.CLOSED) setTimeout(connect, 1000); // ticket gone: ask again
+  };
+}
+
+function setLive(on) {
+  $('live').textContent = on ? 'live' : 'offline';
+  $('live').classList.toggle('on', on);
+}
+
+function onCreate({ collection, document: doc }) {
+  if (!doc) return;
+  if (collection === 'rooms') {
+    state.rooms.set(doc._id, doc);
+    renderRooms();
+    return;
+  }
+  const list = state.messages.get(doc.room);
+  if (list && !list.some((m) => m._id === doc._id)) list.push(doc);
+  if (doc.room === state.current) {
+    renderMessages();
+    markRead(doc.room).catch(() => {});
+  } else if (doc.author !== state.me._id) {
+    state.unread.set(doc.room, (state.unread.get(doc.room) ?? 0) + 1);
+    renderRooms();
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * Serves an example's static frontend: its own files, the published `@urbackend/sdk` as
+ * `/sdk.js` (its ES module build, which imports nothing) and `/config.js` with the project's
+ * base URL and publishable key. No framework server: what a static host would serve.
+ */
+import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+
+const TYPES = new Map([
+  ['.html', 'text/html; charset=utf-8'],
+  ['.js', 'text/javascript; charset=utf-8'],
+  ['.css', 'text/css; charset=utf-8'],
+  ['.svg', 'image/svg+xml'],
+]);
+
+export interface Served {
+  url: string;
+  close(): Promise<void>;
+}
+
+export function sdkModulePath(): string {
+  const require = createRequire(import.meta.url);
+  return path.join(path.dirname(require.resolve('@urbackend/sdk')), 'dist', 'index.mjs');
+}
+
+export async function serveExample(dir: string, config: Record<string, unknown>, port = 0): Promise<Served> {
+  const root = path.resolve(dir);
+  const sdk = await readFile(sdkModulePath());
+  const server = createServer(async (req, res) => {
+    const pathname = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+    if (pathname === '/sdk.js') return send(res, 200, TYPES.get('.js')!, sdk);
+    if (pathname === '/config.js') return send(res, 200, TYPES.get('.js')!, `export default ${JSON.stringify(config)};\n`);
+    const file = path.resolve(root, '.' + (pathname === '/' ? '/index.html' : pathname));
+    const type = TYPES.get(path.extname(file));
+    if (!file.startsWith(root + path.sep) || !type) return send(res, 404, 'text/plain', 'not found');
+    try {
+      return send(res, 200, type, await readFile(file));
+    } catch {
+      return send(res, 404, 'text/plain', 'not found');
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const { port: bound } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${bound}`,
+    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+  };
+}
+
+function send(res: import('node:http').ServerResponse, status: number, type: string, body: string | Buffer): void {
+  res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
+  res.end(body);
+}

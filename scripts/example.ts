@@ -1,0 +1,80 @@
+/**
+ * `npm run example -- <name>`: runs one of the example apps in examples/ against a throwaway
+ * Plinth. Starts Plinth (`node bin/plinth.js`, embedded PostgreSQL) on a free port with a fresh
+ * data dir, sets the project up through the dashboard API as the app's developer would
+ * (examples/lib/provision.ts), serves the app's static files and prints its URL. Ctrl-C stops
+ * Plinth and deletes the data dir. EXAMPLE_WEBHOOK_URL adds the app's webhook endpoints.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { chat } from '../examples/chat/setup.js';
+import type { ExampleSpec } from '../examples/lib/provision.js';
+import { provision } from '../examples/lib/provision.js';
+import { serveExample } from '../examples/lib/serve.js';
+import { ROOT_DIR } from '../src/paths.js';
+
+const EXAMPLES = new Map<string, ExampleSpec>([['chat', chat]]);
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
+}
+
+async function waitHealthy(base: string, child: ReturnType<typeof spawn>): Promise<void> {
+  for (let i = 0; i < 240; i++) {
+    if (child.exitCode !== null) throw new Error(`Plinth exited with code ${child.exitCode}`);
+    const ok = await fetch(`${base}/api/health`).then((r) => r.ok, () => false);
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error('Plinth did not become healthy in 120 s');
+}
+
+async function main(): Promise<void> {
+  const name = process.argv[2] ?? '';
+  const spec = EXAMPLES.get(name);
+  if (!spec) {
+    console.error(`usage: npm run example -- <name>   (one of: ${[...EXAMPLES.keys()].join(', ')})`);
+    process.exit(2);
+  }
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), `plinth-example-${name}-`));
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, [path.join(ROOT_DIR, 'bin', 'plinth.js')], {
+    cwd: ROOT_DIR,
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', PLINTH_DATA_DIR: dataDir, LOG_FORMAT: 'json', LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const stop = () => {
+    child.kill('SIGTERM');
+    child.once('exit', () => {
+      rmSync(dataDir, { recursive: true, force: true });
+      process.exit(0);
+    });
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  await waitHealthy(base, child);
+  const config: Record<string, unknown> = {};
+  const site = await serveExample(path.join(ROOT_DIR, 'examples', name), config, Number(process.env.EXAMPLE_PORT ?? 0));
+  const project = await provision(base, spec, { siteUrl: site.url, webhookUrl: process.env.EXAMPLE_WEBHOOK_URL });
+  Object.assign(config, { baseUrl: base, publishableKey: project.publishableKey });
+  console.log(`\nThe ${name} example is running:\n  App:      ${site.url}\n  Plinth:   ${base}  (console: ${base}/_/)\n` +
+    `  Operator: ${project.operatorEmail} / ${project.operatorPassword} (throwaway; the project "${spec.project}" is set up)\n` +
+    (project.webhookSecrets.length ? `  Webhook secret: ${project.webhookSecrets[0]}\n` : '') +
+    `  Data:     ${dataDir} (deleted on Ctrl-C)\n`);
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});
