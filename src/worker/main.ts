@@ -1,18 +1,24 @@
 /**
  * `plinth worker` / `npm run worker`: a job-only process (any number of them) on the same
- * database as the API nodes. Needs DATABASE_URL.
+ * database as the API nodes. Needs DATABASE_URL. It rides out database outages like an API
+ * node (runner.ts); with METRICS_PORT it answers /metrics, /livez and /readyz on loopback.
  */
 import { loadConfig, ConfigError } from '../config.js';
 import { boot } from '../boot.js';
 import { startWorker } from './runner.js';
-import { startMetricsListener } from '../modules/metrics/listener.js';
+import { startMetricsListener, type Readiness } from '../modules/metrics/listener.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   if (!config.databaseUrl) throw new ConfigError('Invalid configuration: DATABASE_URL is required for a separate worker process');
   const booted = await boot(config);
   const worker = await startWorker(booted.ctx);
-  const metrics = config.metrics.port ? await startMetricsListener(booted.ctx, config.metrics.port) : undefined;
+  const ready = (): Readiness => {
+    if (booted.ctx.lifecycle.draining) return { ok: false, reason: 'shutting_down' };
+    const h = worker.health();
+    return h.ok ? { ok: true } : { ok: false, reason: h.reason! };
+  };
+  const metrics = config.metrics.port ? await startMetricsListener(booted.ctx, config.metrics.port, { ready }) : undefined;
   const stop = async () => {
     booted.ctx.lifecycle.draining = true;
     await worker.stop().catch(() => {});
