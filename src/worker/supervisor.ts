@@ -72,15 +72,13 @@ export function startSupervisor(pool: pg.Pool, opts: SupervisorOptions): Supervi
 
   const launch = (): WorkerPool => {
     const events = new EventEmitter() as WorkerEvents;
-    let wp: WorkerPool | undefined;
-    const mine = () => wp === current && !stopping;
     events.on('worker:create', ({ worker }) => {
       live.add(worker.workerId);
       opts.onIdsChanged();
     });
-    events.on('worker:getJob:error', ({ error }) => {
+    events.on('worker:getJob:error', ({ worker, error }) => {
       databaseDown = true;
-      if (mine()) replace('outage', null, error);
+      if (worker.workerPool === current && !stopping) replace('outage', null, error);
     });
     events.on('worker:getJob:empty', () => (databaseDown = false));
     events.on('job:start', () => (databaseDown = false));
@@ -91,14 +89,13 @@ export function startSupervisor(pool: pg.Pool, opts: SupervisorOptions): Supervi
       opts.onIdsChanged();
       if (worker.workerPool === current && !stopping) replace('lost', worker.workerId, error);
     });
-    wp = runTaskList(
+    const self = runTaskList(
       { concurrency: opts.concurrency, pollInterval: opts.pollInterval, noHandleSignals: true, logger: workerLogger(log), events },
       tasks,
       pool,
     );
     // A pool only ends when shut down; one that ends by itself (e.g. graphile-worker saw a
     // breaking migration) is replaced like a lost runner.
-    const self = wp;
     void self.promise.then(() => self === current && !stopping && replace('lost', null, undefined));
     return self;
   };

@@ -64,7 +64,8 @@ beforeAll(async () => {
   });
   for (const out of [worker.stdout!, worker.stderr!]) out.on('data', (c: Buffer) => (stderr += c.toString()));
   worker.once('exit', (code, signal) => (exited = { code, signal }));
-  await until('the worker to be ready', async () => (await probe('/readyz')).status === 200, 60_000);
+  // Up once its heartbeat row lists all its runners.
+  await until('the worker heartbeat', async () => (await heartbeatIds()).length === RUNNERS, 60_000);
 }, 90_000);
 
 afterAll(async () => {
@@ -123,6 +124,9 @@ const jobsPending = async () =>
   Number((await sql<{ n: string }>`SELECT count(*) AS n FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t ON t.id = j.task_id WHERE t.identifier = 'mail.send'`.execute(env.ctx.db.admin)).rows[0]!.n);
 const heartbeatSeen = async () =>
   (await sql<{ t: Date }>`SELECT max(last_seen) AS t FROM worker_heartbeats`.execute(env.ctx.db.admin)).rows[0]!.t?.getTime() ?? 0;
+
+const heartbeatIds = async () =>
+  (await sql<{ worker_ids: string[] }>`SELECT worker_ids FROM worker_heartbeats`.execute(env.ctx.db.admin)).rows.flatMap((r) => r.worker_ids);
 
 const cuts: string[] = [];
 /** Cuts PostgreSQL off from the worker for `ms`, then lets it back. */
@@ -215,6 +219,12 @@ describe('PostgreSQL cut under a job worker again and again while mail is sent',
 
     // Every accepted mail is delivered, within seconds of the last restore.
     const restoredAt = Date.now();
+    const stuck = async (err: Error) => {
+      const jobs = await sql`SELECT j.id, t.identifier, attempts, run_at, locked_by, locked_at, last_error FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t ON t.id = j.task_id`.execute(env.ctx.db.admin);
+      const file = path.join(os.tmpdir(), `plinth-worker-outage-${process.pid}.log`);
+      writeFileSync(file, stderr);
+      throw new Error(`${err.message} (at ${new Date().toISOString()}): jobs ${JSON.stringify(jobs.rows)}; heartbeat ${JSON.stringify(await heartbeatIds())}; worker exit ${JSON.stringify(exited)}; log ${file}`);
+    };
     const logs = await until(
       'every mail to be sent',
       async () => {
@@ -222,16 +232,10 @@ describe('PostgreSQL cut under a job worker again and again while mail is sent',
         return rows.length === accepted && rows.every((l) => l.status === 'sent' && l.provider_email_id) && rows;
       },
       45_000,
-    ).catch(async (err: Error) => {
-      const jobs = await sql`SELECT id, attempts, run_at, locked_by, locked_at, last_error FROM graphile_worker._private_jobs`.execute(env.ctx.db.admin);
-      const hb = await sql`SELECT * FROM worker_heartbeats`.execute(env.ctx.db.admin);
-      const file = path.join(os.tmpdir(), `plinth-worker-outage-${process.pid}.log`);
-      writeFileSync(file, stderr);
-      throw new Error(`${err.message}: jobs ${JSON.stringify(jobs.rows)}; heartbeats ${JSON.stringify(hb.rows)}; worker exit ${JSON.stringify(exited)}; log ${file}`);
-    });
+    ).catch(stuck);
     if (process.env.PLINTH_MEASURE) console.log(`${cuts.length} cuts, ${accepted} mails, all sent ${Date.now() - restoredAt} ms after the last restore`);
     // No job left behind, none locked by a runner that is gone.
-    await until('the mail jobs to be gone and no job locked', async () => (await jobsPending()) === 0 && (await jobsLocked()) === 0, 15_000);
+    await until('the mail jobs to be gone and no job locked', async () => (await jobsPending()) === 0 && (await jobsLocked()) === 0, 15_000).catch(stuck);
 
     // Exactly once: one message per accepted mail at the provider, each log pointing at its own.
     const delivered = fake.sentBy(PLATFORM_KEY);
@@ -248,8 +252,7 @@ describe('PostgreSQL cut under a job worker again and again while mail is sent',
     expect(sample(metrics, 'plinth_worker_runners', '{state="running"}')).toBe(RUNNERS);
     expect(sample(metrics, 'plinth_worker_runners', '{state="orphaned"}')).toBe(0);
     expect(sample(metrics, 'plinth_worker_runner_restarts_total')).toBeGreaterThan(0); // runners were lost and replaced
-    const rows = (await sql<{ worker_ids: string[] }>`SELECT worker_ids FROM worker_heartbeats`.execute(env.ctx.db.admin)).rows;
-    expect(rows.map((r) => r.worker_ids.length)).toEqual([RUNNERS]); // the dead runners' ids are gone from the row
+    expect(await heartbeatIds()).toHaveLength(RUNNERS); // the stopped runners' ids are gone from the row
 
     // The crontab scheduled the minute that turned while the database was away.
     const known = await sql<{ last: Date }>`SELECT last_execution AS last FROM graphile_worker._private_known_crontabs WHERE identifier = 'webhooks:dispatch'`.execute(env.ctx.db.admin);
