@@ -118,8 +118,11 @@ function sender() {
   return { stop: async () => ((on = false), await done, accepted) };
 }
 
-const jobsLocked = async () =>
-  Number((await sql<{ n: string }>`SELECT count(*) AS n FROM graphile_worker._private_jobs WHERE locked_at IS NOT NULL`.execute(env.ctx.db.admin)).rows[0]!.n);
+/** Jobs locked by an id that is not one of the worker's live runners (webhooks:dispatch runs for a minute). */
+const jobsLockedByTheGone = async () =>
+  Number((await sql<{ n: string }>`
+    SELECT count(*) AS n FROM graphile_worker._private_jobs
+     WHERE locked_by IS NOT NULL AND locked_by <> ALL(${await heartbeatIds()}::text[])`.execute(env.ctx.db.admin)).rows[0]!.n);
 const jobsPending = async () =>
   Number((await sql<{ n: string }>`SELECT count(*) AS n FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t ON t.id = j.task_id WHERE t.identifier = 'mail.send'`.execute(env.ctx.db.admin)).rows[0]!.n);
 const heartbeatSeen = async () =>
@@ -217,8 +220,13 @@ describe('PostgreSQL cut under a job worker again and again while mail is sent',
     expect(readyzWhileDown?.status).toBe(503);
     expect(JSON.parse(readyzWhileDown!.body)).toEqual({ status: 'unavailable', reason: 'database_unreachable' });
 
-    // Every accepted mail is delivered, within seconds of the last restore.
+    // Every accepted mail is delivered; sending resumes within moments of the last restore.
     const restoredAt = Date.now();
+    const requestsAtRestore = fake.requests.length;
+    const resumedMs = await until('a provider call', async () => fake.requests.length > requestsAtRestore, 5000).then(
+      () => Date.now() - restoredAt,
+      () => 'none', // the backlog was gone already
+    );
     const stuck = async (err: Error) => {
       const jobs = await sql`SELECT j.id, t.identifier, attempts, run_at, locked_by, locked_at, last_error FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t ON t.id = j.task_id`.execute(env.ctx.db.admin);
       const file = path.join(os.tmpdir(), `plinth-worker-outage-${process.pid}.log`);
@@ -233,9 +241,9 @@ describe('PostgreSQL cut under a job worker again and again while mail is sent',
       },
       45_000,
     ).catch(stuck);
-    if (process.env.PLINTH_MEASURE) console.log(`${cuts.length} cuts, ${accepted} mails, all sent ${Date.now() - restoredAt} ms after the last restore`);
+    if (process.env.PLINTH_MEASURE) console.log(`${cuts.length} cuts, ${accepted} mails, first provider call ${resumedMs} ms and all sent ${Date.now() - restoredAt} ms after the last restore`);
     // No job left behind, none locked by a runner that is gone.
-    await until('the mail jobs to be gone and no job locked', async () => (await jobsPending()) === 0 && (await jobsLocked()) === 0, 15_000).catch(stuck);
+    await until('the mail jobs to be gone and no job locked by a stopped runner', async () => (await jobsPending()) === 0 && (await jobsLockedByTheGone()) === 0, 15_000).catch(stuck);
 
     // Exactly once: one message per accepted mail at the provider, each log pointing at its own.
     const delivered = fake.sentBy(PLATFORM_KEY);
