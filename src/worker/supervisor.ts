@@ -63,6 +63,8 @@ export function startSupervisor(pool: pg.Pool, opts: SupervisorOptions): Supervi
   let restarting = false;
   let databaseDown = false;
   let stopping = false;
+  /** Replaced pools whose runners are finishing their jobs. */
+  const draining = new Set<Promise<void>>();
   const log = opts.log;
   const tasks = retryThroughOutages(opts.tasks, pool, () => stopping);
 
@@ -127,7 +129,10 @@ export function startSupervisor(pool: pg.Pool, opts: SupervisorOptions): Supervi
       lastRestart = Date.now();
       const old = current;
       current = launch();
-      await retire(old, log);
+      const retiring = retire(old, log);
+      draining.add(retiring);
+      await retiring;
+      draining.delete(retiring);
       await unlock();
     })();
   };
@@ -146,7 +151,7 @@ export function startSupervisor(pool: pg.Pool, opts: SupervisorOptions): Supervi
     async stop() {
       stopping = true;
       clearInterval(unlockTimer);
-      await retire(current, log);
+      await Promise.all([retire(current, log), ...draining]);
       if (orphans.size > 0) await unlock();
     },
   };
