@@ -63,7 +63,7 @@ export async function startEmbeddedPostgres(dataDir: string, database = 'plinth'
   if (layout.clustersDir) {
     ensureOpenDir(path.dirname(layout.clustersDir));
     ensureOpenDir(layout.clustersDir);
-    removeStaleClusters(layout.clustersDir);
+    await removeStaleClusters(layout.clustersDir);
   }
   const plan = planCluster(layout, readPointer(layout.pointer), clusterState);
   const password = readOrCreatePassword(path.dirname(layout.pointer));
@@ -177,20 +177,16 @@ function postmasterPid(clusterDir: string): number | undefined {
 
 function isRunning(clusterDir: string): boolean {
   const pid = postmasterPid(clusterDir);
-  if (pid === undefined) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
+  return pid !== undefined && isAlive(pid);
 }
 
 /**
  * Removes the clusters (as root, under the state dir) whose data dir is gone: a killed test run,
- * a data dir deleted to reset it. Every start as root does this; a running one is kept.
+ * a data dir deleted to reset it. Every start as root does this. A cluster still running is
+ * stopped first: its postmaster runs in its own process group, so an `npm start` killed with
+ * SIGKILL leaves it behind, and with its data dir deleted nothing would ever stop it.
  */
-export function removeStaleClusters(clustersDir = path.join(ROOT_STATE_DIR, 'clusters')): void {
+export async function removeStaleClusters(clustersDir = path.join(ROOT_STATE_DIR, 'clusters')): Promise<void> {
   if (!existsSync(clustersDir)) return;
   const owners = readdirSync(clustersDir)
     .filter((f) => f.endsWith('.owner'))
@@ -200,10 +196,58 @@ export function removeStaleClusters(clustersDir = path.join(ROOT_STATE_DIR, 'clu
     return p.kind === 'symlink' ? p.target : null;
   };
   for (const dir of staleClusters(clustersDir, owners, target)) {
-    if (isRunning(dir)) continue;
+    if (isRunning(dir) && !(await stopOrphanedPostmaster(dir))) continue;
     rmSync(dir, { recursive: true, force: true });
     rmSync(`${dir}.owner`, { force: true });
   }
+}
+
+/**
+ * Stops the postmaster of a cluster nobody links to any more: fast shutdown (SIGINT), then
+ * immediate (SIGQUIT) if it has not gone within 5 s. Only a process whose command line names
+ * this cluster is signalled (a pid from a stale pid file may be someone else's by now).
+ * False when it still runs (then the cluster is kept, and the next start tries again).
+ */
+async function stopOrphanedPostmaster(clusterDir: string): Promise<boolean> {
+  const pid = postmasterPid(clusterDir)!;
+  if (!isPostmasterOf(pid, clusterDir)) return true; // the pid is someone else's now: nothing of ours runs
+  for (const [signal, waitMs] of [['SIGINT', 5000], ['SIGQUIT', 5000]] as const) {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      return true; // gone already
+    }
+    for (let waited = 0; waited < waitMs; waited += 50) {
+      if (!isAlive(pid)) return true;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  return !isAlive(pid);
+}
+
+/** Runs (a zombie, exited but not yet reaped by whoever adopted it, does not). */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return !/^\d+ \(.*\) Z/s.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return existsSync(`/proc/${pid}`) || !existsSync('/proc/self'); // no /proc: kill(0) is all we know
+  }
+}
+
+/** Where /proc exists (Linux), whether `pid` runs `postgres -D <clusterDir>`; elsewhere assumed. */
+function isPostmasterOf(pid: number, clusterDir: string): boolean {
+  let cmdline: string;
+  try {
+    cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return !existsSync('/proc/self'); // no /proc: trust the pid file
+  }
+  return cmdline.split('\0').includes(clusterDir);
 }
 
 function readOwner(file: string): string | null {

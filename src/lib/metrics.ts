@@ -27,6 +27,15 @@ export interface JobQueueStats {
   oldestReadyAgeSeconds: number;
 }
 
+/** A job worker's state, as src/worker/runner.ts reports it. */
+export interface WorkerHealthSample {
+  ok: boolean;
+  runners: number;
+  concurrency: number;
+  restarts: number;
+  orphans: number;
+}
+
 export interface MetricsSources {
   pools(): Record<'tenant' | 'admin', PoolUsage>;
   /** Read at scrape time (cached by the caller); a rejection leaves the job gauges empty. */
@@ -42,6 +51,8 @@ export interface Metrics {
   mailSent(sender: string): void;
   mailFailed(sender: string): void;
   mailRetried(sender: string): void;
+  /** This process runs a job worker: its state is sampled at scrape time. */
+  watchWorker(source: () => WorkerHealthSample): void;
 }
 
 /** Seconds: API latencies from a millisecond to well past the statement timeouts. */
@@ -109,6 +120,7 @@ export function createMetrics(sources: MetricsSources): Metrics {
   const sent = mail('plinth_mail_sent_total', 'Mails the provider accepted, by sender (default, byok, outbox).');
   const failed = mail('plinth_mail_failed_total', 'Mails marked failed for good (permanent provider error or last attempt).');
   const retried = mail('plinth_mail_retries_total', 'Transient provider failures left to a later attempt.');
+  const watchWorker = workerMetrics(registry);
 
   return {
     registry,
@@ -121,6 +133,49 @@ export function createMetrics(sources: MetricsSources): Metrics {
     mailSent: (sender) => sent.inc({ sender }),
     mailFailed: (sender) => failed.inc({ sender }),
     mailRetried: (sender) => retried.inc({ sender }),
+    watchWorker,
+  };
+}
+
+/** The job worker's gauges and restart counter; no samples in a process without a worker. */
+function workerMetrics(registry: client.Registry): (source: () => WorkerHealthSample) => void {
+  let source: (() => WorkerHealthSample) | undefined;
+  let counted = 0;
+  new client.Counter({
+    name: 'plinth_worker_runner_restarts_total',
+    help: 'Times this process started fresh job runners because one had stopped (e.g. it could not record a job while PostgreSQL was away).',
+    registers: [registry],
+    collect() {
+      const s = source?.();
+      if (s && s.restarts > counted) this.inc(s.restarts - counted);
+      if (s) counted = s.restarts;
+    },
+  });
+  new client.Gauge({
+    name: 'plinth_worker_up',
+    help: 'Whether this process\'s job worker can run jobs now: 1, or 0 while the database is away or runners are missing.',
+    registers: [registry],
+    collect() {
+      const s = source?.();
+      if (s) this.set(s.ok ? 1 : 0);
+      else this.reset();
+    },
+  });
+  new client.Gauge({
+    name: 'plinth_worker_runners',
+    help: 'Job runners of this process: running now, configured (WORKER_CONCURRENCY), and stopped with jobs not yet released (orphaned).',
+    labelNames: ['state'],
+    registers: [registry],
+    collect() {
+      const s = source?.();
+      if (!s) return this.reset();
+      this.set({ state: 'running' }, s.runners);
+      this.set({ state: 'configured' }, s.concurrency);
+      this.set({ state: 'orphaned' }, s.orphans);
+    },
+  });
+  return (fn) => {
+    source = fn;
   };
 }
 

@@ -1,11 +1,12 @@
 /**
  * `plinth worker` / `npm run worker`: a job-only process (any number of them) on the same
- * database as the API nodes. Needs DATABASE_URL.
+ * database as the API nodes. Needs DATABASE_URL. It rides out database outages like an API
+ * node (runner.ts); with METRICS_PORT it answers /metrics, /livez and /readyz on loopback.
  */
 import { loadConfig, ConfigError } from '../config.js';
 import { boot } from '../boot.js';
 import { startWorker } from './runner.js';
-import { startMetricsListener } from '../modules/metrics/listener.js';
+import { startMetricsListener, type Readiness } from '../modules/metrics/listener.js';
 import { startDispatcher } from '../modules/webhooks/dispatcher.js';
 
 async function main(): Promise<void> {
@@ -15,7 +16,12 @@ async function main(): Promise<void> {
   const worker = await startWorker(booted.ctx);
   // webhooks reach their endpoints within a second of a commit, from the first one after a start
   const dispatcher = startDispatcher(booted.ctx);
-  const metrics = config.metrics.port ? await startMetricsListener(booted.ctx, config.metrics.port) : undefined;
+  const ready = (): Readiness => {
+    if (booted.ctx.lifecycle.draining) return { ok: false, reason: 'shutting_down' };
+    const h = worker.health();
+    return h.ok ? { ok: true } : { ok: false, reason: h.reason! };
+  };
+  const metrics = config.metrics.port ? await startMetricsListener(booted.ctx, config.metrics.port, { ready }) : undefined;
   const stop = async () => {
     booted.ctx.lifecycle.draining = true;
     await dispatcher.stop().catch(() => {});

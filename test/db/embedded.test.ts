@@ -5,7 +5,7 @@
  * why and what to do. As root (CI, containers) PostgreSQL runs as the `postgres` OS user.
  */
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -44,7 +44,7 @@ afterAll(async () => {
   rmSync(base, { recursive: true, force: true });
   // As root, a start that failed after initdb (the dying postmaster) left a cluster linked from
   // a data dir that is now gone: the sweep every start does removes it.
-  if (asRoot) removeStaleClusters();
+  if (asRoot) await removeStaleClusters();
 });
 
 /** A data dir inside the private folder, itself private, as a careful user would have it. */
@@ -178,4 +178,47 @@ describe('embedded PostgreSQL start-up failures name the cause and the fix', () 
     expect(stderr).toContain(`cannot enter ${base}`);
     expect(existsSync(path.join(base, 'hidden'))).toBe(false);
   });
+});
+
+describe('an embedded PostgreSQL whose owner was killed and whose data dir was deleted', () => {
+  /** Like `npm start` as root: the embedded PostgreSQL in a child process, which prints its cluster. */
+  async function startInChild(dataDir: string): Promise<{ child: ReturnType<typeof spawn>; clusterDir: string }> {
+    const script = `import('./src/db/embedded.ts').then((m) => m.startEmbeddedPostgres(${JSON.stringify(dataDir)})).then((db) => console.log('CLUSTER ' + db.clusterDir))`;
+    const child = spawn(process.execPath, ['--import', 'tsx', '-e', script], { cwd: ROOT_DIR, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    const clusterDir = await new Promise<string>((resolve, reject) => {
+      child.stdout!.on('data', (c: Buffer) => {
+        out += c.toString();
+        const m = /CLUSTER (\S+)\n/.exec(out);
+        if (m) resolve(m[1]!);
+      });
+      child.once('exit', (code) => reject(new Error(`the child exited (${code}) before its PostgreSQL was up: ${out}`)));
+    });
+    return { child, clusterDir };
+  }
+
+  const postmasterPid = (clusterDir: string) => Number(readFileSync(path.join(clusterDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return !/^\d+ \(.*\) Z/s.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    } catch {
+      return false;
+    }
+  };
+
+  it.skipIf(!asRoot)('the next start stops it and removes its cluster instead of leaving it running', async () => {
+    const dataDir = privateDataDir('killed');
+    const { child, clusterDir } = await startInChild(dataDir);
+    const pid = postmasterPid(clusterDir);
+    child.kill('SIGKILL'); // the postmaster is in its own process group: it survives its owner
+    await new Promise((r) => child.once('close', r));
+    expect(alive(pid)).toBe(true);
+    rmSync(dataDir, { recursive: true }); // the data dir deleted to reset it
+
+    await removeStaleClusters(); // what every start as root does first
+    expect(alive(pid)).toBe(false);
+    expect(existsSync(clusterDir)).toBe(false);
+    expect(existsSync(`${clusterDir}.owner`)).toBe(false);
+  }, 60_000);
 });
