@@ -16,7 +16,7 @@ import { storageDashboardRoutes, storagePublicRoutes } from './modules/storage/r
 import authRoutes from './modules/auth/routes/index.js';
 import authAdminRoutes from './modules/auth/routes/project-users.js';
 import socialRoutes from './modules/social/routes/index.js';
-import { mfaPublicRoutes } from './modules/mfa/routes/index.js';
+import { mfaDashboardRoutes, mfaPublicRoutes } from './modules/mfa/routes/index.js';
 import socialSettingsRoutes from './modules/social/routes/providers.js';
 import { mailDashboardRoutes, mailPublicRoutes } from './modules/mail/routes/index.js';
 import collectionRoutes from './modules/collections/routes/index.js';
@@ -40,6 +40,7 @@ export const dashboardRoutes: RouteModule[] = [
   ...aiRoutes,
   ...storageDashboardRoutes,
   defineRoutes('operator', authAdminRoutes, socialSettingsRoutes, backupRoutes),
+  ...mfaDashboardRoutes,
   ...mailDashboardRoutes,
   ...collectionRoutes,
   ...dataOperatorRoutes,

@@ -32,6 +32,7 @@ const EXPECTED: Array<[string, RegExp, AuthKind]> = [
   ['*', /^\/api\/userAuth\/(me|update-profile|change-password)$/, 'endUser'],
   // Second factors: managed by the signed-in user; a sign-in's challenge is completed with the key.
   ['*', /^\/api\/userAuth\/mfa\/(totp(\/enroll|\/confirm)?|recovery-codes|factors|step-up)$/, 'endUser'],
+  ['*', /^\/api\/userAuth\/passkeys(\/register(\/options)?|\/:id)?$/, 'endUser'],
   ['*', /^\/api\/userAuth\/social\/:provider\/callback$/, 'public'],
   ['*', /^\/api\/userAuth\//, 'apiKey'],
   ['*', /^\/api\/mail\/webhook/, 'public'],

@@ -50,7 +50,7 @@ export async function openChallengeIfEnrolled(ctx: AppContext, db: Tx, project: 
     projectId: project.id,
     userId,
     amr: first.amr,
-    webauthnChallenge: methods.includes('passkey') ? randomToken(32) : null,
+    webauthnChallenge: null,
     now,
     expiresAt: new Date(now.getTime() + CHALLENGE_TTL_SECONDS * 1000),
   });

@@ -162,3 +162,13 @@ export async function deleteAllFactors(tx: Tx, userId: string): Promise<void> {
   await tx.deleteFrom('app_user_passkeys').where('user_id', '=', userId).execute();
   await tx.deleteFrom('app_user_mfa_challenges').where('user_id', '=', userId).execute();
 }
+
+/** A live challenge (not counting a try): to prepare a passkey ceremony for it. */
+export async function findLiveChallenge(tx: Tx, idHash: string, now: Date) {
+  return tx
+    .selectFrom('app_user_mfa_challenges')
+    .select(['user_id', 'attempts'])
+    .where('id_hash', '=', idHash)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+}

@@ -52,7 +52,7 @@ export async function confirmTotp(ctx: AppContext, project: ProjectRecord, calle
   const { userId } = caller;
   const pending = await ctx.db.read(userScope(project, userId), (db) => findTotp(db, userId));
   if (!pending || pending.verified_at !== null) throw MfaErrors.mfa_not_enrolled();
-  await checkSecondFactor(ctx, project, userId, { code }, true);
+  await checkSecondFactor(ctx, project, userId, { code }, { confirm: true });
   const now = ctx.clock.now();
   const { codes, hashes } = newRecoveryCodes(ctx.config.encryptionKey, 'app-user', userId);
   const assurance = withSecondFactor(caller.amr, 'totp', now);

@@ -8,6 +8,9 @@ import type { App } from '../../../server.js';
 import { defineRoutes } from '../../../route-groups.js';
 import { authPreconditions } from '../../auth/schema.js';
 import factorsFlow from './factors.js';
+import passkeySigninFlow from './passkey-signin.js';
+import passkeysFlow from './passkeys.js';
+import projectUserFactorsRoutes from './project-users.js';
 import recoveryCodesFlow from './recovery-codes.js';
 import totpFlow from './totp.js';
 import verifyFlow from './verify.js';
@@ -18,6 +21,8 @@ async function preconditions(app: App, ctx: AppContext): Promise<void> {
 }
 
 export const mfaPublicRoutes = [
-  defineRoutes('apiKey', preconditions, verifyFlow),
-  defineRoutes('endUser', preconditions, totpFlow, recoveryCodesFlow, factorsFlow),
+  defineRoutes('apiKey', preconditions, verifyFlow, passkeySigninFlow),
+  defineRoutes('endUser', preconditions, totpFlow, recoveryCodesFlow, factorsFlow, passkeysFlow),
 ];
+
+export const mfaDashboardRoutes = [defineRoutes('operator', projectUserFactorsRoutes)];

@@ -1,6 +1,6 @@
 /**
  * POST /api/userAuth/mfa/verify: completes the MFA challenge a password or social sign-in
- * left, with a code of the authenticator app or a recovery code. The answer is login's
+ * left, with a code of the authenticator app, a recovery code or a passkey assertion. The answer is login's
  * (user, tokens in the usual places), at aal2. 5 tries per challenge, 10 per account per
  * 15 minutes.
  */
@@ -14,10 +14,12 @@ import { schemaOf } from '../../auth/schema.js';
 import { currentUser } from '../../auth/service.js';
 import { toUser } from '../../auth/users.js';
 import { completeWithCode } from '../challenge.js';
-import { Code, RecoveryCode } from './schemas.js';
+import { Code, RecoveryCode, WebauthnResponse } from './schemas.js';
+import { completeWithPasskey } from '../passkey-signin.js';
+import type { AuthenticationResponseJSON } from '../../../lib/identity/passkeys.js';
 
 const Body = Type.Object(
-  { challengeId: Type.String({ maxLength: 64 }), code: Type.Optional(Code), recoveryCode: Type.Optional(RecoveryCode) },
+  { challengeId: Type.String({ maxLength: 64 }), code: Type.Optional(Code), recoveryCode: Type.Optional(RecoveryCode), passkey: Type.Optional(WebauthnResponse) },
   { additionalProperties: false },
 );
 
@@ -31,8 +33,10 @@ export default async function verifyFlow(app: App, ctx: AppContext): Promise<voi
     },
     handler: async (req, reply) => {
       const project = projectOf(req);
-      const { challengeId, code, recoveryCode } = req.body;
-      const { userId, tokens } = await completeWithCode(ctx, project, challengeId, { code, recoveryCode }, clientMeta(req));
+      const { challengeId, code, recoveryCode, passkey } = req.body;
+      const { userId, tokens } = passkey && !code && !recoveryCode
+        ? await completeWithPasskey(ctx, project, challengeId, passkey as unknown as AuthenticationResponseJSON, clientMeta(req))
+        : await completeWithCode(ctx, project, challengeId, { code, recoveryCode }, clientMeta(req));
       const user = await currentUser(ctx, project, userId);
       return reply.send(ok({ user: toUser(user, schemaOf(req)), ...deliverTokens(ctx, reply, tokens, headerMode(req)) }, 'Login successful'));
     },
