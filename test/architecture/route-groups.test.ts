@@ -22,6 +22,8 @@ const EXPECTED: Array<[string, RegExp, AuthKind]> = [
   ['*', /^\/api\/health$|^\/livez$|^\/readyz$/, 'public'],
   ['*', /^\/api\/auth\/(register|login|refresh-token|logout|csrf-token|send-otp|verify-otp|forgot-password|reset-password)$/, 'public'],
   ['*', /^\/api\/auth\/(me|change-password)$/, 'operator'],
+  ['POST', /^\/api\/auth\/mfa\/verify$/, 'public'],
+  ['*', /^\/api\/auth\/mfa\//, 'operator'],
   ['*', /^\/api\/admin\//, 'admin'],
   ['POST', /^\/api\/projects$/, 'verifiedOperator'],
   ['DELETE', /^\/api\/projects\/:projectId$/, 'verifiedOperator'],

@@ -86,7 +86,3 @@ export async function takeWebauthnChallenge(tx: Tx, challenge: string, purpose: 
 export async function setMfaWebauthnChallenge(tx: Tx, idHash: string, challenge: string): Promise<void> {
   await tx.updateTable('app_user_mfa_challenges').set({ webauthn_challenge: challenge }).where('id_hash', '=', idHash).execute();
 }
-
-export async function deleteExpiredWebauthnChallenges(tx: Tx, now: Date): Promise<void> {
-  await tx.deleteFrom('app_user_webauthn_challenges').where('expires_at', '<=', now).execute();
-}

@@ -16,13 +16,6 @@ import { userScope } from './second-factor.js';
 export type MfaPolicy = 'offer' | 'require';
 export const MFA_POLICIES: readonly MfaPolicy[] = ['offer', 'require'];
 
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** An end-user route open below aal2 in a project that requires a second factor (enrolment, step-up). */
-    belowAal2?: boolean;
-  }
-}
-
 export function mfaPolicyOf(project: ProjectRecord): MfaPolicy {
   const mfa = project.settings.mfa as { policy?: unknown } | undefined;
   return mfa?.policy === 'require' ? 'require' : 'offer';

@@ -3,7 +3,8 @@
  * budget, run in the project's tenant scope (`ctx.db.tenant` / `ctx.db.read`). Every spend is
  * one conditional statement, so concurrent requests cannot use one thing twice.
  */
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../../database.js';
 import type { Tx } from '../../db/pool.js';
 import type { Encrypted } from '../../lib/crypto.js';
 import type { AmrEntry } from '../../lib/identity/assurance.js';
@@ -125,8 +126,10 @@ export async function takeChallenge(tx: Tx, idHash: string, userId: string): Pro
   return Number(res.numDeletedRows) > 0;
 }
 
-export async function deleteExpiredChallenges(tx: Tx, now: Date): Promise<void> {
-  await tx.deleteFrom('app_user_mfa_challenges').where('expires_at', '<=', now).execute();
+/** The crontab's sweep (owner connection, every project): expired challenges and ceremonies. */
+export async function deleteExpiredChallenges(admin: Kysely<Database>, now: Date): Promise<void> {
+  await admin.deleteFrom('app_user_mfa_challenges').where('expires_at', '<=', now).execute();
+  await admin.deleteFrom('app_user_webauthn_challenges').where('expires_at', '<=', now).execute();
 }
 
 /**

@@ -176,3 +176,17 @@ describe('passkey as the second factor', () => {
     expect((await verify(env, p, { challengeId, passkey: forged })).statusCode).toBe(400);
   });
 });
+
+describe('clean-up', () => {
+  it('the crontab job deletes expired MFA challenges and WebAuthn ceremonies, and only those', async () => {
+    const { buildTaskList, CRONTAB } = await import('../../../src/worker/tasks.js');
+    expect(CRONTAB).toContain('mfa:delete_expired_challenges');
+    await signinOptions();
+    env.clock.advance(301_000);
+    const live = await signinOptions();
+    await buildTaskList(env.ctx)['mfa:delete_expired_challenges']!({}, {} as never);
+    const left = await env.ctx.db.admin.selectFrom('app_user_webauthn_challenges').select('challenge').where('project_id', '=', p.id).execute();
+    expect(left.map((r) => r.challenge)).toContain(live.challenge);
+    expect(left.every((r) => r.challenge === live.challenge || false)).toBe(true);
+  });
+});
