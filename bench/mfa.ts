@@ -49,20 +49,26 @@ runBench('mfa', {}, async ({ app, ctx }) => {
   }
   const plainEmail = 'plain@bench.example';
   await post('/api/userAuth/signup', { email: plainEmail, password: PASSWORD });
-  const keyOwner = await post('/api/userAuth/signup', { email: 'passkey@bench.example', password: PASSWORD });
-  const authenticator = new SoftAuthenticator(origin);
-  const keyAuth = { authorization: `Bearer ${keyOwner.accessToken as string}` };
-  const regOptions = await post('/api/userAuth/passkeys/register/options', {}, keyAuth);
-  await post('/api/userAuth/passkeys/register', { name: 'bench', response: authenticator.register(regOptions as never) }, keyAuth);
+  // One passkey per sign-in in flight: one authenticator's assertions must reach the server in
+  // counter order (a counter that does not grow is refused), which concurrent requests do not.
+  const authenticators: SoftAuthenticator[] = [];
+  for (let i = 0; i < CONCURRENCY; i++) {
+    const keyOwner = await post('/api/userAuth/signup', { email: `passkey${i}@bench.example`, password: PASSWORD });
+    const authenticator = new SoftAuthenticator(origin);
+    const keyAuth = { authorization: `Bearer ${keyOwner.accessToken as string}` };
+    const regOptions = await post('/api/userAuth/passkeys/register/options', {}, keyAuth);
+    await post('/api/userAuth/passkeys/register', { name: 'bench', response: authenticator.register(regOptions as never) }, keyAuth);
+    authenticators.push(authenticator);
+  }
 
-  async function measure(name: string, signIn: () => Promise<void>) {
+  async function measure(name: string, signIn: (worker: number) => Promise<void>) {
     let done = 0;
     const latencies: number[] = [];
     const end = Date.now() + SECONDS * 1000;
-    await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+    await Promise.all(Array.from({ length: CONCURRENCY }, async (_, worker) => {
       while (Date.now() < end) {
         const t = performance.now();
-        await signIn();
+        await signIn(worker);
         latencies.push(performance.now() - t);
         done++;
       }
@@ -96,9 +102,9 @@ runBench('mfa', {}, async ({ app, ctx }) => {
     const c = await post('/api/userAuth/login', { email: u.email, password: PASSWORD });
     await post('/api/userAuth/mfa/verify', { challengeId: c.challengeId, code: totpCode(u.secret, new Date()) });
   });
-  const passkey = await measure('passkey, discoverable (two requests)', async () => {
+  const passkey = await measure('passkey, discoverable (two requests)', async (worker) => {
     const options = await post('/api/userAuth/passkeys/signin/options', {});
-    await post('/api/userAuth/passkeys/signin', { response: authenticator.assert(options as never) });
+    await post('/api/userAuth/passkeys/signin', { response: authenticators[worker]!.assert(options as never) });
   });
   console.log(`\nTOTP sign-in ${(100 * totp / pwd).toFixed(0)} % of password sign-in; passkey sign-in ${(passkey / pwd).toFixed(1)}× (no argon2).`);
 });
