@@ -21,10 +21,15 @@ export function mfaPolicyOf(project: ProjectRecord): MfaPolicy {
   return mfa?.policy === 'require' ? 'require' : 'offer';
 }
 
-/** Throws when the project requires a second factor and this token's session has none. */
+/** Throws when the project requires a second factor and this token's session has none (routes marked `belowAal2` excepted). */
 export async function assertAssurance(ctx: AppContext, req: FastifyRequest, project: ProjectRecord, claims: UserTokenClaims): Promise<void> {
-  if (claims.aal === 'aal2' || mfaPolicyOf(project) !== 'require') return;
   if (req.routeOptions.config?.belowAal2 === true) return;
+  await assertProjectAssurance(ctx, project, claims);
+}
+
+/** The same check outside a route (realtime tickets). */
+export async function assertProjectAssurance(ctx: AppContext, project: ProjectRecord, claims: UserTokenClaims): Promise<void> {
+  if (claims.aal === 'aal2' || mfaPolicyOf(project) !== 'require') return;
   const f = await ctx.db.read(userScope(project, claims.userId), (db) => factorSummary(db, claims.userId));
   throw f.totp || f.passkeys > 0 ? MfaErrors.mfa_required() : MfaErrors.mfa_enrollment_required();
 }

@@ -68,6 +68,9 @@ describe('policy: require', () => {
     const data = await env.app.inject({ method: 'POST', url: '/api/data/posts', headers: bearer(proj, aal1), payload: { title: 'x' } });
     expect(data.statusCode).toBe(403);
     expect(data.json().code).toBe('mfa_required');
+    const ticket = await env.app.inject({ method: 'POST', url: '/api/realtime/ticket', headers: bearer(proj, aal1), payload: { subscriptions: [{ collection: 'posts' }] } });
+    expect(ticket.statusCode).toBe(403);
+    expect(ticket.json().code).toBe('mfa_required');
     // Stepping up with a fresh code gives an aal2 token that works.
     nextStep(env);
     const up = await env.app.inject({ method: 'POST', url: '/api/userAuth/mfa/step-up', headers: bearer(proj, aal1), payload: { code: codeAt(env, secret) } });
