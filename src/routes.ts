@@ -16,6 +16,7 @@ import { storageDashboardRoutes, storagePublicRoutes } from './modules/storage/r
 import authRoutes from './modules/auth/routes/index.js';
 import authAdminRoutes from './modules/auth/routes/project-users.js';
 import socialRoutes from './modules/social/routes/index.js';
+import { mfaDashboardRoutes, mfaPublicRoutes } from './modules/mfa/routes/index.js';
 import socialSettingsRoutes from './modules/social/routes/providers.js';
 import { mailDashboardRoutes, mailPublicRoutes } from './modules/mail/routes/index.js';
 import collectionRoutes from './modules/collections/routes/index.js';
@@ -30,7 +31,7 @@ export type { RouteModule } from './route-groups.js';
 
 export const commonRoutes: RouteModule[] = [defineRoutes('public', healthRoutes)];
 
-export const publicRoutes: RouteModule[] = [...authRoutes, ...socialRoutes, ...storagePublicRoutes, ...mailPublicRoutes, ...dataRoutes, ...schemaRoutes, ...realtimeRoutes];
+export const publicRoutes: RouteModule[] = [...authRoutes, ...mfaPublicRoutes, ...socialRoutes, ...storagePublicRoutes, ...mailPublicRoutes, ...dataRoutes, ...schemaRoutes, ...realtimeRoutes];
 
 export const dashboardRoutes: RouteModule[] = [
   ...operatorRoutes,
@@ -39,6 +40,7 @@ export const dashboardRoutes: RouteModule[] = [
   ...aiRoutes,
   ...storageDashboardRoutes,
   defineRoutes('operator', authAdminRoutes, socialSettingsRoutes, backupRoutes),
+  ...mfaDashboardRoutes,
   ...mailDashboardRoutes,
   ...collectionRoutes,
   ...dataOperatorRoutes,

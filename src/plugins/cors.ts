@@ -33,6 +33,8 @@ declare module 'fastify' {
     surface?: Surface;
     /** The route's authentication group (src/route-groups.ts). */
     auth?: string;
+    /** Open below aal2 where a second factor is required (enrolment, step-up): src/modules/mfa/policy.ts, operators/auth.ts. */
+    belowAal2?: boolean;
   }
   interface FastifyRequest {
     /** Set by the CORS hook when it granted this preflight. */

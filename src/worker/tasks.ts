@@ -8,6 +8,7 @@ import { dropPartitionsTask } from '../modules/collections/cleanup.js';
 import { sweepTask } from '../modules/storage/sweep.js';
 import { mailSendTask } from '../modules/mail/worker.js';
 import { deleteExpiredStatesTask } from '../modules/social/cleanup.js';
+import { deleteExpiredChallengesTask } from '../modules/mfa/cleanup.js';
 import { sweepChangesTask } from '../modules/realtime/retention.js';
 import { deliverTask, DELIVER_TASK } from '../modules/webhooks/delivery.js';
 import { dispatchTask } from '../modules/webhooks/dispatcher.js';
@@ -19,6 +20,7 @@ const taskFactories: Record<string, (ctx: AppContext) => Task> = {
   'collections.drop_partitions': dropPartitionsTask,
   // Crontab task names cannot contain dots (graphile-worker's crontab grammar): a colon instead.
   'social:delete_expired_states': deleteExpiredStatesTask,
+  'mfa:delete_expired_challenges': deleteExpiredChallengesTask,
   'realtime:sweep_changes': sweepChangesTask,
   [DELIVER_TASK]: deliverTask,
   'webhooks:dispatch': dispatchTask,
@@ -29,7 +31,13 @@ const taskFactories: Record<string, (ctx: AppContext) => Task> = {
  * Periodic clean-ups, in graphile-worker's crontab format: each runs once per schedule for the
  * whole cluster, however many worker processes there are.
  */
-export const CRONTAB = ['*/10 * * * * social:delete_expired_states', '7 * * * * realtime:sweep_changes', '* * * * * webhooks:dispatch', '17 * * * * idempotency:delete_expired'].join('\n');
+export const CRONTAB = [
+  '*/10 * * * * social:delete_expired_states',
+  '*/10 * * * * mfa:delete_expired_challenges',
+  '7 * * * * realtime:sweep_changes',
+  '* * * * * webhooks:dispatch',
+  '17 * * * * idempotency:delete_expired',
+].join('\n');
 
 export function buildTaskList(ctx: AppContext): Record<string, Task> {
   return Object.fromEntries(Object.entries(taskFactories).map(([name, make]) => [name, make(ctx)]));

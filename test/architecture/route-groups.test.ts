@@ -22,6 +22,8 @@ const EXPECTED: Array<[string, RegExp, AuthKind]> = [
   ['*', /^\/api\/health$|^\/livez$|^\/readyz$/, 'public'],
   ['*', /^\/api\/auth\/(register|login|refresh-token|logout|csrf-token|send-otp|verify-otp|forgot-password|reset-password)$/, 'public'],
   ['*', /^\/api\/auth\/(me|change-password)$/, 'operator'],
+  ['POST', /^\/api\/auth\/mfa\/verify$/, 'public'],
+  ['*', /^\/api\/auth\/mfa\//, 'operator'],
   ['*', /^\/api\/admin\//, 'admin'],
   ['POST', /^\/api\/projects$/, 'verifiedOperator'],
   ['DELETE', /^\/api\/projects\/:projectId$/, 'verifiedOperator'],
@@ -30,6 +32,9 @@ const EXPECTED: Array<[string, RegExp, AuthKind]> = [
   ['*', /^\/api\/user\//, 'operator'],
   ['*', /^\/api\/ai\//, 'operator'],
   ['*', /^\/api\/userAuth\/(me|update-profile|change-password)$/, 'endUser'],
+  // Second factors: managed by the signed-in user; a sign-in's challenge is completed with the key.
+  ['*', /^\/api\/userAuth\/mfa\/(totp(\/enroll|\/confirm)?|recovery-codes|factors|step-up)$/, 'endUser'],
+  ['*', /^\/api\/userAuth\/passkeys(\/register(\/options)?|\/:id)?$/, 'endUser'],
   ['*', /^\/api\/userAuth\/social\/:provider\/callback$/, 'public'],
   ['*', /^\/api\/userAuth\//, 'apiKey'],
   ['*', /^\/api\/mail\/webhook/, 'public'],

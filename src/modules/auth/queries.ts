@@ -75,8 +75,9 @@ export async function insertAccount(db: Tx, a: { user: NewEmailUser; session: Ne
       ON CONFLICT (project_id, email) DO NOTHING
       RETURNING ${sql.join(USER_COLUMNS.map((c) => sql.ref(c)))}
     ), s AS (
-      INSERT INTO app_user_sessions (id, project_id, user_id, family_id, token_hash, ip, user_agent, created_at, last_used_at, expires_at)
-      SELECT ${s.id}, ${s.projectId}, u.id, ${s.familyId}, ${s.tokenHash}, ${s.ip}, ${s.userAgent}, ${s.now}, ${s.now}, ${s.expiresAt} FROM u
+      INSERT INTO app_user_sessions (id, project_id, user_id, family_id, token_hash, ip, user_agent, created_at, last_used_at, expires_at, aal, amr)
+      SELECT ${s.id}, ${s.projectId}, u.id, ${s.familyId}, ${s.tokenHash}, ${s.ip}, ${s.userAgent}, ${s.now}, ${s.now}, ${s.expiresAt},
+             ${s.aal}, ${JSON.stringify(s.amr)}::jsonb FROM u
     ), o AS (
       INSERT INTO app_user_otps (user_id, project_id, purpose, code_hash, attempts, expires_at, sent_at)
       SELECT u.id, ${o.projectId}, ${o.purpose}, ${o.codeHash}, 0, ${o.expiresAt}, ${o.now} FROM u

@@ -12,6 +12,8 @@ import { mailOtp, newUserOtp } from './otp.js';
 import { randomObjectId } from '../../lib/ids.js';
 import { freeDerivedValues, rethrowTaken } from './unique.js';
 import { IdentityErrors } from '../../lib/identity/errors.js';
+import { firstFactor } from '../../lib/identity/assurance.js';
+import { openChallengeIfEnrolled, type OpenedChallenge } from '../mfa/challenge.js';
 
 const scope = (project: ProjectRecord, userId?: string) => ({ projectId: project.id, userId: userId ?? null, keyKind: 'publishable' as const });
 
@@ -42,18 +44,27 @@ export async function signup(ctx: AppContext, project: ProjectRecord, schema: Us
   }).catch(rethrowTaken);
   if (!user) throw AuthErrors.email_taken();
   // The code leaves by mail only, never in the answer.
-  return { user, tokens: await sessionTokens(ctx, project, user.id, session.refreshToken) };
+  return { user, tokens: await sessionTokens(ctx, project, session) };
 }
 
-export async function login(ctx: AppContext, project: ProjectRecord, email: string, password: string, meta: ClientMeta): Promise<{ user: UserRow; tokens: Tokens }> {
+export type LoginOutcome = { user: UserRow; tokens: Tokens; challenge?: undefined } | { user: UserRow; challenge: OpenedChallenge; tokens?: undefined };
+
+/**
+ * The password step. A user with a second factor gets an MFA challenge and no tokens
+ * (src/modules/mfa/challenge.ts); anyone else a session at aal1.
+ */
+export async function login(ctx: AppContext, project: ProjectRecord, email: string, password: string, meta: ClientMeta): Promise<LoginOutcome> {
   const user = await ctx.db.read(scope(project), (db) => findUserByEmail(db, email));
   const ok = await verifyPassword(user?.password_hash ?? null, password);
   if (!ok || !user) throw IdentityErrors.invalid_credentials();
   if (user.disabled_at) throw AuthErrors.user_disabled();
   if (project.settings.requireEmailVerification === true && !user.email_verified) throw IdentityErrors.email_not_verified();
-  // One INSERT: an autocommit statement, no transaction round trips.
-  const tokens = await ctx.db.read(scope(project, user.id), (db) => startSession(ctx, db, project, user.id, meta));
-  return { user, tokens };
+  // Autocommit statements, no transaction round trips: the factor lookup, then one INSERT.
+  return ctx.db.read(scope(project, user.id), async (db) => {
+    const challenge = await openChallengeIfEnrolled(ctx, db, project, user.id, firstFactor('pwd', ctx.clock.now()));
+    if (challenge) return { user, challenge };
+    return { user, tokens: await startSession(ctx, db, project, user.id, meta) };
+  });
 }
 
 export async function currentUser(ctx: AppContext, project: ProjectRecord, userId: string): Promise<UserRow> {

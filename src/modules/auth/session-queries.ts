@@ -5,6 +5,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Tx } from '../../db/pool.js';
 import type { Database } from '../../database.js';
+import type { Aal, AmrEntry } from '../../lib/identity/assurance.js';
 
 export interface NewSession {
   id: string;
@@ -16,17 +17,28 @@ export interface NewSession {
   userAgent: string | null;
   now: Date;
   expiresAt: Date;
+  /** The assurance the family was opened at (migrations/031_user_mfa.sql); rotations keep it. */
+  aal: Aal;
+  amr: AmrEntry[];
 }
 
 /** Inserts a session unless the user is disabled (then false): the one check every sign-in passes. */
 export async function insertSession(tx: Tx, s: NewSession): Promise<boolean> {
   const res = await sql`
     INSERT INTO app_user_sessions
-      (id, project_id, user_id, family_id, token_hash, ip, user_agent, created_at, last_used_at, expires_at)
-    SELECT ${s.id}, ${s.projectId}, ${s.userId}, ${s.familyId}, ${s.tokenHash}, ${s.ip}, ${s.userAgent}, ${s.now}, ${s.now}, ${s.expiresAt}
+      (id, project_id, user_id, family_id, token_hash, ip, user_agent, created_at, last_used_at, expires_at, aal, amr)
+    SELECT ${s.id}, ${s.projectId}, ${s.userId}, ${s.familyId}, ${s.tokenHash}, ${s.ip}, ${s.userAgent}, ${s.now}, ${s.now}, ${s.expiresAt},
+           ${s.aal}, ${JSON.stringify(s.amr)}::jsonb
     WHERE NOT EXISTS (SELECT 1 FROM app_users WHERE id = ${s.userId} AND disabled_at IS NOT NULL)
     RETURNING id`.execute(tx);
   return res.rows.length > 0;
+}
+
+export interface RotatedSession {
+  user_id: string;
+  family_id: string;
+  aal: Aal;
+  amr: AmrEntry[];
 }
 
 /**
@@ -36,23 +48,23 @@ export async function insertSession(tx: Tx, s: NewSession): Promise<boolean> {
  */
 export async function rotateSession(
   tx: Tx,
-  r: { id: string; tokenHash: string; next: Omit<NewSession, 'projectId' | 'userId' | 'familyId'> },
-): Promise<{ user_id: string } | null> {
+  r: { id: string; tokenHash: string; next: Omit<NewSession, 'projectId' | 'userId' | 'familyId' | 'aal' | 'amr'> },
+): Promise<RotatedSession | null> {
   const { next } = r;
-  const res = await sql<{ user_id: string }>`
+  const res = await sql<RotatedSession>`
     WITH old AS (
       UPDATE app_user_sessions
          SET used_at = ${next.now}, last_used_at = ${next.now}, rotated_to = ${next.id}
        WHERE id = ${r.id} AND token_hash = ${r.tokenHash}
          AND used_at IS NULL AND revoked_at IS NULL AND expires_at > ${next.now}
          AND NOT EXISTS (SELECT 1 FROM app_users u WHERE u.id = app_user_sessions.user_id AND u.disabled_at IS NOT NULL)
-      RETURNING project_id, user_id, family_id)
+      RETURNING project_id, user_id, family_id, aal, amr)
     INSERT INTO app_user_sessions
-      (id, project_id, user_id, family_id, token_hash, ip, user_agent, created_at, last_used_at, expires_at)
+      (id, project_id, user_id, family_id, token_hash, ip, user_agent, created_at, last_used_at, expires_at, aal, amr)
     SELECT ${next.id}, project_id, user_id, family_id, ${next.tokenHash}, ${next.ip}, ${next.userAgent},
-           ${next.now}, ${next.now}, ${next.expiresAt}
+           ${next.now}, ${next.now}, ${next.expiresAt}, aal, amr
       FROM old
-    RETURNING user_id`.execute(tx);
+    RETURNING user_id, family_id, aal, amr`.execute(tx);
   return res.rows[0] ?? null;
 }
 
@@ -109,4 +121,26 @@ export async function listLiveSessions(tx: Tx, userId: string, now: Date) {
     .where('expires_at', '>', now)
     .orderBy('last_used_at', 'desc')
     .execute();
+}
+
+/**
+ * Sets the assurance of the live session of a family (a step-up or a confirmed enrolment);
+ * its successors inherit it. Returns whether a live session was found.
+ */
+export async function raiseSessionAssurance(tx: Tx, familyId: string, userId: string, aal: Aal, amr: AmrEntry[], now: Date): Promise<boolean> {
+  const res = await tx
+    .updateTable('app_user_sessions')
+    .set({ aal, amr: JSON.stringify(amr) })
+    .where('family_id', '=', familyId)
+    .where('user_id', '=', userId)
+    .where('used_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
+/** Every aal2 session of a user falls back to aal1 (its second factor was removed or reset). */
+export async function lowerUserSessions(tx: Tx, userId: string): Promise<void> {
+  await tx.updateTable('app_user_sessions').set({ aal: 'aal1' }).where('user_id', '=', userId).where('aal', '=', 'aal2').execute();
 }

@@ -12,9 +12,10 @@ import { randomId } from '../../lib/ids.js';
 import { newRefreshSecret, parseIdSecretToken, refreshTokenHash, rejectionOf } from '../../lib/identity/refresh-token.js';
 import type { ProjectRecord } from '../projects/cache.js';
 import { AuthErrors } from './errors.js';
-import { findSession, insertSession, type NewSession, isUserDisabled, revokeFamily, revokeSession, rotateSession, sessionExistsAnywhere } from './session-queries.js';
-import { signAccessToken } from './tokens.js';
+import { findSession, insertSession, type NewSession, type RotatedSession, isUserDisabled, revokeFamily, revokeSession, rotateSession, sessionExistsAnywhere } from './session-queries.js';
+import { signAccessToken, type TokenSession } from './tokens.js';
 import { IdentityErrors } from '../../lib/identity/errors.js';
+import { firstFactor, type Assurance } from '../../lib/identity/assurance.js';
 
 export interface ClientMeta {
   ip: string | null;
@@ -37,30 +38,38 @@ function newSecret(ctx: AppContext) {
   return { id, secret, tokenHash, now, expiresAt, raw: `${id}.${secret}` };
 }
 
-function accessTokenFor(ctx: AppContext, project: ProjectRecord, userId: string): Promise<string> {
-  return signAccessToken(project, userId, ctx.config.userAccessTokenTtl.seconds, ctx.clock.now());
+/** An access token for a session family at its assurance. */
+export function accessTokenFor(ctx: AppContext, project: ProjectRecord, userId: string, session: TokenSession): Promise<string> {
+  return signAccessToken(project, userId, ctx.config.userAccessTokenTtl.seconds, ctx.clock.now(), session);
 }
 
-/** A new session family's first row and its refresh token, before anything is stored. */
-export function newSession(ctx: AppContext, projectId: string, userId: string, meta: ClientMeta): { row: NewSession; refreshToken: string } {
+export interface PendingSession {
+  row: NewSession;
+  refreshToken: string;
+}
+
+/** A new session family's first row and its refresh token, before anything is stored (a password by default). */
+export function newSession(ctx: AppContext, projectId: string, userId: string, meta: ClientMeta, assurance?: Assurance): PendingSession {
   const s = newSecret(ctx);
-  return { row: { ...s, projectId, userId, familyId: s.id, ip: meta.ip, userAgent: meta.userAgent }, refreshToken: s.raw };
+  const { aal, amr } = assurance ?? firstFactor('pwd', s.now);
+  return { row: { ...s, projectId, userId, familyId: s.id, ip: meta.ip, userAgent: meta.userAgent, aal, amr }, refreshToken: s.raw };
 }
 
 /** The tokens a client gets for a stored session: a fresh access token and the refresh token. */
-export async function sessionTokens(ctx: AppContext, project: ProjectRecord, userId: string, refreshToken: string): Promise<Tokens> {
-  const accessToken = await accessTokenFor(ctx, project, userId);
-  return { accessToken, refreshToken, expiresIn: ctx.config.userAccessTokenTtl.text };
+export async function sessionTokens(ctx: AppContext, project: ProjectRecord, s: PendingSession): Promise<Tokens> {
+  const { userId, familyId, aal, amr } = s.row;
+  const accessToken = await accessTokenFor(ctx, project, userId, { sid: familyId, aal, amr });
+  return { accessToken, refreshToken: s.refreshToken, expiresIn: ctx.config.userAccessTokenTtl.text };
 }
 
-/** Starts a new session family for a user (login, social sign-in) inside `tx`. */
-export async function startSession(ctx: AppContext, tx: Tx, project: ProjectRecord, userId: string, meta: ClientMeta): Promise<Tokens> {
-  const s = newSession(ctx, project.id, userId, meta);
+/** Starts a new session family for a user (login, social sign-in, a completed second factor) inside `tx`. */
+export async function startSession(ctx: AppContext, tx: Tx, project: ProjectRecord, userId: string, meta: ClientMeta, assurance?: Assurance): Promise<Tokens> {
+  const s = newSession(ctx, project.id, userId, meta, assurance);
   if (!(await insertSession(tx, s.row))) throw AuthErrors.user_disabled();
-  return sessionTokens(ctx, project, userId, s.refreshToken);
+  return sessionTokens(ctx, project, s);
 }
 
-type Outcome = { ok: true; userId: string } | { ok: false; error: 'not_found' | 'reused' | 'disabled' };
+type Outcome = { ok: true; session: RotatedSession } | { ok: false; error: 'not_found' | 'reused' | 'disabled' };
 
 /**
  * Why a token was not accepted. Only the real token of a session that is no longer live (a
@@ -94,7 +103,7 @@ export async function rotate(ctx: AppContext, project: ProjectRecord, raw: strin
       tokenHash,
       next: { id: next.id, tokenHash: next.tokenHash, ip: meta.ip, userAgent: meta.userAgent, now: next.now, expiresAt: next.expiresAt },
     });
-    if (rotated) return { ok: true, userId: rotated.user_id };
+    if (rotated) return { ok: true, session: rotated };
     return classifyRejection(ctx, tx, parsed.id, tokenHash);
   });
   if (!outcome.ok) {
@@ -102,7 +111,8 @@ export async function rotate(ctx: AppContext, project: ProjectRecord, raw: strin
     if (outcome.error === 'reused') throw IdentityErrors.refresh_reused();
     throw (await belongsElsewhere(ctx, parsed.id, tokenHash)) ? AuthErrors.refresh_wrong_project() : AuthErrors.refresh_not_found();
   }
-  const accessToken = await accessTokenFor(ctx, project, outcome.userId);
+  const { user_id: userId, family_id: sid, aal, amr } = outcome.session;
+  const accessToken = await accessTokenFor(ctx, project, userId, { sid, aal, amr });
   return { accessToken, refreshToken: next.raw, expiresIn: ctx.config.userAccessTokenTtl.text };
 }
 

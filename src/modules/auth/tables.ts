@@ -2,6 +2,7 @@
 import type { ColumnType, Generated, JSONColumnType } from 'kysely';
 import type { Timestamp } from '../../db/types.js';
 import type { Encrypted } from '../../lib/crypto.js';
+import type { Aal, AmrEntry } from '../../lib/identity/assurance.js';
 
 export interface AppUsersTable {
   id: Generated<string>;
@@ -33,6 +34,9 @@ export interface AppUserSessionsTable {
   used_at: Timestamp | null;
   rotated_to: string | null;
   revoked_at: Timestamp | null;
+  /** Assurance of the family (migrations/031_user_mfa.sql). */
+  aal: ColumnType<Aal, Aal | undefined, Aal>;
+  amr: ColumnType<AmrEntry[], string | undefined, string>;
 }
 
 export type UserOtpPurpose = 'verify_email' | 'reset_password';

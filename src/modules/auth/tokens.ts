@@ -1,21 +1,35 @@
 /**
  * End-user access tokens (src/lib/identity/jwt.ts), signed with the project's own secret and
- * audience `plinth:project:<id>`; claims `userId` and `projectId` as the SDK reads them.
+ * audience `plinth:project:<id>`; claims `userId` and `projectId` as the SDK reads them, plus
+ * the session's assurance (`aal`, `amr`) and its family id (`sid`): src/lib/identity/assurance.ts.
  */
 import { signAccessJwt, verifyAccessJwt } from '../../lib/identity/jwt.js';
+import { assuranceOf, type Assurance } from '../../lib/identity/assurance.js';
 import type { ProjectRecord } from '../projects/cache.js';
 
 const audience = (projectId: string) => `plinth:project:${projectId}`;
 
-export function signAccessToken(project: ProjectRecord, userId: string, ttlSeconds: number, now: Date): Promise<string> {
+/** The session a token speaks for: its family id and assurance. */
+export interface TokenSession extends Assurance {
+  sid: string;
+}
+
+export function signAccessToken(project: ProjectRecord, userId: string, ttlSeconds: number, now: Date, session?: TokenSession): Promise<string> {
+  const extra = session ? { aal: session.aal, amr: session.amr, sid: session.sid } : { aal: 'aal1' };
   return signAccessJwt({
     secret: project.jwtSecret,
     audience: audience(project.id),
     subject: userId,
     ttlSeconds,
     now,
-    claims: { userId, projectId: project.id },
+    claims: { userId, projectId: project.id, ...extra },
   });
+}
+
+export interface UserTokenClaims extends Assurance {
+  userId: string;
+  exp: number;
+  sid: string | null;
 }
 
 /** The user id of a valid, unexpired token of this project; null otherwise. */
@@ -23,11 +37,12 @@ export async function verifyAccessToken(project: ProjectRecord, token: string, n
   return (await verifyAccessTokenClaims(project, token, now))?.userId ?? null;
 }
 
-/** The user id and expiry (epoch seconds) of a valid, unexpired token of this project; null otherwise. */
-export async function verifyAccessTokenClaims(project: ProjectRecord, token: string, now: Date): Promise<{ userId: string; exp: number } | null> {
+/** The user id, expiry (epoch seconds), assurance and session of a valid, unexpired token of this project; null otherwise. */
+export async function verifyAccessTokenClaims(project: ProjectRecord, token: string, now: Date): Promise<UserTokenClaims | null> {
   const payload = await verifyAccessJwt(token, project.jwtSecret, audience(project.id), now);
   if (!payload) return null;
   const userId = payload.userId;
   const valid = typeof userId === 'string' && userId === payload.sub && payload.projectId === project.id && typeof payload.exp === 'number';
-  return valid ? { userId, exp: payload.exp! } : null;
+  if (!valid) return null;
+  return { userId, exp: payload.exp!, sid: typeof payload.sid === 'string' ? payload.sid : null, ...assuranceOf(payload) };
 }

@@ -1,33 +1,44 @@
 /**
  * The end user behind a public-API request: `Authorization: Bearer <access token>` (scheme
- * matched case-insensitively), verified against the request's project. Use after
- * `requireApiKey`.
+ * matched case-insensitively), verified against the request's project, at the assurance the
+ * project requires (src/modules/mfa/policy.ts). Use after `requireApiKey`.
  */
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { verifyAccessToken } from './tokens.js';
+import { verifyAccessTokenClaims, type UserTokenClaims } from './tokens.js';
 import { bearerToken } from '../operators/auth.js';
 import { projectOf } from '../projects/api-key-auth.js';
 import { RequestAuthErrors } from '../../lib/identity/request-errors.js';
+import { assertAssurance } from '../mfa/policy.js';
 
-/** The user id when a valid Bearer token is present, else null (invalid tokens count as absent). */
+/**
+ * The user id when a valid Bearer token is present, else null (invalid tokens count as
+ * absent). A valid token below the assurance the project requires is refused (403).
+ */
 export async function optionalUserId(ctx: AppContext, req: FastifyRequest): Promise<string | null> {
   const token = bearerToken(req);
   if (!token) return null;
-  return verifyAccessToken(projectOf(req), token, ctx.clock.now());
+  const project = projectOf(req);
+  const claims = await verifyAccessTokenClaims(project, token, ctx.clock.now());
+  if (!claims) return null;
+  await assertAssurance(ctx, req, project, claims);
+  return claims.userId;
 }
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** The end user of an `endUser` route (src/route-groups.ts). */
     userId?: string;
+    /** Their token's claims: assurance and session. */
+    userClaims?: UserTokenClaims;
   }
 }
 
 /** The `endUser` group's hook: a valid access token of the request's project, else 401. */
 export function requireUser(ctx: AppContext) {
   return async function requireEndUser(req: FastifyRequest): Promise<void> {
-    req.userId = await requireUserId(ctx, req);
+    req.userClaims = await requireUserClaims(ctx, req);
+    req.userId = req.userClaims.userId;
   };
 }
 
@@ -37,11 +48,23 @@ export function userIdOf(req: FastifyRequest): string {
   return req.userId;
 }
 
+/** The end user's token claims of an `endUser` route. */
+export function userClaimsOf(req: FastifyRequest): UserTokenClaims {
+  if (!req.userClaims) throw new Error('route is not in the endUser group');
+  return req.userClaims;
+}
+
 /** The user id, or 401 (so SDK clients refresh and retry) when missing, invalid or expired. */
 export async function requireUserId(ctx: AppContext, req: FastifyRequest): Promise<string> {
+  return (await requireUserClaims(ctx, req)).userId;
+}
+
+async function requireUserClaims(ctx: AppContext, req: FastifyRequest): Promise<UserTokenClaims> {
   const token = bearerToken(req);
   if (!token) throw RequestAuthErrors.no_token();
-  const userId = await verifyAccessToken(projectOf(req), token, ctx.clock.now());
-  if (!userId) throw RequestAuthErrors.invalid_token('Invalid or Expired Token');
-  return userId;
+  const project = projectOf(req);
+  const claims = await verifyAccessTokenClaims(project, token, ctx.clock.now());
+  if (!claims) throw RequestAuthErrors.invalid_token('Invalid or Expired Token');
+  await assertAssurance(ctx, req, project, claims);
+  return claims;
 }

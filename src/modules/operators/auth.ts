@@ -12,6 +12,8 @@ import { verifyOperatorToken } from './tokens.js';
 import type { PlanName } from '../plans/plans.js';
 import { RequestAuthErrors } from '../../lib/identity/request-errors.js';
 import { findOperatorIdentity } from './queries.js';
+import type { Aal } from '../../lib/identity/assurance.js';
+import { MfaErrors } from '../../lib/identity/mfa-errors.js';
 
 export interface OperatorIdentity {
   id: string;
@@ -20,6 +22,9 @@ export interface OperatorIdentity {
   plan: PlanName;
   isVerified: boolean;
   isAdmin: boolean;
+  /** The session's assurance, and whether the operator has a second factor (docs/operators-and-projects.md). */
+  aal: Aal;
+  hasSecondFactor: boolean;
 }
 
 declare module 'fastify' {
@@ -77,11 +82,25 @@ export function operatorAuth(ctx: AppContext) {
       plan: row.plan,
       isVerified: row.is_verified,
       isAdmin: isAdmin(ctx, row),
+      aal: claims.aal,
+      hasSecondFactor: row.has_second_factor,
     };
+    // The admin requires a second factor of every operator: only enrolment stays open below aal2.
+    if (row.mfa_required && claims.aal !== 'aal2' && req.routeOptions.config?.belowAal2 !== true) {
+      throw row.has_second_factor ? MfaErrors.mfa_required() : MfaErrors.mfa_enrollment_required();
+    }
   };
 }
 
 export function operatorOf(req: FastifyRequest): OperatorIdentity {
   if (!req.operator) throw new Error('route is missing the operator preHandler');
   return req.operator;
+}
+
+/**
+ * Key rotation, project deletion and export: an operator with a second factor must act from a
+ * session verified with it (aal2), so a stolen password-only session cannot.
+ */
+export function requireAal2IfEnrolled(operator: OperatorIdentity): void {
+  if (operator.hasSecondFactor && operator.aal !== 'aal2') throw MfaErrors.mfa_required();
 }

@@ -1,5 +1,6 @@
 /** SQL of the operators domain: accounts, refresh sessions, one-time codes. */
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type { Aal, AmrEntry } from '../../lib/identity/assurance.js';
 import type { Database } from '../../database.js';
 import type { OtpPurpose } from './tables.js';
 
@@ -31,17 +32,26 @@ export function updateOperator(db: Db, id: string, patch: { password_hash?: stri
   return db.updateTable('operators').set({ ...patch, updated_at: now }).where('id', '=', id).returning(OPERATOR_COLUMNS).executeTakeFirst();
 }
 
-/** What the dashboard's authentication needs of an operator, by id. */
+/**
+ * What the dashboard's authentication needs of an operator, by id: with whether they have a
+ * second factor and whether the admin requires one (one statement per request).
+ */
 export function findOperatorIdentity(db: Db, id: string) {
-  return db.selectFrom('operators').select(['id', 'email', 'name', 'plan', 'is_verified', 'tokens_valid_after']).where('id', '=', id).executeTakeFirst();
+  return db
+    .selectFrom('operators')
+    .select(['id', 'email', 'name', 'plan', 'is_verified', 'tokens_valid_after'])
+    .select(sql<boolean>`EXISTS (SELECT 1 FROM operator_totp t WHERE t.operator_id = operators.id AND t.verified_at IS NOT NULL)`.as('has_second_factor'))
+    .select(sql<boolean>`COALESCE((SELECT (value ->> 'required')::boolean FROM platform_settings WHERE key = 'operator_mfa'), false)`.as('mfa_required'))
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 // Sessions
 
-export function insertSession(db: Db, s: { operatorId: string; familyId: string; tokenHash: string; expiresAt: Date; now: Date }) {
+export function insertSession(db: Db, s: { operatorId: string; familyId: string; tokenHash: string; expiresAt: Date; now: Date; aal: Aal; amr: AmrEntry[] }) {
   return db
     .insertInto('operator_sessions')
-    .values({ operator_id: s.operatorId, family_id: s.familyId, token_hash: s.tokenHash, expires_at: s.expiresAt, created_at: s.now })
+    .values({ operator_id: s.operatorId, family_id: s.familyId, token_hash: s.tokenHash, expires_at: s.expiresAt, created_at: s.now, aal: s.aal, amr: JSON.stringify(s.amr) })
     .returning(['id'])
     .executeTakeFirstOrThrow();
 }
@@ -55,7 +65,7 @@ export function consumeSession(db: Db, tokenHash: string, now: Date) {
     .where('used_at', 'is', null)
     .where('revoked_at', 'is', null)
     .where('expires_at', '>', now)
-    .returning(['operator_id', 'family_id'])
+    .returning(['operator_id', 'family_id', 'aal', 'amr'])
     .executeTakeFirst();
 }
 

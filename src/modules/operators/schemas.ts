@@ -31,3 +31,8 @@ export const SessionData = Type.Object({
 });
 
 export const SessionEnvelope = envelopeOf(SessionData);
+
+/** What a password sign-in of an operator with a second factor gets instead of a session. */
+export const ChallengeEnvelope = envelopeOf(
+  Type.Object({ mfaRequired: Type.Literal(true), challengeId: Type.String(), methods: Type.Array(Type.String()), expiresIn: Type.Integer() }),
+);

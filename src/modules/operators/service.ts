@@ -9,6 +9,8 @@ import { consumeOtp, issueOtp } from './otp.js';
 import { hashPassword, verifyPassword } from '../../lib/passwords.js';
 import { findOperatorByEmail, findOperatorById, insertOperator, revokeAllSessions, updateOperator, type OperatorRow } from './queries.js';
 import { issueSession, type IssuedSession } from './sessions.js';
+import { firstFactor } from '../../lib/identity/assurance.js';
+import { openOperatorChallenge } from './mfa.js';
 import { IdentityErrors } from '../../lib/identity/errors.js';
 
 export interface PublicOperator {
@@ -66,10 +68,15 @@ export interface LoggedIn {
   session: IssuedSession;
 }
 
-export async function login(ctx: AppContext, input: { email: string; password: string }): Promise<LoggedIn> {
+export type LoginOutcome = LoggedIn | { challenge: NonNullable<Awaited<ReturnType<typeof openOperatorChallenge>>> };
+
+/** The password step; an operator with a second factor gets a challenge and no session (mfa.ts). */
+export async function login(ctx: AppContext, input: { email: string; password: string }): Promise<LoginOutcome> {
   const row = await findOperatorByEmail(ctx.db.admin, normalizeEmail(input.email));
   // One full argon2 verification either way, so unknown emails cost the same time.
   if (!(await verifyPassword(row?.password_hash, input.password)) || !row) throw IdentityErrors.invalid_credentials();
+  const challenge = await openOperatorChallenge(ctx, row.id, firstFactor('pwd', ctx.clock.now()).amr);
+  if (challenge) return { challenge };
   return { user: toPublic(ctx, row), session: await issueSession(ctx, row.id) };
 }
 

@@ -11,6 +11,7 @@ import { OperatorErrors } from './errors.js';
 import { consumeSession, findSession, insertSession, revokeFamily } from './queries.js';
 import { OPERATOR_ACCESS_TTL_SECONDS, signOperatorToken } from './tokens.js';
 import { IdentityErrors } from '../../lib/identity/errors.js';
+import { firstFactor, type Assurance } from '../../lib/identity/assurance.js';
 
 export const OPERATOR_REFRESH_TTL_SECONDS = 7 * 24 * 3600;
 /** Reported to clients the way end-user logins report it (docs/wire-compatibility.md §2.2). */
@@ -22,8 +23,10 @@ export interface IssuedSession {
   expiresIn: string;
 }
 
-export async function issueSession(ctx: AppContext, operatorId: string, familyId = randomId()): Promise<IssuedSession> {
+/** A session (a new family by default) at the given assurance (a password alone by default). */
+export async function issueSession(ctx: AppContext, operatorId: string, familyId = randomId(), assurance?: Assurance): Promise<IssuedSession> {
   const now = ctx.clock.now();
+  const { aal, amr } = assurance ?? firstFactor('pwd', now);
   const { secret: refreshToken, tokenHash } = newRefreshSecret();
   await insertSession(ctx.db.admin, {
     operatorId,
@@ -31,8 +34,10 @@ export async function issueSession(ctx: AppContext, operatorId: string, familyId
     tokenHash,
     expiresAt: new Date(now.getTime() + OPERATOR_REFRESH_TTL_SECONDS * 1000),
     now,
+    aal,
+    amr,
   });
-  const accessToken = await signOperatorToken(ctx.config.dashboardJwtSecret, operatorId, now);
+  const accessToken = await signOperatorToken(ctx.config.dashboardJwtSecret, operatorId, now, { aal, amr });
   return { accessToken, refreshToken, expiresIn: ACCESS_EXPIRES_IN };
 }
 
@@ -54,7 +59,7 @@ export async function rotateSession(ctx: AppContext, rawToken: string): Promise<
     }
     throw OperatorErrors.refresh_invalid();
   }
-  const session = await issueSession(ctx, live.operator_id, live.family_id);
+  const session = await issueSession(ctx, live.operator_id, live.family_id, { aal: live.aal, amr: live.amr });
   return { operatorId: live.operator_id, session };
 }
 

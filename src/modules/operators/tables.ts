@@ -1,6 +1,8 @@
 /** Kysely types of this domain's tables (migrations/002_operators.sql creates them). */
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated, JSONColumnType } from 'kysely';
 import type { Timestamp } from '../../db/types.js';
+import type { Encrypted } from '../../lib/crypto.js';
+import type { Aal, AmrEntry } from '../../lib/identity/assurance.js';
 
 export interface OperatorSessionsTable {
   id: Generated<string>;
@@ -11,6 +13,9 @@ export interface OperatorSessionsTable {
   used_at: Timestamp | null;
   revoked_at: Timestamp | null;
   created_at: Timestamp;
+  /** Assurance of the family (migrations/032_operator_mfa.sql); rotations keep it. */
+  aal: ColumnType<Aal, Aal | undefined, Aal>;
+  amr: ColumnType<AmrEntry[], string | undefined, string>;
 }
 
 export type OtpPurpose = 'verify_email' | 'reset_password';
@@ -24,7 +29,52 @@ export interface OperatorOtpsTable {
   sent_at: Timestamp;
 }
 
+type Bigint = ColumnType<string | number, number | string, number | string>;
+
+/** Second factors of operators (migrations/032_operator_mfa.sql). */
+export interface OperatorTotpTable {
+  operator_id: string;
+  secret: JSONColumnType<Encrypted>;
+  verified_at: Timestamp | null;
+  last_step: Bigint | null;
+  created_at: Timestamp;
+}
+
+export interface OperatorRecoveryCodesTable {
+  operator_id: string;
+  code_hash: string;
+  used_at: Timestamp | null;
+  created_at: Timestamp;
+}
+
+export interface OperatorMfaChallengesTable {
+  id_hash: string;
+  operator_id: string;
+  amr: JSONColumnType<AmrEntry[]>;
+  attempts: Generated<number>;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+}
+
+export interface OperatorMfaFailuresTable {
+  operator_id: string;
+  failures: number;
+  window_start: Timestamp;
+}
+
+/** The admin's platform-wide switches, by key (`operator_mfa`: {required}). */
+export interface PlatformSettingsTable {
+  key: string;
+  value: JSONColumnType<Record<string, unknown>>;
+  updated_at: Timestamp;
+}
+
 export interface OperatorTables {
   operator_sessions: OperatorSessionsTable;
   operator_otps: OperatorOtpsTable;
+  operator_totp: OperatorTotpTable;
+  operator_recovery_codes: OperatorRecoveryCodesTable;
+  operator_mfa_challenges: OperatorMfaChallengesTable;
+  operator_mfa_failures: OperatorMfaFailuresTable;
+  platform_settings: PlatformSettingsTable;
 }

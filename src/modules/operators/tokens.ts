@@ -4,17 +4,20 @@
  * cookie or as `Authorization: Bearer`.
  */
 import { signAccessJwt, verifyAccessJwt } from '../../lib/identity/jwt.js';
+import { assuranceOf, type Aal, type Assurance } from '../../lib/identity/assurance.js';
 
 export const OPERATOR_ACCESS_TTL_SECONDS = 15 * 60;
 const AUDIENCE = 'plinth-dashboard';
 
-export function signOperatorToken(secret: Buffer, operatorId: string, now: Date): Promise<string> {
-  return signAccessJwt({ secret, audience: AUDIENCE, subject: operatorId, ttlSeconds: OPERATOR_ACCESS_TTL_SECONDS, now, claims: { typ: 'operator' } });
+/** Claims `typ`, and the session's `aal`/`amr` (src/lib/identity/assurance.ts). */
+export function signOperatorToken(secret: Buffer, operatorId: string, now: Date, assurance?: Assurance): Promise<string> {
+  const claims = { typ: 'operator', aal: assurance?.aal ?? 'aal1', amr: assurance?.amr ?? [] };
+  return signAccessJwt({ secret, audience: AUDIENCE, subject: operatorId, ttlSeconds: OPERATOR_ACCESS_TTL_SECONDS, now, claims });
 }
 
-/** The operator id and the issue time (seconds), or null when the token is malformed, forged or expired. */
-export async function verifyOperatorToken(secret: Buffer, token: string, now: Date): Promise<{ id: string; issuedAt: number } | null> {
+/** The operator id, the issue time (seconds) and the assurance, or null when the token is malformed, forged or expired. */
+export async function verifyOperatorToken(secret: Buffer, token: string, now: Date): Promise<{ id: string; issuedAt: number; aal: Aal } | null> {
   const payload = await verifyAccessJwt(token, secret, AUDIENCE, now);
   if (!payload || payload.typ !== 'operator') return null;
-  return { id: payload.sub!, issuedAt: payload.iat! };
+  return { id: payload.sub!, issuedAt: payload.iat!, aal: assuranceOf(payload).aal };
 }

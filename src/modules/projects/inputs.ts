@@ -19,6 +19,10 @@ export interface SettingsInput {
   resendApiKey?: string | null;
   providerFromEmail?: string;
   resendFromEmail?: string;
+  /** Second factors for end users: offered (default) or required (docs/auth.md "Second factors"). */
+  mfaPolicy?: 'offer' | 'require';
+  /** The WebAuthn relying party of the project's end users: its id (a domain) and the origins allowed to use it. */
+  passkeys?: { rpId: string; origins: string[] } | null;
 }
 
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
@@ -48,6 +52,31 @@ export function normaliseDomains(list: string[]): string[] {
   if (bad !== undefined) throw ProjectErrors.invalid_settings(`Invalid allowed domain '${bad}'. Use '*', 'example.com', '*.example.com' or 'https://app.example.com'.`);
   // An emptied list means "no restriction", not "block every browser".
   return domains.length ? domains : ['*'];
+}
+
+/**
+ * A relying party id is a host name; each origin must be https (or http on a loopback host)
+ * and its host the rpId or a subdomain of it, as browsers require.
+ */
+export function passkeySettings(input: { rpId: string; origins: string[] }): { rpId: string; origins: string[] } {
+  const rpId = input.rpId.trim().toLowerCase();
+  if (!/^[a-z0-9-]+(\.[a-z0-9-]+)*$/.test(rpId)) throw ProjectErrors.invalid_settings('passkeys.rpId must be a host name such as example.com.');
+  const origins = [...new Set(input.origins.map((o) => o.trim().replace(/\/+$/, '')))];
+  if (!origins.length) throw ProjectErrors.invalid_settings('passkeys.origins needs at least one origin.');
+  for (const origin of origins) {
+    let url: URL;
+    try {
+      url = new URL(origin);
+    } catch {
+      throw ProjectErrors.invalid_settings(`Invalid passkey origin '${origin}'.`);
+    }
+    const secure = url.protocol === 'https:' || (url.protocol === 'http:' && LOCAL_HOSTS.has(url.hostname));
+    const under = url.hostname === rpId || url.hostname.endsWith(`.${rpId}`);
+    if (!secure || !under || url.origin !== origin) {
+      throw ProjectErrors.invalid_settings(`Passkey origin '${origin}' must be https (http only on localhost) on ${rpId} or a subdomain of it.`);
+    }
+  }
+  return { rpId, origins };
 }
 
 function mailKey(input: SettingsInput): string | null | undefined {
@@ -85,6 +114,9 @@ export function settingsPatch(
   if (input.allowedDomains !== undefined) settings.allowedDomains = normaliseDomains(input.allowedDomains);
   if (input.isAuthEnabled !== undefined) settings.isAuthEnabled = input.isAuthEnabled;
   if (input.requireEmailVerification !== undefined) settings.requireEmailVerification = input.requireEmailVerification;
+  if (input.mfaPolicy !== undefined) settings.mfa = { policy: input.mfaPolicy };
+  if (input.passkeys === null) delete settings.passkeys;
+  else if (input.passkeys !== undefined) settings.passkeys = passkeySettings(input.passkeys);
   const from = fromEmail(input);
   if (from === '') delete settings.providerFromEmail;
   else if (from !== undefined) settings.providerFromEmail = from;

@@ -28,6 +28,8 @@ export const ProjectView = Type.Composite([
     owner: Type.String(),
     plan: Type.String(),
     requireEmailVerification: Type.Boolean(),
+    mfa: Type.Object({ policy: Type.Union([Type.Literal('offer'), Type.Literal('require')]) }),
+    passkeys: Type.Object({ rpId: Type.Union([Type.String(), Type.Null()]), origins: Type.Array(Type.String()) }),
     allowedDomains: Type.Array(Type.String()),
     providerFromEmail: Type.String(),
     resendFromEmail: Type.String(),

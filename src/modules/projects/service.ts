@@ -12,7 +12,7 @@ import { normaliseSiteUrl, type SettingsInput, settingsPatch } from './inputs.js
 import { newApiKey, newJwtSecret } from './keys.js';
 import { collectionCounts, collectionsOf, countProjects, deleteProjectRow, insertProject, listOwnedProjects, lockOwner, type ProjectRow, updateProjectRow, usageOf } from './queries.js';
 import { dropPartitionsNow, enqueuePartitionCleanup } from '../collections/cleanup.js';
-import type { OperatorIdentity } from '../operators/auth.js';
+import { requireAal2IfEnrolled, type OperatorIdentity } from '../operators/auth.js';
 import { loadOwnedProject } from './access.js';
 import { metricsOf, projectSummary, projectView, USAGE_METRICS } from './view.js';
 
@@ -92,6 +92,7 @@ export async function updateProjectSettings(ctx: AppContext, operator: OperatorI
  */
 export async function deleteProject(ctx: AppContext, operator: OperatorIdentity, projectId: string): Promise<void> {
   await loadOwnedProject(ctx, operator, projectId);
+  requireAal2IfEnrolled(operator);
   for (const hook of ctx.hooks.projectDeleting) {
     try {
       await hook(projectId);
@@ -108,6 +109,7 @@ export async function deleteProject(ctx: AppContext, operator: OperatorIdentity,
 export async function rotateKey(ctx: AppContext, operator: OperatorIdentity, projectId: string, keyType: string) {
   if (keyType !== 'publishable' && keyType !== 'secret') throw ProjectErrors.invalid_key_type();
   await loadOwnedProject(ctx, operator, projectId);
+  requireAal2IfEnrolled(operator);
   const key = newApiKey(keyType);
   const column = keyType === 'secret' ? 'secret_key_hash' : 'publishable_key_hash';
   const row = await updateProjectRow(ctx.db.admin, projectId, { [column]: key.hash }, ctx.clock.now());

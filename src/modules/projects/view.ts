@@ -61,6 +61,11 @@ export function projectSummary(p: ProjectRow, collectionsCount: number, metrics:
   };
 }
 
+function passkeysView(settings: Record<string, unknown>) {
+  const raw = (settings.passkeys ?? {}) as { rpId?: unknown; origins?: unknown };
+  return { rpId: typeof raw.rpId === 'string' ? raw.rpId : null, origins: Array.isArray(raw.origins) ? (raw.origins as string[]) : [] };
+}
+
 /** The full sanitised project (GET/PATCH /api/projects/:id). */
 export function projectView(p: ProjectRow, planName: PlanName, collections: CollectionRow[], metrics: Metrics) {
   const s = p.settings;
@@ -71,6 +76,8 @@ export function projectView(p: ProjectRow, planName: PlanName, collections: Coll
     owner: p.owner_id,
     plan: planName,
     requireEmailVerification: s.requireEmailVerification === true,
+    mfa: { policy: (s.mfa as { policy?: string } | undefined)?.policy === 'require' ? ('require' as const) : ('offer' as const) },
+    passkeys: passkeysView(s),
     allowedDomains: Array.isArray(s.allowedDomains) ? (s.allowedDomains as string[]) : ['*'],
     providerFromEmail: from,
     resendFromEmail: from,

@@ -11,6 +11,7 @@ import type { ServerResponse } from 'node:http';
 import type { AppContext } from '../../context.js';
 import { isPlainObject } from '../../lib/objects.js';
 import { verifyAccessTokenClaims } from '../auth/tokens.js';
+import { assertProjectAssurance } from '../mfa/policy.js';
 import { CollectionErrors } from '../collections/errors.js';
 import { assertNotUsers } from '../data/access.js';
 import { DataErrors } from '../data/errors.js';
@@ -63,6 +64,8 @@ async function compile(ctx: AppContext, scope: Omit<TicketClaims, 'subscriptions
 export async function issueTicket(ctx: AppContext, caller: Caller, rawSubscriptions: unknown) {
   const now = ctx.clock.now();
   const user = caller.userToken ? await verifyAccessTokenClaims(caller.project, caller.userToken, now) : null;
+  // A project that requires a second factor streams nothing to a session without one.
+  if (user) await assertProjectAssurance(ctx, caller.project, user);
   const scope = { projectId: caller.project.id, keyKind: caller.keyKind, userId: user?.userId ?? null, userExp: user?.exp ?? null };
   const subscriptions = subscriptionsOf(rawSubscriptions, ctx.config.realtime.maxSubscriptions);
   await compile(ctx, scope, subscriptions);

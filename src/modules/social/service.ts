@@ -14,6 +14,8 @@ import { SocialErrors } from './errors.js';
 import { githubProfile } from './github.js';
 import { googleProfile } from './google.js';
 import { authorizeUrl, credentialsOf, type Credentials, type ProviderName } from './providers.js';
+import { firstFactor } from '../../lib/identity/assurance.js';
+import { openChallengeIfEnrolled, type OpenedChallenge } from '../mfa/challenge.js';
 import { insertExchangeCode, insertState, takeExchangeCode, takeState } from './queries.js';
 
 export const STATE_TTL_SECONDS = 600;
@@ -91,10 +93,17 @@ export interface Finished {
   userId: string;
   isNewUser: boolean;
   linkedByEmail: boolean;
+  mfa?: undefined;
+}
+
+/** The provider step of a user with a second factor: a challenge, no tokens (src/modules/mfa/challenge.ts). */
+export interface SecondFactorDue {
+  mfa: OpenedChallenge;
+  userId: string;
 }
 
 /** Exchanges the code, signs the user in and issues the rtCode (all errors are AppErrors or provider errors). */
-export async function finish(ctx: AppContext, flow: PendingFlow, params: URLSearchParams, meta: ClientMeta): Promise<Finished> {
+export async function finish(ctx: AppContext, flow: PendingFlow, params: URLSearchParams, meta: ClientMeta): Promise<Finished | SecondFactorDue> {
   const { project, provider } = flow;
   const schema = await usersSchemaOf(ctx, project);
   const creds = requireCredentials(ctx, project, provider);
@@ -102,8 +111,11 @@ export async function finish(ctx: AppContext, flow: PendingFlow, params: URLSear
     ? await githubProfile(ctx, creds, params, flow.verifier)
     : await googleProfile(ctx, creds, params, flow.verifier, flow.nonce ?? '');
   const rtCode = randomToken(32);
-  return signInWithProvider(ctx, project, schema, provider, profile, async (tx, r) => {
-    const tokens = await startSession(ctx, tx, project, r.user.id, meta);
+  return signInWithProvider<Finished | SecondFactorDue>(ctx, project, schema, provider, profile, async (tx, r) => {
+    const first = firstFactor('oauth', ctx.clock.now());
+    const mfa = await openChallengeIfEnrolled(ctx, tx, project, r.user.id, first);
+    if (mfa) return { mfa, userId: r.user.id };
+    const tokens = await startSession(ctx, tx, project, r.user.id, meta, first);
     await insertExchangeCode(tx, {
       codeHash: sha256Hex(rtCode),
       projectId: project.id,

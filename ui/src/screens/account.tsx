@@ -1,10 +1,11 @@
-/** The operator's own account: profile, password, and the account AI key. */
+/** The operator's own account: profile, password, two-step sign-in, and the account AI key. */
 import { useState } from 'preact/hooks';
 import { api } from '../lib/api';
 import { me } from '../lib/session';
 import { toast, toastError } from '../lib/toast';
 import { Field, PageHead } from '../components/ui';
 import { KeyForm } from './ai';
+import { TwoFactor } from './two-factor';
 
 export default function Account() {
   const user = me.value!;
@@ -33,6 +34,8 @@ export default function Account() {
         <Field label="New password" type="password" autoComplete="new-password" minLength={8} required value={pw.newPassword} onInput={(e) => setPw({ ...pw, newPassword: e.currentTarget.value })} />
         <div class="actions"><button class="btn primary">Change password</button></div>
       </form>
+      <h2>Two-step sign-in</h2>
+      <TwoFactor />
       <h2>Account AI key</h2>
       <KeyForm url="/api/user/me/byok" has={hasKey} what="Your account key (used by all your projects without their own)" onSaved={setHasKey} />
     </main>

@@ -10,6 +10,7 @@ import { me } from '../lib/session';
 import { toast } from '../lib/toast';
 import type { Operator } from '../lib/types';
 import { Field } from '../components/ui';
+import { proofOf } from './two-factor';
 
 function Card({ title, children, error }: { title: string; children: ComponentChildren; error?: string }) {
   return (
@@ -51,15 +52,36 @@ const signIn = (user: Operator) => {
   navigate('#/projects', true);
 };
 
+/** The second step of a sign-in: a code of the authenticator app, or a recovery code. */
+function SecondStep({ challengeId }: { challengeId: string }) {
+  const [typed, setTyped] = useState('');
+  const f = useForm();
+  return (
+    <Card title="Two-step sign-in" error={f.error}>
+      <form onSubmit={f.run(async () => {
+        const data = await request<{ user: Operator }>('POST', '/api/auth/mfa/verify', { body: { challengeId, ...proofOf(typed) }, noRefresh: true });
+        signIn(data.user);
+      })}>
+        <Field label="Code from your authenticator app" hint="Or one of your recovery codes." autoComplete="one-time-code" required value={typed} onInput={(e) => setTyped(e.currentTarget.value)} />
+        <button class="btn primary wide" disabled={f.busy}>{f.busy ? 'Checking…' : 'Verify'}</button>
+      </form>
+      <p class="auth-links"><a href="#/login" onClick={() => location.reload()}>Start again</a></p>
+    </Card>
+  );
+}
+
 export function Login() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
+  const [challengeId, setChallengeId] = useState<string>();
   const f = useForm();
+  if (challengeId) return <SecondStep challengeId={challengeId} />;
   return (
     <Card title="Sign in" error={f.error}>
       <form onSubmit={f.run(async () => {
         try {
-          const data = await request<{ user: Operator }>('POST', '/api/auth/login', { body: { email, password }, noRefresh: true });
+          const data = await request<{ user: Operator; mfaRequired?: boolean; challengeId?: string }>('POST', '/api/auth/login', { body: { email, password }, noRefresh: true });
+          if (data.mfaRequired && data.challengeId) return setChallengeId(data.challengeId);
           signIn(data.user);
         } catch (err) {
           if (err instanceof ApiError && err.code === 'email_not_verified') navigate(`#/verify?email=${encodeURIComponent(email)}`);

@@ -6,6 +6,8 @@ import type { App } from '../../../app.js';
 import { PLANS } from '../../plans/plans.js';
 import { envelopeOf, OperatorUser } from '../../operators/schemas.js';
 import { changePlan, listOperators } from '../service.js';
+import { operatorOf } from '../../operators/auth.js';
+import { setOperatorMfaRequired } from '../../operators/mfa.js';
 
 const TAGS = ['dashboard: admin'];
 const OperatorEntry = Type.Composite([OperatorUser, Type.Object({ projectsCount: Type.Integer() })]);
@@ -36,5 +38,21 @@ export default async function adminRoutes(app: App, ctx: AppContext): Promise<vo
       },
     },
     async (req) => ok({ user: await changePlan(ctx, req.params.id, req.body.plan) }, 'Plan updated'),
+  );
+
+  app.put(
+    '/api/admin/settings/operator-mfa',
+    {
+      schema: {
+        tags: TAGS,
+        summary: 'Require a second factor of every operator (or stop requiring it); audited',
+        body: Type.Object({ required: Type.Boolean() }),
+        response: { 200: envelopeOf(Type.Object({ required: Type.Boolean() })) },
+      },
+    },
+    async (req) => {
+      await setOperatorMfaRequired(ctx, operatorOf(req), req.body.required);
+      return ok({ required: req.body.required }, 'Operator second-factor policy updated');
+    },
   );
 }

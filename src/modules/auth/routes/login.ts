@@ -1,7 +1,8 @@
 /**
  * POST /api/userAuth/login (docs/wire-compatibility.md §2.5). Unknown email and wrong password get the same 401
  * after the same argon2 work; `requireEmailVerification` turns unverified logins away (403).
- * Failed logins are limited per account and per address (limits.ts).
+ * Failed logins are limited per account and per address (limits.ts). A user with a second
+ * factor gets `{mfaRequired, challengeId, methods, expiresIn}` instead of tokens.
  */
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
@@ -16,6 +17,7 @@ import { login } from '../service.js';
 import { normalizeEmail } from '../../../lib/email.js';
 import { toUser } from '../users.js';
 import { IdentityErrors } from '../../../lib/identity/errors.js';
+import { enrolmentDue } from '../../mfa/policy.js';
 
 const Body = Type.Object({
   email: Type.String({ maxLength: 320 }),
@@ -35,11 +37,13 @@ export default async function loginFlow(app: App, ctx: AppContext): Promise<void
       const email = normalizeEmail(req.body.email);
       if (!email || !req.body.password) throw AuthErrors.invalid_input('Email and password are required.');
       await loginLimit(ctx, project.id, req.ip);
-      const { user, tokens } = await withLoginFailureLimits(ctx, project.id, req.ip, email, async () => {
+      const outcome = await withLoginFailureLimits(ctx, project.id, req.ip, email, async () => {
         if (req.body.password.length > 100) throw IdentityErrors.invalid_credentials();
         return login(ctx, project, email, req.body.password, clientMeta(req));
       });
-      const data = { user: toUser(user, schemaOf(req)), ...deliverTokens(ctx, reply, tokens, headerMode(req)) };
+      // A second factor is due: no tokens, no cookie; POST /api/userAuth/mfa/verify completes it.
+      if (outcome.challenge) return reply.send(ok({ mfaRequired: true, ...outcome.challenge }, 'Second factor required'));
+      const data = { user: toUser(outcome.user, schemaOf(req)), ...deliverTokens(ctx, reply, outcome.tokens, headerMode(req)), ...enrolmentDue(project) };
       return reply.send(ok(data, 'Login successful'));
     },
   });

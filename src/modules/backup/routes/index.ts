@@ -8,7 +8,7 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
 import { Errors } from '../../../lib/errors.js';
-import { operatorOf } from '../../operators/auth.js';
+import { operatorOf, requireAal2IfEnrolled } from '../../operators/auth.js';
 import type { App } from '../../../app.js';
 import { loadOwnedProject } from '../../projects/access.js';
 import { exportProject } from '../export-service.js';
@@ -34,6 +34,7 @@ export default async function backupRoutes(app: App, ctx: AppContext): Promise<v
     },
     async (req, reply) => {
       const project = await loadOwnedProject(ctx, operatorOf(req), req.params.projectId);
+      requireAal2IfEnrolled(operatorOf(req));
       const stream = await exportProject(ctx, { id: project.id, name: project.name });
       const day = ctx.clock.now().toISOString().slice(0, 10);
       return reply

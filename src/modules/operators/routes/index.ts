@@ -1,12 +1,13 @@
 /** The dashboard account routes under /api/auth, one file per operation in ./routes/. */
 import { defineRoutes } from '../../../route-groups.js';
 import loginRoute from './login.js';
+import { operatorMfaRoutes, operatorMfaVerifyRoute } from './mfa.js';
 import otpRoutes from './otp.js';
 import passwordRoutes, { changePasswordRoute } from './password.js';
 import registerRoute from './register.js';
 import sessionRoutes, { meRoute } from './session.js';
 
 export default [
-  defineRoutes('public', registerRoute, loginRoute, sessionRoutes, passwordRoutes, otpRoutes),
-  defineRoutes('operator', meRoute, changePasswordRoute),
+  defineRoutes('public', registerRoute, loginRoute, sessionRoutes, passwordRoutes, otpRoutes, operatorMfaVerifyRoute),
+  defineRoutes('operator', meRoute, changePasswordRoute, operatorMfaRoutes),
 ];

@@ -66,7 +66,7 @@ export default async function sessionRoutes(app: App, ctx: AppContext): Promise<
 export async function meRoute(app: App, ctx: AppContext): Promise<void> {
   app.get(
     '/api/auth/me',
-    { schema: { tags: TAGS, summary: 'The signed-in operator', response: { 200: envelopeOf(Type.Object({ user: OperatorUser })) } } },
+    { config: { belowAal2: true }, schema: { tags: TAGS, summary: 'The signed-in operator', response: { 200: envelopeOf(Type.Object({ user: OperatorUser })) } } },
     async (req) => ok({ user: await loadOperator(ctx, operatorOf(req).id) }),
   );
 }

@@ -24,6 +24,19 @@ const Body = Type.Object(
     resendApiKey: MailKey,
     providerFromEmail: FromEmail,
     resendFromEmail: FromEmail,
+    mfaPolicy: Type.Optional(Type.Union([Type.Literal('offer'), Type.Literal('require')], { description: "End users' second factor: offered (default) or required" })),
+    passkeys: Type.Optional(
+      Type.Union([
+        Type.Null(),
+        Type.Object(
+          {
+            rpId: Type.String({ maxLength: 253, description: 'The relying party id: a host name (example.com)' }),
+            origins: Type.Array(Type.String({ maxLength: 300 }), { maxItems: 20, description: 'Origins allowed to use passkeys (https://app.example.com)' }),
+          },
+          { additionalProperties: false },
+        ),
+      ], { description: 'WebAuthn settings of the end users; null clears' }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -14,7 +14,7 @@ import { clientMeta, setRefreshCookie } from '../../auth/delivery.js';
 import { SocialErrors } from '../errors.js';
 import { takeBrowserKey } from '../cookie.js';
 import { isProvider } from '../providers.js';
-import { finish, resume, type Finished, type PendingFlow } from '../service.js';
+import { finish, resume, type Finished, type PendingFlow, type SecondFactorDue } from '../service.js';
 
 const Query = Type.Object({
   code: Type.Optional(Type.String({ maxLength: 2048 })),
@@ -38,6 +38,17 @@ function successUrl(flow: PendingFlow, r: Finished): string {
   url.searchParams.set('isNewUser', String(r.isNewUser));
   url.searchParams.set('linkedByEmail', String(r.linkedByEmail));
   url.hash = `token=${encodeURIComponent(r.accessToken)}`;
+  return url.toString();
+}
+
+/** A user with a second factor: the challenge to complete (POST /api/userAuth/mfa/verify), no tokens. */
+function challengeUrl(flow: PendingFlow, r: SecondFactorDue): string {
+  const url = new URL(flow.callbackUrl);
+  url.searchParams.set('mfaRequired', 'true');
+  url.searchParams.set('challengeId', r.mfa.challengeId);
+  url.searchParams.set('methods', r.mfa.methods.join(','));
+  url.searchParams.set('provider', flow.provider);
+  url.searchParams.set('projectId', flow.project.id);
   return url.toString();
 }
 
@@ -76,6 +87,7 @@ export default async function socialCallbackFlow(app: App, ctx: AppContext): Pro
       const params = new URLSearchParams({ code: req.query.code, state: req.query.state });
       try {
         const done = await finish(ctx, flow, params, clientMeta(req));
+        if (done.mfa) return reply.header('cache-control', 'no-store').redirect(challengeUrl(flow, done), 302);
         setRefreshCookie(ctx, reply, done.refreshToken);
         return reply.header('cache-control', 'no-store').redirect(successUrl(flow, done), 302);
       } catch (err) {

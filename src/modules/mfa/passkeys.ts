@@ -1,0 +1,92 @@
+/**
+ * An end user's passkeys: registration (options, then the authenticator's response, checked
+ * against the project's relying party id and origins and a single-use challenge), list,
+ * rename and removal (removal needs a fresh second factor, as for the authenticator app).
+ * The first passkey of a user without a second factor brings ten recovery codes.
+ */
+import type { AppContext } from '../../context.js';
+import type { Tx } from '../../db/pool.js';
+import { randomId } from '../../lib/ids.js';
+import { withSecondFactor } from '../../lib/identity/assurance.js';
+import { MfaErrors } from '../../lib/identity/mfa-errors.js';
+import {
+  PASSKEY_CHALLENGE_TTL_SECONDS, registrationOptions, signedChallenge, verifyRegistration, type RegistrationResponseJSON,
+} from '../../lib/identity/passkeys.js';
+import { newRecoveryCodes } from '../../lib/identity/recovery-codes.js';
+import { findUserById } from '../auth/queries.js';
+import { lowerUserSessions, raiseSessionAssurance } from '../auth/session-queries.js';
+import { accessTokenFor } from '../auth/sessions.js';
+import type { UserTokenClaims } from '../auth/tokens.js';
+import type { ProjectRecord } from '../projects/cache.js';
+import { PasskeyErrors } from './errors.js';
+import { relyingPartyOf, storedOf } from './relying-party.js';
+import { deletePasskey, insertPasskey, insertWebauthnChallenge, listPasskeys, renamePasskey, takeWebauthnChallenge } from './passkey-queries.js';
+import { countRecoveryCodesLeft, factorSummary, replaceRecoveryCodes } from './queries.js';
+import { checkSecondFactor, userScope, type SecondFactorProof } from './second-factor.js';
+
+const expiry = (ctx: AppContext) => new Date(ctx.clock.now().getTime() + PASSKEY_CHALLENGE_TTL_SECONDS * 1000);
+
+/** Registration options; adding a factor to an account that has one needs an aal2 session. */
+export async function passkeyRegistrationOptions(ctx: AppContext, project: ProjectRecord, caller: UserTokenClaims) {
+  const rp = relyingPartyOf(project);
+  const { userId } = caller;
+  return ctx.db.tenant(userScope(project, userId), async (tx) => {
+    const f = await factorSummary(tx, userId);
+    if ((f.totp || f.passkeys > 0) && caller.aal !== 'aal2') throw MfaErrors.mfa_required();
+    const user = await findUserById(tx, userId);
+    if (!user) throw MfaErrors.mfa_required('Sign in again.');
+    const existing = await listPasskeys(tx, userId);
+    const options = await registrationOptions(rp, { id: userId, name: user.email }, existing.map((p) => storedOf(p)));
+    await insertWebauthnChallenge(tx, { challenge: options.challenge, projectId: project.id, userId, purpose: 'register', expiresAt: expiry(ctx) });
+    return options;
+  });
+}
+
+export async function registerPasskey(ctx: AppContext, project: ProjectRecord, caller: UserTokenClaims, name: string, response: RegistrationResponseJSON) {
+  const rp = relyingPartyOf(project);
+  const { userId } = caller;
+  const challenge = signedChallenge(response);
+  const now = ctx.clock.now();
+  const taken = challenge && (await ctx.db.read(userScope(project, userId), (db) => takeWebauthnChallenge(db, challenge, 'register', userId, now)));
+  if (!taken) throw PasskeyErrors.passkey_challenge_invalid();
+  const cred = await verifyRegistration(rp, response, challenge!);
+  if (!cred) throw PasskeyErrors.passkey_invalid();
+  const assurance = withSecondFactor(caller.amr, 'passkey', now);
+  const out = await ctx.db.tenant(userScope(project, userId), async (tx) => {
+    const firstFactor = (await countRecoveryCodesLeft(tx, userId)) === 0 && !(await factorSummary(tx, userId)).totp;
+    const id = randomId();
+    const stored = await insertPasskey(tx, { id, projectId: project.id, userId, ...cred, rpId: rp.rpId, name: name.trim() || 'Passkey', now });
+    if (!stored) throw PasskeyErrors.passkey_invalid('This passkey is already registered.');
+    const codes = firstFactor ? newRecoveryCodes(ctx.config.encryptionKey, 'app-user', userId) : null;
+    if (codes) await replaceRecoveryCodes(tx, userId, project.id, codes.hashes, now);
+    if (caller.sid) await raiseSessionAssurance(tx, caller.sid, userId, assurance.aal, assurance.amr, now);
+    return { id, recoveryCodes: codes?.codes };
+  });
+  const accessToken = caller.sid ? await accessTokenFor(ctx, project, userId, { sid: caller.sid, ...assurance }) : undefined;
+  return { passkey: { id: out.id, name: name.trim() || 'Passkey' }, ...(out.recoveryCodes ? { recoveryCodes: out.recoveryCodes } : {}), ...(accessToken ? { accessToken } : {}) };
+}
+
+export async function myPasskeys(ctx: AppContext, project: ProjectRecord, userId: string) {
+  const rows = await ctx.db.read(userScope(project, userId), (db) => listPasskeys(db, userId));
+  return rows.map((p) => ({ id: p.id, name: p.name, createdAt: p.created_at, lastUsedAt: p.last_used_at, backedUp: p.backed_up }));
+}
+
+export async function renameMyPasskey(ctx: AppContext, project: ProjectRecord, userId: string, id: string, name: string): Promise<void> {
+  const done = await ctx.db.read(userScope(project, userId), (db) => renamePasskey(db, userId, id, name.trim()));
+  if (!done) throw PasskeyErrors.passkey_not_found();
+}
+
+/** Removes a passkey after a fresh second factor; the last factor gone takes the recovery codes and aal2 with it. */
+export async function removeMyPasskey(ctx: AppContext, project: ProjectRecord, userId: string, id: string, proof: SecondFactorProof): Promise<void> {
+  const mine = await ctx.db.read(userScope(project, userId), (db) => listPasskeys(db, userId));
+  if (!mine.some((p) => p.id === id)) throw PasskeyErrors.passkey_not_found();
+  await checkSecondFactor(ctx, project, userId, proof);
+  await ctx.db.tenant(userScope(project, userId), async (tx: Tx) => {
+    if (!(await deletePasskey(tx, userId, id))) throw PasskeyErrors.passkey_not_found();
+    const left = await factorSummary(tx, userId);
+    if (!left.totp && left.passkeys === 0) {
+      await replaceRecoveryCodes(tx, userId, project.id, [], ctx.clock.now());
+      await lowerUserSessions(tx, userId);
+    }
+  });
+}

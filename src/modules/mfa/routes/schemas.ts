@@ -1,0 +1,28 @@
+/** TypeBox pieces the MFA routes share (they feed /docs). */
+import { Type } from '@sinclair/typebox';
+
+export const Code = Type.String({ maxLength: 16, description: 'The 6-digit code of the authenticator app' });
+export const RecoveryCode = Type.String({ maxLength: 32, description: 'One of the recovery codes (xxxxx-xxxxx)' });
+
+/** A fresh second factor: exactly one of the two. */
+export const Proof = Type.Object(
+  { code: Type.Optional(Code), recoveryCode: Type.Optional(RecoveryCode) },
+  { additionalProperties: false, description: 'A fresh code from the authenticator app, or a recovery code' },
+);
+
+/** A PublicKeyCredential as JSON (what @simplewebauthn/browser's startRegistration/startAuthentication return). */
+export const WebauthnResponse = Type.Object(
+  {
+    id: Type.String({ maxLength: 1024 }),
+    rawId: Type.String({ maxLength: 1024 }),
+    type: Type.String({ maxLength: 32 }),
+    response: Type.Record(Type.String(), Type.Unknown()),
+  },
+  { additionalProperties: true, description: 'The credential as JSON (PublicKeyCredential.toJSON())' },
+);
+
+/** A fresh second factor for removing or regenerating: an app code, a recovery code or a passkey assertion. */
+export const StrongProof = Type.Object(
+  { code: Type.Optional(Code), recoveryCode: Type.Optional(RecoveryCode), passkey: Type.Optional(WebauthnResponse) },
+  { additionalProperties: false, description: 'A fresh app code, a recovery code, or a passkey assertion over a sign-in challenge' },
+);
