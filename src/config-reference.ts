@@ -58,6 +58,7 @@ export const CONFIG_REFERENCE: readonly ConfigVariable[] = [
   { names: ["STORAGE_DRIVER"], default: "`local`", meaning: "`local` (files under the data dir) or `s3`" },
   { names: ["S3_ENDPOINT", "S3_REGION", "S3_BUCKET", "S3_ACCESS_KEY_ID", "S3_SECRET_ACCESS_KEY", "S3_FORCE_PATH_STYLE", "S3_PUBLIC_URL"], default: "— / `us-east-1` / — / — / — / `false` / —", meaning: "Any S3-compatible store" },
   { names: ["STORAGE_ALLOW_PRIVATE_ENDPOINTS"], default: "`false` in production, else `true`", meaning: "Whether a project's own bucket may be on loopback/private addresses (SSRF guard; see docs/storage.md)" },
+  { names: ["STORAGE_RESUMABLE_MAX_FILE_FREE", "STORAGE_RESUMABLE_MAX_FILE_PRO"], default: "`52428800` (50 MB), `5368709120` (5 GB)", meaning: "The largest file a resumable (tus) upload may declare, in bytes, on the free and pro plans (docs/storage.md)" },
   { names: ["RESEND_API_KEY"], default: "— (dev outbox)", meaning: "Platform mail key (`re_…`)" },
   { names: ["RESEND_BASE_URL"], default: "Resend's", meaning: "Mail provider base URL (tests point it at a local fake)" },
   { names: ["MAIL_FROM"], default: "`Plinth <no-reply@plinth.local>`", meaning: "Default sender" },

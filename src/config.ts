@@ -67,6 +67,8 @@ export interface Config {
     s3: S3Config;
     /** STORAGE_ALLOW_PRIVATE_ENDPOINTS: a project's own bucket may live on loopback/private addresses. */
     allowPrivateEndpoints: boolean;
+    /** Resumable (tus) uploads: the largest file per plan, in bytes (docs/storage.md). */
+    resumable: { maxFileBytes: { free: number; pro: number } };
   };
   mail: {
     resendApiKey?: string;
@@ -289,6 +291,12 @@ export function loadConfig(env: Env = process.env, stdoutIsTty = process.stdout.
         publicUrl: url(env, 'S3_PUBLIC_URL'),
       },
       allowPrivateEndpoints: bool(env, 'STORAGE_ALLOW_PRIVATE_ENDPOINTS', !production),
+      resumable: {
+        maxFileBytes: {
+          free: int(env, 'STORAGE_RESUMABLE_MAX_FILE_FREE', 50 * 1024 * 1024, 1),
+          pro: int(env, 'STORAGE_RESUMABLE_MAX_FILE_PRO', 5 * 1024 * 1024 * 1024, 1),
+        },
+      },
     },
     mail: {
       resendApiKey: str(env, 'RESEND_API_KEY'),

@@ -18,6 +18,7 @@ import type { ProjectCache } from './modules/projects/cache.js';
 import type { OAuthServers } from './modules/social/providers.js';
 import type { UploadBatchers } from './modules/storage/batching.js';
 import type { StorageDriver } from './modules/storage/drivers/types.js';
+import type { ResumableUploads } from './modules/storage/resumable/server.js';
 import type { JobQueue } from './worker/queue.js';
 
 export interface Hooks {
@@ -68,6 +69,8 @@ export interface StorageNode {
   uploads: UploadBatchers;
   /** Hours whose stale-upload sweep this node has already scheduled (one job per hour). */
   sweptHours: LRUCache<string, true>;
+  /** The node's tus server (src/modules/storage/resumable/server.ts); no upload state of its own. */
+  resumable: ResumableUploads;
 }
 
 /**

@@ -19,6 +19,9 @@ export const StorageErrors = defineErrors('storage', {
   upload_incomplete: { status: 400, message: 'The upload ended before the declared size was received.' },
   range_not_satisfiable: { status: 416, message: 'Requested range not satisfiable.' },
   bucket_config_invalid: { status: 400, message: 'bucket, region, accessKeyId and secretAccessKey are required.' },
+  upload_length_required: { status: 400, message: 'Upload-Length is required: a resumable upload declares its size when it is created.' },
+  upload_metadata_invalid: { status: 400, message: 'Upload-Metadata: filename and filetype must be short text without control characters.' },
+  resumable_unavailable: { status: 409, message: 'This project stores files in its own bucket: use upload-request for it; resumable uploads go to platform storage.' },
   storage_unavailable: { status: 503, message: 'The storage backend could not be reached. Please retry shortly.' },
   storage_failed: { status: 502, message: 'The storage backend failed.' },
 });

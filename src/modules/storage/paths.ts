@@ -70,3 +70,8 @@ export function checkPath(projectId: string, raw: unknown): ParsedPath {
 export function encodePath(path: string): string {
   return path.split('/').map(encodeURIComponent).join('/');
 }
+
+/** The project folder of an issued path (its first segment). */
+export function projectOfPath(path: string): string {
+  return path.split('/')[0] ?? '';
+}

@@ -72,4 +72,6 @@ export async function deleteFile(ctx: AppContext, caller: Caller, input: { path?
     if (driver) await storeCall(ctx, 'remove', { path }, () => driver.remove([path]));
     else ctx.log.warn({ path }, 'storage: file deleted, but its bucket is no longer configured');
   });
+  // What tus kept of it (a resumable upload's session, S3 multipart), once the file is gone.
+  await ctx.storage.resumable.forget(path).catch((err) => ctx.log.warn({ err, path }, 'storage: could not drop a resumable upload session'));
 }
