@@ -57,7 +57,7 @@ export async function patch(base: string, headers: Headers, id: string, at: numb
   return fetch(`${base}/api/storage/tus/${id}`, {
     method: 'PATCH',
     headers: { ...TUS, ...headers, 'upload-offset': String(at), 'content-type': 'application/offset+octet-stream' },
-    body: bytes,
+    body: new Uint8Array(bytes),
   });
 }
 

@@ -21,7 +21,12 @@ export const reviveS3Metadata: Revive<{ file: Upload }> = (json) => {
 };
 
 export class PgKvStore<T> implements KvStore<T> {
-  constructor(private db: Kysely<Database>, private revive: Revive<T>) {}
+  /**
+   * `keepOnDelete`: the S3 store "clears its cache" when an upload finishes; here that row is
+   * the upload's only record outside the bucket, so it stays until the file is deleted or
+   * swept (ResumableUploads.forget), and a HEAD after the last PATCH still answers the offset.
+   */
+  constructor(private db: Kysely<Database>, private revive: Revive<T>, private opts: { keepOnDelete?: boolean } = {}) {}
 
   async get(key: string): Promise<T | undefined> {
     const value = await sessionValue(this.db, key);
@@ -33,7 +38,7 @@ export class PgKvStore<T> implements KvStore<T> {
   }
 
   async delete(key: string): Promise<void> {
-    await deleteSession(this.db, key);
+    if (!this.opts.keepOnDelete) await deleteSession(this.db, key);
   }
 
   async list(): Promise<string[]> {

@@ -68,7 +68,9 @@ export class ResumableUploads {
   async forget(path: string): Promise<void> {
     if (!(await hasSession(this.ctx.db.admin, path))) return;
     const server = await this.server();
+    // The S3 store aborts the multipart upload (a finished one is gone already: not found).
     await server.datastore.remove(path).catch(() => {});
+    if (this.ctx.storage.platform.kind === 's3') await this.ctx.storage.platform.remove([`${path}.info`, `${path}.part`]);
     await deleteSession(this.ctx.db.admin, path);
   }
 
@@ -135,7 +137,7 @@ export class ResumableUploads {
       useTags: false,
       maxConcurrentPartUploads: 8,
       expirationPeriodInMilliseconds: RESUMABLE_TTL_MS,
-      cache: new PgKvStore(db, reviveS3Metadata) as never,
+      cache: new PgKvStore(db, reviveS3Metadata, { keepOnDelete: true }) as never,
       s3ClientConfig: {
         bucket: s3.bucket ?? '',
         region: s3.region,
