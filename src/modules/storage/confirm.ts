@@ -15,12 +15,16 @@ import { confirmPendingFile } from './batching.js';
 import type { ObjectInfo } from './drivers/types.js';
 import { GENERIC_NO_URL_WARNING } from './drivers/types.js';
 import { StorageErrors } from './errors.js';
+import { isPrivate } from './file-settings.js';
 import { checkPath } from './paths.js';
 import { deletePending, findByPath, type FileRow } from './queries.js';
 import { isSize, scopeOf, type Caller } from './service.js';
 import type { FileProvider } from './tables.js';
 
+const PRIVATE_WARNING = 'Upload confirmed. This file is private: get a signed URL from POST /api/storage/download-url to read it.';
+
 function confirmedView(ctx: AppContext, caller: Caller, row: FileRow) {
+  if (isPrivate(caller.project, row)) return { path: row.path, url: null, provider: row.provider, warning: PRIVATE_WARNING };
   const driver = backendOfFile(ctx, caller.project, row.provider);
   const url = driver?.publicUrl(row.path) ?? null;
   const base = { path: row.path, url, provider: row.provider };

@@ -36,6 +36,8 @@ interface UploadRequestInput {
   filename?: unknown;
   contentType?: unknown;
   size?: unknown;
+  /** The file's privacy (absent: the project's default). */
+  private?: unknown;
 }
 
 export async function requestUpload(ctx: AppContext, caller: Caller, input: UploadRequestInput) {
@@ -55,7 +57,7 @@ export async function requestUpload(ctx: AppContext, caller: Caller, input: Uplo
   await ensureSweep(ctx, now);
   const scope = scopeOf(caller);
   const batch = { projectId: project.id, ownerId: caller.userId, provider, limit: provider === 'internal' ? quotaCap(project.plan.storageBytes) : null };
-  const file = { id, path, size, contentType: type, createdAt: now };
+  const file = { id, path, size, contentType: type, createdAt: now, private: typeof input.private === 'boolean' ? input.private : null };
   const inserted = await insertPendingFile(ctx, { scope, batch }, file);
   if (!inserted) throw StorageErrors.storage_limit_exceeded();
   return { signedUrl, filePath: path, expiresAt: expiresAt.toISOString() };

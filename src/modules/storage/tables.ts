@@ -16,6 +16,8 @@ export interface FilesTable {
   status: ColumnType<FileStatus, FileStatus | undefined, FileStatus>;
   created_at: Timestamp;
   confirmed_at: Timestamp | null;
+  /** true/false set for this file; null follows the project's default (settings.files.private). */
+  private: ColumnType<boolean | null, boolean | null | undefined, boolean | null>;
 }
 
 /** What @tus/server keeps per resumable upload (migrations/033_resumable_uploads.sql). */

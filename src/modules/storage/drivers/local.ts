@@ -10,7 +10,7 @@ import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { encodePath } from '../paths.js';
-import { signedUploadUrl } from '../signing.js';
+import { signedDownloadUrl, signedUploadUrl } from '../signing.js';
 import type { ObjectInfo, PresignInput, StorageDriver } from './types.js';
 import { GENERIC_NO_URL_WARNING } from './types.js';
 
@@ -28,6 +28,10 @@ export class LocalDriver implements StorageDriver {
   async presignPut(input: PresignInput): Promise<string> {
     const expires = Math.floor(input.expiresAt.getTime() / 1000);
     return signedUploadUrl(this.publicBase, this.urlKey, { ...input, expires });
+  }
+
+  async presignGet(objectPath: string, _signedAt: Date, expiresAt: Date): Promise<string> {
+    return signedDownloadUrl(this.publicBase, this.urlKey, { path: objectPath, expires: Math.floor(expiresAt.getTime() / 1000) });
   }
 
   /** Absolute file name of a (validated) path; refuses anything that would leave the root. */

@@ -88,6 +88,13 @@ export class S3Driver implements StorageDriver {
     });
   }
 
+  async presignGet(path: string, signedAt: Date, expiresAt: Date): Promise<string> {
+    const { sdk, client } = await this.store();
+    const command = new sdk.GetObjectCommand({ Bucket: this.s.bucket, Key: path });
+    const seconds = Math.round((expiresAt.getTime() - signedAt.getTime()) / 1000);
+    return sdk.getSignedUrl(client, command, { expiresIn: Math.max(1, seconds), signingDate: signedAt });
+  }
+
   async head(path: string): Promise<ObjectInfo | null> {
     const { sdk, client } = await this.store();
     try {

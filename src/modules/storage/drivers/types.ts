@@ -17,6 +17,8 @@ export interface StorageDriver {
   readonly kind: 'local' | 's3';
   /** A URL the client PUTs the raw bytes to; bound to the path, size and content type. */
   presignPut(input: PresignInput): Promise<string>;
+  /** A URL that GETs one stored object until `expiresAt` (private files' signed downloads). */
+  presignGet(path: string, signedAt: Date, expiresAt: Date): Promise<string>;
   /** The stored object's size, or null when it does not exist (yet). */
   head(path: string): Promise<ObjectInfo | null>;
   /** Removes objects; missing ones are not an error. */

@@ -12,6 +12,7 @@ import type { AppContext } from '../../../context.js';
 import { errorBody } from '../../../lib/envelope.js';
 import { AppError } from '../../../lib/errors.js';
 import { StorageErrors } from '../errors.js';
+import { isPrivate } from '../file-settings.js';
 import { checkPath, encodePath, projectOfPath } from '../paths.js';
 import type { Caller } from '../service.js';
 import { PgKvStore, reviveS3Metadata, reviveUpload } from './kv-store.js';
@@ -110,7 +111,8 @@ export class ResumableUploads {
       },
       onUploadFinish: async (req, upload: Upload) => {
         const row = await finishUpload(ctx, this.callerOf(req), upload.id, upload.offset);
-        const url = ctx.storage.platform.publicUrl(row.path);
+        const caller = this.callerOf(req);
+        const url = isPrivate(caller.project, row) ? null : ctx.storage.platform.publicUrl(row.path);
         return { headers: { 'Plinth-File-Path': encodePath(row.path), ...(url && { 'Plinth-File-Url': url }) } };
       },
       onResponseError: (_req, err) => {

@@ -61,7 +61,9 @@ export async function createUpload(ctx: AppContext, caller: Caller, input: { pat
   await ensureSweep(ctx, now);
   const batch = { projectId: project.id, ownerId: caller.userId, provider: 'internal' as const, limit: quotaCap(project.plan.storageBytes) };
   const id = checkPath(project.id, path).fileId;
-  const inserted = await insertPendingFile(ctx, { scope: scopeOf(caller), batch }, { id, path, size, contentType, createdAt: now });
+  const flag = input.metadata?.private;
+  const file = { id, path, size, contentType, createdAt: now, private: flag === 'true' ? true : flag === 'false' ? false : null };
+  const inserted = await insertPendingFile(ctx, { scope: scopeOf(caller), batch }, file);
   if (!inserted) throw StorageErrors.storage_limit_exceeded();
 }
 
