@@ -80,7 +80,13 @@ export async function setFileSettings(ctx: AppContext, operator: OperatorIdentit
   const max = input.maxFileBytes ?? null;
   const planMax = Math.max(ctx.config.storage.resumable.maxFileBytes[operator.plan === 'pro' ? 'pro' : 'free'], planOf(operator.plan).maxFileBytes);
   if (max !== null && max > planMax) throw StorageErrors.file_settings_invalid(`maxFileBytes must be at most the plan's ${planMax}.`);
-  const settings: FileSettings = { private: input.private ?? fileSettingsOf(project).private, allowedTypes: types, maxFileBytes: max };
+  const current = fileSettingsOf(project);
+  const settings: FileSettings = {
+    private: input.private ?? current.private,
+    allowedTypes: types,
+    maxFileBytes: max,
+    signedTransformsOnly: input.signedTransformsOnly ?? current.signedTransformsOnly,
+  };
   const saved = await saveFileSettings(ctx.db.admin, projectId, settings, ctx.clock.now());
   await ctx.bus.publish({ type: 'project_changed', id: projectId });
   if (!saved) throw ProjectErrors.project_not_found();

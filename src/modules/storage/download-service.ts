@@ -12,7 +12,8 @@ import { isPrivate } from './file-settings.js';
 import { checkPath } from './paths.js';
 import { findByPath, setFilePrivate, type FileRow } from './queries.js';
 import { scopeOf, type Caller } from './service.js';
-import { verifyDownload } from './signing.js';
+import { deriveUrlKey, signedDownloadUrl, verifyDownload } from './signing.js';
+import { canonical, parseTransform, transformQuery, type TransformQuery } from './images/params.js';
 
 export const DOWNLOAD_TTL_SECONDS = { default: 300, min: 10, max: 3600 };
 
@@ -25,12 +26,19 @@ async function ownFile(ctx: AppContext, caller: Caller, rawPath: unknown): Promi
   return row;
 }
 
-export async function downloadUrl(ctx: AppContext, caller: Caller, input: { path?: unknown; expiresIn?: number }) {
+export async function downloadUrl(ctx: AppContext, caller: Caller, input: { path?: unknown; expiresIn?: number; transform?: TransformQuery }) {
   const row = await ownFile(ctx, caller, input.path);
   const { min, max } = DOWNLOAD_TTL_SECONDS;
   const ttl = Math.min(max, Math.max(min, input.expiresIn ?? DOWNLOAD_TTL_SECONDS.default));
   const now = ctx.clock.now();
   const expiresAt = new Date((Math.floor(now.getTime() / 1000) + ttl) * 1000);
+  if (input.transform) {
+    // A signed rendering is served by Plinth (render route) on both backends.
+    const t = parseTransform(input.transform);
+    const grant = { path: row.path, expires: Math.floor(expiresAt.getTime() / 1000), transform: canonical(t) };
+    const url = signedDownloadUrl(ctx.config.publicUrl, deriveUrlKey(ctx.config.encryptionKey), grant, transformQuery(t)).replace('/api/storage/public/', '/api/storage/render/');
+    return { url, path: row.path, private: isPrivate(caller.project, row), expiresAt: expiresAt.toISOString() };
+  }
   const driver = backendOfFile(ctx, caller.project, row.provider);
   if (!driver) throw StorageErrors.storage_failed('The bucket this file was uploaded to is no longer configured.');
   const url = await storeCall(ctx, 'presign', { path: row.path }, () => driver.presignGet(row.path, now, expiresAt));

@@ -26,6 +26,10 @@ export const StorageErrors = defineErrors('storage', {
   file_private: { status: 403, message: 'This file is private: use a signed download URL.' },
   download_url_invalid: { status: 403, message: 'The download URL signature is invalid.' },
   download_url_expired: { status: 403, message: 'The download URL has expired.' },
+  transform_invalid: { status: 400, message: 'Invalid image transformation parameters.' },
+  image_not_supported: { status: 415, message: 'Only JPEG, PNG, WebP, GIF, AVIF and TIFF images can be transformed.' },
+  image_too_large: { status: 422, message: 'The image is too large to transform.' },
+  transform_busy: { status: 503, message: 'Too many image transformations in progress. Please retry shortly.' },
   storage_unavailable: { status: 503, message: 'The storage backend could not be reached. Please retry shortly.' },
   storage_failed: { status: 502, message: 'The storage backend failed.' },
 });

@@ -12,6 +12,8 @@ export interface FileSettings {
   /** Media types (`image/png`) or families (`image/*`); null: any. */
   allowedTypes: string[] | null;
   maxFileBytes: number | null;
+  /** Image transformations only on signed URLs (third parties cannot spend the project's renders). */
+  signedTransformsOnly: boolean;
 }
 
 export function fileSettingsOf(project: Pick<ProjectRecord, 'settings'>): FileSettings {
@@ -20,6 +22,7 @@ export function fileSettingsOf(project: Pick<ProjectRecord, 'settings'>): FileSe
     private: raw.private === true,
     allowedTypes: Array.isArray(raw.allowedTypes) && raw.allowedTypes.length ? raw.allowedTypes.filter((t) => typeof t === 'string') : null,
     maxFileBytes: typeof raw.maxFileBytes === 'number' && raw.maxFileBytes > 0 ? raw.maxFileBytes : null,
+    signedTransformsOnly: raw.signedTransformsOnly === true,
   };
 }
 

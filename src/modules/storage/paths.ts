@@ -75,3 +75,6 @@ export function encodePath(path: string): string {
 export function projectOfPath(path: string): string {
   return path.split('/')[0] ?? '';
 }
+
+/** Where a file's image derivatives are kept (a folder no client path can name: three segments). */
+export const derivedPrefix = (projectId: string, fileId: string) => `${projectId}/_derived/${fileId}`;

@@ -11,9 +11,9 @@ import { METRICS, quotaCap } from '../../lib/quota-queries.js';
 import type { ProjectRecord } from '../projects/cache.js';
 import { backendFor, backendOfFile, storeCall } from './backends.js';
 import { StorageErrors } from './errors.js';
-import { buildPath, checkPath, hasControlChars } from './paths.js';
+import { buildPath, checkPath, derivedPrefix, hasControlChars } from './paths.js';
 import { insertPendingFile } from './batching.js';
-import { deleteByPath } from './queries.js';
+import { deleteByPath, type FileRow } from './queries.js';
 import { SIGNED_URL_TTL_SECONDS } from './signing.js';
 import { ensureSweep } from './sweep.js';
 
@@ -65,15 +65,20 @@ export async function requestUpload(ctx: AppContext, caller: Caller, input: Uplo
 
 export async function deleteFile(ctx: AppContext, caller: Caller, input: { path?: unknown }): Promise<void> {
   if (typeof input.path !== 'string' || !input.path) throw StorageErrors.file_path_required();
-  const { path } = checkPath(caller.project.id, input.path);
+  const { path, fileId } = checkPath(caller.project.id, input.path);
+  let provider: FileRow['provider'] = 'internal';
   await ctx.db.tenant(scopeOf(caller), async (tx) => {
     const row = await deleteByPath(tx, caller.project.id, path);
     if (!row || (caller.keyKind === 'publishable' && row.owner_id !== caller.userId)) throw StorageErrors.file_not_found();
+    provider = row.provider;
     // Removed before commit: if the store fails, the row and the charge stay and a retry works.
     const driver = backendOfFile(ctx, caller.project, row.provider);
     if (driver) await storeCall(ctx, 'remove', { path }, () => driver.remove([path]));
     else ctx.log.warn({ path }, 'storage: file deleted, but its bucket is no longer configured');
   });
-  // What tus kept of it (a resumable upload's session, S3 multipart), once the file is gone.
+  // Its image derivatives (images/service.ts), and what tus kept of it (a resumable upload's
+  // session, S3 multipart), once the file is gone.
+  const driver = backendOfFile(ctx, caller.project, provider);
+  await driver?.removePrefix(derivedPrefix(caller.project.id, fileId)).catch((err) => ctx.log.warn({ err, path }, 'storage: could not remove image derivatives'));
   await ctx.storage.resumable.forget(path).catch((err) => ctx.log.warn({ err, path }, 'storage: could not drop a resumable upload session'));
 }

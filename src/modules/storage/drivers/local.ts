@@ -5,9 +5,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, statSync, type Stats } from 'node:fs';
-import { mkdir, open, rename, rm, unlink } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { Transform, type Readable } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { encodePath } from '../paths.js';
 import { signedDownloadUrl, signedUploadUrl } from '../signing.js';
@@ -86,6 +86,17 @@ export class LocalDriver implements StorageDriver {
       await unlink(tmp).catch(() => {});
       throw err;
     }
+  }
+
+  async read(objectPath: string, maxBytes: number): Promise<Buffer | null | 'too_large'> {
+    const s = await this.stat(objectPath);
+    if (!s) return null;
+    if (s.size > maxBytes) return 'too_large';
+    return readFile(this.fileOf(objectPath));
+  }
+
+  async putBuffer(objectPath: string, body: Buffer): Promise<void> {
+    await this.write(objectPath, Readable.from([body]), body.length);
   }
 
   async remove(paths: string[]): Promise<void> {

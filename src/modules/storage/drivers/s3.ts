@@ -106,6 +106,26 @@ export class S3Driver implements StorageDriver {
     }
   }
 
+  async read(path: string, maxBytes: number): Promise<Buffer | null | 'too_large'> {
+    const { sdk, client } = await this.store();
+    try {
+      const out = await client.send(new sdk.GetObjectCommand({ Bucket: this.s.bucket, Key: path }));
+      if ((out.ContentLength ?? 0) > maxBytes) {
+        await out.Body?.transformToWebStream().cancel();
+        return 'too_large';
+      }
+      return Buffer.from((await out.Body?.transformToByteArray()) ?? []);
+    } catch (err) {
+      if (err instanceof sdk.S3ServiceException && err.$metadata.httpStatusCode === 404) return null;
+      throw err;
+    }
+  }
+
+  async putBuffer(path: string, body: Buffer, contentType: string): Promise<void> {
+    const { sdk, client } = await this.store();
+    await client.send(new sdk.PutObjectCommand({ Bucket: this.s.bucket, Key: path, Body: body, ContentType: contentType }));
+  }
+
   async remove(paths: string[]): Promise<void> {
     const { sdk, client } = await this.store();
     for (let i = 0; i < paths.length; i += 1000) {

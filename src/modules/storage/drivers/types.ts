@@ -21,6 +21,10 @@ export interface StorageDriver {
   presignGet(path: string, signedAt: Date, expiresAt: Date): Promise<string>;
   /** The stored object's size, or null when it does not exist (yet). */
   head(path: string): Promise<ObjectInfo | null>;
+  /** A whole object, at most `maxBytes` (null: missing; 'too_large': bigger). For image transforms. */
+  read(path: string, maxBytes: number): Promise<Buffer | null | 'too_large'>;
+  /** Stores a small object whole (an image derivative). */
+  putBuffer(path: string, body: Buffer, contentType: string): Promise<void>;
   /** Removes objects; missing ones are not an error. */
   remove(paths: string[]): Promise<void>;
   /** Removes every object under `<prefix>/` (a project's folder). */

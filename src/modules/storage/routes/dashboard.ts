@@ -47,11 +47,13 @@ const FileSettingsView = Type.Object({
   private: Type.Boolean({ description: 'new files are private unless set otherwise' }),
   allowedTypes: Type.Union([Type.Array(Type.String()), Type.Null()], { description: 'media types or families (image/*) accepted, checked against the bytes; null: any' }),
   maxFileBytes: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: "largest file, below the plan's; null: the plan's" }),
+  signedTransformsOnly: Type.Boolean({ description: 'image transformations only on signed URLs' }),
 });
 const FileSettingsBody = Type.Object({
   private: Type.Optional(Type.Boolean()),
   allowedTypes: Type.Optional(Type.Union([Type.Array(Type.String({ minLength: 3, maxLength: 100 }), { maxItems: 50 }), Type.Null()])),
   maxFileBytes: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
+  signedTransformsOnly: Type.Optional(Type.Boolean()),
 });
 
 const Overview = Type.Object({

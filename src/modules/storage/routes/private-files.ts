@@ -16,6 +16,12 @@ const Path = Type.String({ minLength: 1, maxLength: 2048, description: 'the path
 export const DownloadBody = Type.Object({
   path: Path,
   expiresIn: Type.Optional(Type.Integer({ minimum: DOWNLOAD_TTL_SECONDS.min, maximum: DOWNLOAD_TTL_SECONDS.max, description: `seconds (default ${DOWNLOAD_TTL_SECONDS.default})` })),
+  transform: Type.Optional(
+    Type.Object(
+      { width: Type.Optional(Type.String()), height: Type.Optional(Type.String()), fit: Type.Optional(Type.String()), format: Type.Optional(Type.String()), quality: Type.Optional(Type.String()) },
+      { description: 'sign a URL of this image transformation (render route) instead of the file; the signature covers the parameters' },
+    ),
+  ),
 });
 export const DownloadReply = Type.Object({
   url: Type.String({ description: 'GET it (Range, ETag and If-None-Match work) until expiresAt' }),
