@@ -22,6 +22,7 @@ export const StorageErrors = defineErrors('storage', {
   upload_length_required: { status: 400, message: 'Upload-Length is required: a resumable upload declares its size when it is created.' },
   upload_metadata_invalid: { status: 400, message: 'Upload-Metadata: filename and filetype must be short text without control characters.' },
   resumable_unavailable: { status: 409, message: 'This project stores files in its own bucket: use upload-request for it; resumable uploads go to platform storage.' },
+  file_type_not_allowed: { status: 415, message: 'This type of file is not accepted by this project.' },
   file_settings_invalid: { status: 400, message: 'Invalid file settings.' },
   file_private: { status: 403, message: 'This file is private: use a signed download URL.' },
   download_url_invalid: { status: 403, message: 'The download URL signature is invalid.' },

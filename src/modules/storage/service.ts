@@ -16,6 +16,7 @@ import { insertPendingFile } from './batching.js';
 import { deleteByPath, type FileRow } from './queries.js';
 import { SIGNED_URL_TTL_SECONDS } from './signing.js';
 import { ensureSweep } from './sweep.js';
+import { checkDeclared } from './upload-rules.js';
 
 export interface Caller {
   project: ProjectRecord;
@@ -45,6 +46,7 @@ export async function requestUpload(ctx: AppContext, caller: Caller, input: Uplo
   if (!isText(filename, 1024) || !isText(contentType, 255) || !isSize(size)) throw StorageErrors.upload_request_invalid();
   const { project } = caller;
   if (size > project.plan.maxFileBytes) throw StorageErrors.file_too_large();
+  checkDeclared(project, contentType, size);
   const now = ctx.clock.now();
   const { driver, provider } = backendFor(ctx, project);
   const id = objectId(now.getTime());

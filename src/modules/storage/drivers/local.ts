@@ -95,6 +95,18 @@ export class LocalDriver implements StorageDriver {
     return readFile(this.fileOf(objectPath));
   }
 
+  async readHead(objectPath: string, n: number): Promise<Buffer | null> {
+    if (!(await this.stat(objectPath))) return null;
+    const fh = await open(this.fileOf(objectPath), 'r');
+    try {
+      const buf = Buffer.alloc(n);
+      const { bytesRead } = await fh.read(buf, 0, n, 0);
+      return buf.subarray(0, bytesRead);
+    } finally {
+      await fh.close();
+    }
+  }
+
   async putBuffer(objectPath: string, body: Buffer): Promise<void> {
     await this.write(objectPath, Readable.from([body]), body.length);
   }

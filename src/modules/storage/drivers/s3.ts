@@ -121,6 +121,17 @@ export class S3Driver implements StorageDriver {
     }
   }
 
+  async readHead(path: string, n: number): Promise<Buffer | null> {
+    const { sdk, client } = await this.store();
+    try {
+      const out = await client.send(new sdk.GetObjectCommand({ Bucket: this.s.bucket, Key: path, Range: `bytes=0-${n - 1}` }));
+      return Buffer.from((await out.Body?.transformToByteArray()) ?? []).subarray(0, n);
+    } catch (err) {
+      if (err instanceof sdk.S3ServiceException && [404, 416].includes(err.$metadata.httpStatusCode ?? 0)) return null;
+      throw err;
+    }
+  }
+
   async putBuffer(path: string, body: Buffer, contentType: string): Promise<void> {
     const { sdk, client } = await this.store();
     await client.send(new sdk.PutObjectCommand({ Bucket: this.s.bucket, Key: path, Body: body, ContentType: contentType }));

@@ -23,6 +23,8 @@ export interface StorageDriver {
   head(path: string): Promise<ObjectInfo | null>;
   /** A whole object, at most `maxBytes` (null: missing; 'too_large': bigger). For image transforms. */
   read(path: string, maxBytes: number): Promise<Buffer | null | 'too_large'>;
+  /** The first `n` bytes of an object (fewer when it is shorter; null: missing). For magic numbers. */
+  readHead(path: string, n: number): Promise<Buffer | null>;
   /** Stores a small object whole (an image derivative). */
   putBuffer(path: string, body: Buffer, contentType: string): Promise<void>;
   /** Removes objects; missing ones are not an error. */

@@ -15,9 +15,11 @@ import { quotaCap } from '../../../lib/quota-queries.js';
 import { backendFor } from '../backends.js';
 import { confirmPendingFile, insertPendingFile } from '../batching.js';
 import { StorageErrors } from '../errors.js';
+import { fileSettingsOf } from '../file-settings.js';
 import { buildPath, checkPath, hasControlChars } from '../paths.js';
 import { findByPath, type FileRow } from '../queries.js';
-import { scopeOf, type Caller } from '../service.js';
+import { deleteFile, scopeOf, type Caller } from '../service.js';
+import { bytesAllowed, checkDeclared } from '../upload-rules.js';
 import { ensureSweep } from '../sweep.js';
 
 type Metadata = Record<string, string | null> | undefined;
@@ -56,6 +58,7 @@ export async function createUpload(ctx: AppContext, caller: Caller, input: { pat
   if (size > resumableLimit(ctx, caller)) throw StorageErrors.file_too_large();
   const contentType = declaredType(input.metadata);
   const { project } = caller;
+  checkDeclared(project, contentType, size);
   const now = ctx.clock.now();
   // The sweep first: a crash in between never leaves an unswept row (as upload-request).
   await ensureSweep(ctx, now);
@@ -78,6 +81,13 @@ export async function checkAccess(ctx: AppContext, caller: Caller, path: string)
 /** All bytes arrived: the pending row becomes a normal confirmed file. */
 export async function finishUpload(ctx: AppContext, caller: Caller, path: string, size: number): Promise<FileRow> {
   const batch = { projectId: caller.project.id, provider: 'internal' as const };
+  if (fileSettingsOf(caller.project).allowedTypes) {
+    const pending = await checkAccess(ctx, caller, path);
+    if (pending.status === 'pending' && !(await bytesAllowed(ctx, caller.project, pending))) {
+      await deleteFile(ctx, caller, { path });
+      throw StorageErrors.file_type_not_allowed();
+    }
+  }
   const row = await confirmPendingFile(ctx, { scope: scopeOf(caller), batch }, { path, size });
   if (row) return row;
   const current = await checkAccess(ctx, caller, path);
