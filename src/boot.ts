@@ -29,6 +29,8 @@ import { createMailGroups } from './modules/mail/group-commit.js';
 import { createOAuthServers } from './modules/social/providers.js';
 import { createPlatformDriver } from './modules/storage/backends.js';
 import { createUploadBatchers } from './modules/storage/batching.js';
+import { ResumableUploads } from './modules/storage/resumable/server.js';
+import { ImageRenderer } from './modules/storage/images/renderer.js';
 
 /** The context's fields that the domains build from the rest of it (set right after). */
 type DomainState = 'mailer' | 'collections' | 'storage' | 'quotaLeases' | 'mailGroups' | 'oauthServers' | 'realtime';
@@ -102,7 +104,10 @@ export async function boot(config: Config, opts: BootOptions = {}): Promise<Boot
   // The domains' per-node state: built from the context above, so each may use it.
   ctx.mailer = createMailer(ctx);
   ctx.collections = new CollectionCache(ctx);
-  ctx.storage = { platform: createPlatformDriver(config), uploads: createUploadBatchers(ctx), sweptHours: new LRUCache({ max: 48 }) };
+  ctx.storage = { platform: createPlatformDriver(config), uploads: createUploadBatchers(ctx), sweptHours: new LRUCache({ max: 48 }), resumable: new ResumableUploads(ctx),
+    images: new ImageRenderer(config.storage.images),
+    rendering: new Map(),
+  };
   ctx.quotaLeases = createQuotaLeases(ctx);
   ctx.mailGroups = createMailGroups(ctx);
   ctx.oauthServers = createOAuthServers(config);

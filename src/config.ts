@@ -71,6 +71,10 @@ export interface Config {
     s3: S3Config;
     /** STORAGE_ALLOW_PRIVATE_ENDPOINTS: a project's own bucket may live on loopback/private addresses. */
     allowPrivateEndpoints: boolean;
+    /** Resumable (tus) uploads: the largest file per plan, in bytes (docs/storage.md). */
+    resumable: { maxFileBytes: { free: number; pro: number } };
+    /** Image transformations (src/modules/storage/images). */
+    images: { concurrency: number; maxInputPixels: number; maxInputBytes: number; missesPerMinute: number };
   };
   mail: {
     resendApiKey?: string;
@@ -295,6 +299,18 @@ export function loadConfig(env: Env = process.env, stdoutIsTty = process.stdout.
         publicUrl: url(env, 'S3_PUBLIC_URL'),
       },
       allowPrivateEndpoints: bool(env, 'STORAGE_ALLOW_PRIVATE_ENDPOINTS', !production),
+      resumable: {
+        maxFileBytes: {
+          free: int(env, 'STORAGE_RESUMABLE_MAX_FILE_FREE', 50 * 1024 * 1024, 1),
+          pro: int(env, 'STORAGE_RESUMABLE_MAX_FILE_PRO', 5 * 1024 * 1024 * 1024, 1),
+        },
+      },
+      images: {
+        concurrency: int(env, 'IMAGE_TRANSFORM_CONCURRENCY', Math.max(1, Math.floor(availableParallelism() / 2)), 1, 64),
+        maxInputPixels: int(env, 'IMAGE_MAX_INPUT_PIXELS', 40_000_000, 1),
+        maxInputBytes: int(env, 'IMAGE_MAX_INPUT_BYTES', 25 * 1024 * 1024, 1),
+        missesPerMinute: int(env, 'IMAGE_TRANSFORMS_PER_MINUTE', 120, 1),
+      },
     },
     mail: {
       resendApiKey: str(env, 'RESEND_API_KEY'),

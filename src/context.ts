@@ -18,6 +18,8 @@ import type { ProjectCache } from './modules/projects/cache.js';
 import type { OAuthServers } from './modules/social/provider-names.js';
 import type { UploadBatchers } from './modules/storage/batching.js';
 import type { StorageDriver } from './modules/storage/drivers/types.js';
+import type { ResumableUploads } from './modules/storage/resumable/server.js';
+import type { ImageRenderer } from './modules/storage/images/renderer.js';
 import type { JobQueue } from './worker/queue.js';
 
 export interface Hooks {
@@ -68,6 +70,12 @@ export interface StorageNode {
   uploads: UploadBatchers;
   /** Hours whose stale-upload sweep this node has already scheduled (one job per hour). */
   sweptHours: LRUCache<string, true>;
+  /** The node's tus server (src/modules/storage/resumable/server.ts); no upload state of its own. */
+  resumable: ResumableUploads;
+  /** Image transformations: bounded renders per node (src/modules/storage/images/renderer.ts). */
+  images: ImageRenderer;
+  /** Derivatives being rendered on this node, by store key (one rendering per key at a time). */
+  rendering: Map<string, Promise<Buffer>>;
 }
 
 /**

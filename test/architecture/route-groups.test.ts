@@ -46,7 +46,7 @@ const EXPECTED: Array<[string, RegExp, AuthKind]> = [
   ['*', /^\/api\/realtime$/, 'public'],
   ['POST', /^\/api\/realtime\/ticket$/, 'apiKey'],
   // Signed upload URLs and public file paths: the signature (or the public path) is the credential.
-  ['*', /^\/api\/storage\/(objects|public)\//, 'public'],
+  ['*', /^\/api\/storage\/(objects|public|render)\//, 'public'],
   ['*', /^\/api\/storage\//, 'apiKey'],
 ];
 

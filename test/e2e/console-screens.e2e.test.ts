@@ -141,20 +141,32 @@ describe.skipIf(!run)('console screens', { timeout: 120_000 }, () => {
     await shot(page, 'users');
   });
 
-  it('files: uploads an image, previews it, deletes it', async () => {
-    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAgAAAAICAYAAADED76LAAAAHUlEQVR42mNkYPj/n4EIwDiqkL4KRxWOKhxVSF8FAPZXD/ELCS0MAAAAAElFTkSuQmCC', 'base64');
+  it('files: uploads an image, shows its thumbnail, previews it, makes it private, deletes it', async () => {
+    // A valid 8 × 8 PNG (the transformation route refuses damaged images; browsers are lenient).
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAgAAAAICAIAAABLbSncAAAACXBIWXMAAAPoAAAD6AG1e1JrAAAAEUlEQVQImWMwTjuDFTEMLQkAuYZZQQ0kCIcAAAAASUVORK5CYII=', 'base64');
     const file = path.join(os.tmpdir(), `logo-${process.pid}.png`);
     writeFileSync(file, png);
     await nav('Files').click();
     await page.getByText('No files yet').waitFor();
     await page.getByLabel('Upload a file').setInputFiles(file);
     await page.getByText(`logo-${process.pid}.png uploaded`).waitFor();
-    await page.getByRole('cell', { name: `logo-${process.pid}.png` }).waitFor();
+    await page.getByRole('cell', { name: `logo-${process.pid}.png`, exact: true }).waitFor();
     await expectAccessible(page, 'files');
     await shot(page, 'files', { doc: true });
+    // The thumbnail comes from the image transformation route (an 8 px image is never enlarged).
+    const thumb = page.locator('img.thumb');
+    await expect.poll(() => thumb.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth)).toBe(8);
     await page.getByRole('button', { name: 'Preview' }).click();
     const img = page.getByRole('img', { name: `Preview of logo-${process.pid}.png` });
     await expect.poll(() => img.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth)).toBe(8);
+    await page.getByRole('dialog').getByRole('button', { name: 'Close' }).click();
+    // Private: still previewed and thumbnailed, now through signed URLs.
+    await page.getByLabel(`logo-${process.pid}.png is private`).check();
+    await page.getByText(`logo-${process.pid}.png is now private`).waitFor();
+    await expect.poll(() => page.locator('img.thumb').getAttribute('src')).toContain('sig=');
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await expect.poll(() => img.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth)).toBe(8);
+    expect(await img.getAttribute('src')).toContain('sig=');
     await page.getByRole('dialog').getByRole('button', { name: 'Close' }).click();
     await page.getByRole('button', { name: 'Delete' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Delete file' }).click();

@@ -4,6 +4,9 @@
  * SigV4 presigned URLs (expiry against an injectable clock, and the signature over every
  * signed header, so a wrong Content-Length or Content-Type is refused like AWS does) and the
  * access key of header-signed requests. The real @aws-sdk clients talk to it unchanged.
+ * s3rver initiates, uploads and completes multipart uploads but knows neither ListParts nor
+ * AbortMultipartUpload (which @tus/s3-store calls): the front answers those two from the parts
+ * it saw go through, and a completed or aborted upload is then NoSuchUpload, as on AWS.
  */
 import { createHash, createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -71,6 +74,68 @@ async function checkPresigned(req: http.IncomingMessage, url: URL, region: strin
   return out.query?.['X-Amz-Signature'] === q['X-Amz-Signature'] ? null : 'SignatureDoesNotMatch';
 }
 
+interface Part {
+  number: number;
+  etag: string;
+  size: number;
+}
+
+const xmlError = (res: http.ServerResponse, status: number, code: string) =>
+  res.writeHead(status, { 'content-type': 'application/xml' }).end(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>${code}</Message></Error>`);
+
+/** ListParts and Abort answered by the front; part uploads and completions recorded as they pass. */
+function multipart() {
+  const uploads = new Map<string, Map<number, Part>>();
+  const done = new Set<string>();
+  return {
+    /** True when the front answered the request itself. */
+    answer(req: http.IncomingMessage, url: URL, res: http.ServerResponse): boolean {
+      const id = url.searchParams.get('uploadId');
+      if (!id || url.searchParams.has('partNumber')) return false;
+      if (req.method === 'GET') {
+        const parts = uploads.get(id);
+        if (!parts || done.has(id)) {
+          req.resume();
+          xmlError(res, 404, 'NoSuchUpload');
+          return true;
+        }
+        const items = [...parts.values()].sort((x, y) => x.number - y.number)
+          .map((p) => `<Part><PartNumber>${p.number}</PartNumber><ETag>${p.etag}</ETag><Size>${p.size}</Size><LastModified>${new Date().toISOString()}</LastModified></Part>`);
+        res.writeHead(200, { 'content-type': 'application/xml' }).end(
+          `<?xml version="1.0" encoding="UTF-8"?><ListPartsResult><UploadId>${id}</UploadId><IsTruncated>false</IsTruncated>${items.join('')}</ListPartsResult>`,
+        );
+        return true;
+      }
+      if (req.method === 'DELETE') {
+        req.resume();
+        if (!uploads.has(id) || done.has(id)) xmlError(res, 404, 'NoSuchUpload');
+        else {
+          done.add(id);
+          res.writeHead(204).end();
+        }
+        return true;
+      }
+      return false;
+    },
+    /** Called with the upstream answer of a request the front passed on. */
+    passed(req: http.IncomingMessage, url: URL, status: number, etag: string | undefined, size: number, body: string): void {
+      if (status >= 300) return;
+      if (req.method === 'POST' && url.searchParams.has('uploads')) {
+        const m = /<UploadId>([^<]+)<\/UploadId>/.exec(body);
+        if (m) uploads.set(m[1]!, new Map());
+      }
+      const id = url.searchParams.get('uploadId');
+      if (!id) return;
+      if (req.method === 'PUT' && url.searchParams.has('partNumber')) {
+        const number = Number(url.searchParams.get('partNumber'));
+        if (!uploads.has(id)) uploads.set(id, new Map());
+        uploads.get(id)!.set(number, { number, etag: etag ?? '""', size });
+      }
+      if (req.method === 'POST') done.add(id);
+    },
+  };
+}
+
 export async function startFakeS3(opts: { now?: () => Date; region?: string } = {}): Promise<FakeS3> {
   const region = opts.region ?? 'us-east-1';
   const now = opts.now ?? (() => new Date());
@@ -78,6 +143,7 @@ export async function startFakeS3(opts: { now?: () => Date; region?: string } = 
   const backend = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: dir, configureBuckets: [] });
   const { port: backendPort } = (await backend.run()) as AddressInfo;
   const refused: FakeS3['refused'] = [];
+  const parts = multipart();
   const front = http.createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', `http://${req.headers.host}`);
     const reason = url.searchParams.has('X-Amz-Signature')
@@ -89,9 +155,24 @@ export async function startFakeS3(opts: { now?: () => Date; region?: string } = 
       res.writeHead(403, { 'content-type': 'application/xml' }).end(`<Error><Code>AccessDenied</Code><Message>${reason}</Message></Error>`);
       return;
     }
+    if (parts.answer(req, url, res)) return;
+    let size = 0;
+    req.on('data', (chunk: Buffer) => (size += chunk.length));
     const upstream = http.request({ host: '127.0.0.1', port: backendPort, method: req.method, path: req.url, headers: req.headers }, (r) => {
+      const watch = req.method === 'POST' && url.searchParams.has('uploads');
+      if (!watch) parts.passed(req, url, r.statusCode ?? 502, r.headers.etag, size, '');
       res.writeHead(r.statusCode ?? 502, r.headers);
-      r.pipe(res);
+      if (!watch) {
+        r.pipe(res);
+        return;
+      }
+      const chunks: Buffer[] = [];
+      r.on('data', (c: Buffer) => chunks.push(c));
+      r.on('end', () => {
+        const body = Buffer.concat(chunks);
+        parts.passed(req, url, r.statusCode ?? 502, undefined, 0, body.toString());
+        res.end(body);
+      });
     });
     upstream.on('error', () => res.destroy());
     req.pipe(upstream);

@@ -15,12 +15,17 @@ import { confirmPendingFile } from './batching.js';
 import type { ObjectInfo } from './drivers/types.js';
 import { GENERIC_NO_URL_WARNING } from './drivers/types.js';
 import { StorageErrors } from './errors.js';
+import { fileSettingsOf, isPrivate } from './file-settings.js';
+import { bytesAllowed } from './upload-rules.js';
 import { checkPath } from './paths.js';
 import { deletePending, findByPath, type FileRow } from './queries.js';
 import { isSize, scopeOf, type Caller } from './service.js';
 import type { FileProvider } from './tables.js';
 
+const PRIVATE_WARNING = 'Upload confirmed. This file is private: get a signed URL from POST /api/storage/download-url to read it.';
+
 function confirmedView(ctx: AppContext, caller: Caller, row: FileRow) {
+  if (isPrivate(caller.project, row)) return { path: row.path, url: null, provider: row.provider, warning: PRIVATE_WARNING };
   const driver = backendOfFile(ctx, caller.project, row.provider);
   const url = driver?.publicUrl(row.path) ?? null;
   const base = { path: row.path, url, provider: row.provider };
@@ -86,9 +91,18 @@ async function lookOnCurrentBackend(ctx: AppContext, caller: Caller, path: strin
   }
 }
 
+/** Where the project restricts types: the bytes of a pending upload, by their magic numbers. */
+async function checkStoredType(ctx: AppContext, caller: Caller, path: string): Promise<void> {
+  const row = await ctx.db.read(scopeOf(caller), (db) => findByPath(db, caller.project.id, path));
+  if (row?.status !== 'pending' || (await bytesAllowed(ctx, caller.project, row))) return;
+  await discard(ctx, caller, row);
+  throw StorageErrors.file_type_not_allowed();
+}
+
 export async function confirmUpload(ctx: AppContext, caller: Caller, input: { filePath?: unknown; size?: unknown }) {
   if (typeof input.filePath !== 'string' || !input.filePath || !isSize(input.size)) throw StorageErrors.upload_confirm_invalid();
   const { path } = checkPath(caller.project.id, input.filePath);
+  if (fileSettingsOf(caller.project).allowedTypes) await checkStoredType(ctx, caller, path);
   const seen = await lookOnCurrentBackend(ctx, caller, path);
   const confirmed = seen?.info?.size === input.size ? await tryConfirm(ctx, caller, path, input.size, seen.provider) : undefined;
   return confirmed ?? confirmByRow(ctx, caller, path, input.size, seen);

@@ -13,7 +13,8 @@ import { ProjectErrors } from '../projects/errors.js';
 import { BUCKET_SECRET, backendOfFile, bucketSettingsOf, isRefusedEndpoint, type BucketSettings } from './backends.js';
 import type { StorageDriver } from './drivers/types.js';
 import { StorageErrors } from './errors.js';
-import { countConfirmed, listConfirmed, saveBucket } from './queries.js';
+import { fileSettingsOf, isPrivate, type FileSettings } from './file-settings.js';
+import { countConfirmed, listConfirmed, saveBucket, saveFileSettings } from './queries.js';
 import { storageCounter } from './service.js';
 import type { FileProvider } from './tables.js';
 
@@ -29,7 +30,8 @@ export async function listFiles(ctx: AppContext, operator: OperatorIdentity, pro
   const drivers = { internal: driverOrNull(ctx, project, 'internal'), external: driverOrNull(ctx, project, 'external') };
   const items = rows.map((r) => ({
     path: r.path,
-    url: drivers[r.provider]?.publicUrl(r.path) ?? null,
+    url: isPrivate(project, r) ? null : (drivers[r.provider]?.publicUrl(r.path) ?? null),
+    private: isPrivate(project, r),
     size: Number(r.size),
     contentType: r.content_type,
     provider: r.provider,
@@ -64,7 +66,31 @@ async function overviewOf(ctx: AppContext, operator: OperatorIdentity, project: 
     fileCount,
     driver: ctx.config.storage.driver,
     bucket: bucket ? { ...bucket, hasSecretAccessKey: !!project.secrets[BUCKET_SECRET] } : null,
+    files: fileSettingsOf(project),
   };
+}
+
+const MEDIA_TYPE = /^[a-z]+\/([a-z0-9][a-z0-9.+-]*|\*)$/;
+
+/** Replaces the project's file rules: default privacy, allowed media types, a smaller largest file. */
+export async function setFileSettings(ctx: AppContext, operator: OperatorIdentity, projectId: string, input: Partial<FileSettings>) {
+  const project = await loadOwnedProject(ctx, operator, projectId);
+  const types = input.allowedTypes ?? null;
+  if (types && types.some((t) => !MEDIA_TYPE.test(t))) throw StorageErrors.file_settings_invalid('allowedTypes are media types such as image/png or image/*.');
+  const max = input.maxFileBytes ?? null;
+  const planMax = Math.max(ctx.config.storage.resumable.maxFileBytes[operator.plan === 'pro' ? 'pro' : 'free'], planOf(operator.plan).maxFileBytes);
+  if (max !== null && max > planMax) throw StorageErrors.file_settings_invalid(`maxFileBytes must be at most the plan's ${planMax}.`);
+  const current = fileSettingsOf(project);
+  const settings: FileSettings = {
+    private: input.private ?? current.private,
+    allowedTypes: types,
+    maxFileBytes: max,
+    signedTransformsOnly: input.signedTransformsOnly ?? current.signedTransformsOnly,
+  };
+  const saved = await saveFileSettings(ctx.db.admin, projectId, settings, ctx.clock.now());
+  await ctx.bus.publish({ type: 'project_changed', id: projectId });
+  if (!saved) throw ProjectErrors.project_not_found();
+  return overviewOf(ctx, operator, saved);
 }
 
 export interface BucketInput extends BucketSettings {

@@ -70,3 +70,11 @@ export function checkPath(projectId: string, raw: unknown): ParsedPath {
 export function encodePath(path: string): string {
   return path.split('/').map(encodeURIComponent).join('/');
 }
+
+/** The project folder of an issued path (its first segment). */
+export function projectOfPath(path: string): string {
+  return path.split('/')[0] ?? '';
+}
+
+/** Where a file's image derivatives are kept (a folder no client path can name: three segments). */
+export const derivedPrefix = (projectId: string, fileId: string) => `${projectId}/_derived/${fileId}`;

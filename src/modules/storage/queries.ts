@@ -25,6 +25,8 @@ export interface PendingFile {
   size: number;
   contentType: string;
   createdAt: Date;
+  /** The file's own privacy (null: the project's default). */
+  private?: boolean | null;
 }
 
 /**
@@ -36,11 +38,11 @@ export interface PendingFile {
 export async function insertPending(db: Db, b: PendingBatch, files: PendingFile[]): Promise<Set<string>> {
   // CASE, not OR: SQL does not promise to skip the (charging) call when there is no limit.
   const { rows } = await sql<{ id: string }>`
-    INSERT INTO files (project_id, id, path, owner_id, size, content_type, provider, created_at)
-    SELECT ${b.projectId}, f.id, f.path, ${b.ownerId}, f.size, f.content_type, ${b.provider}, f.created_at
+    INSERT INTO files (project_id, id, path, owner_id, size, content_type, provider, created_at, private)
+    SELECT ${b.projectId}, f.id, f.path, ${b.ownerId}, f.size, f.content_type, ${b.provider}, f.created_at, f.private
     FROM unnest(${files.map((f) => f.id)}::text[], ${files.map((f) => f.path)}::text[], ${files.map((f) => f.size)}::bigint[],
-      ${files.map((f) => f.contentType)}::text[], ${files.map((f) => f.createdAt)}::timestamptz[])
-      AS f(id, path, size, content_type, created_at)
+      ${files.map((f) => f.contentType)}::text[], ${files.map((f) => f.createdAt)}::timestamptz[], ${files.map((f) => f.private ?? null)}::boolean[])
+      AS f(id, path, size, content_type, created_at, private)
     WHERE CASE WHEN ${b.limit}::bigint IS NULL THEN true
       ELSE plinth_reserve(${b.projectId}, ${METRICS.storageBytes}, '', f.size, ${b.limit}::bigint) IS NOT NULL END
     RETURNING id`.execute(db);
@@ -142,4 +144,17 @@ export function saveBucket(db: Kysely<Database>, projectId: string, secretName: 
       UPDATE projects SET settings = settings - 'storage', secrets = secrets - ${secretName}::text, updated_at = ${now}
       WHERE id = ${projectId} RETURNING id, settings, secrets`;
   return update.execute(db);
+}
+
+/** Sets one file's privacy (null: back to the project default); the row, or undefined. */
+export async function setFilePrivate(db: Db, projectId: string, path: string, value: boolean | null): Promise<FileRow | undefined> {
+  return db.updateTable('files').set({ private: value }).where('project_id', '=', projectId).where('path', '=', path).returningAll().executeTakeFirst();
+}
+
+/** Replaces the project's file rules (projects.settings.files). */
+export async function saveFileSettings(db: Db, projectId: string, settings: unknown, now: Date) {
+  const { rows } = await sql<ProjectSecrets>`
+    UPDATE projects SET settings = settings || jsonb_build_object('files', ${JSON.stringify(settings)}::jsonb), updated_at = ${now}
+    WHERE id = ${projectId} RETURNING id, settings, secrets`.execute(db);
+  return rows[0];
 }

@@ -11,11 +11,12 @@ import { METRICS, quotaCap } from '../../lib/quota-queries.js';
 import type { ProjectRecord } from '../projects/cache.js';
 import { backendFor, backendOfFile, storeCall } from './backends.js';
 import { StorageErrors } from './errors.js';
-import { buildPath, checkPath, hasControlChars } from './paths.js';
+import { buildPath, checkPath, derivedPrefix, hasControlChars } from './paths.js';
 import { insertPendingFile } from './batching.js';
-import { deleteByPath } from './queries.js';
+import { deleteByPath, type FileRow } from './queries.js';
 import { SIGNED_URL_TTL_SECONDS } from './signing.js';
 import { ensureSweep } from './sweep.js';
+import { checkDeclared } from './upload-rules.js';
 
 export interface Caller {
   project: ProjectRecord;
@@ -36,6 +37,8 @@ interface UploadRequestInput {
   filename?: unknown;
   contentType?: unknown;
   size?: unknown;
+  /** The file's privacy (absent: the project's default). */
+  private?: unknown;
 }
 
 export async function requestUpload(ctx: AppContext, caller: Caller, input: UploadRequestInput) {
@@ -43,6 +46,7 @@ export async function requestUpload(ctx: AppContext, caller: Caller, input: Uplo
   if (!isText(filename, 1024) || !isText(contentType, 255) || !isSize(size)) throw StorageErrors.upload_request_invalid();
   const { project } = caller;
   if (size > project.plan.maxFileBytes) throw StorageErrors.file_too_large();
+  checkDeclared(project, contentType, size);
   const now = ctx.clock.now();
   const { driver, provider } = backendFor(ctx, project);
   const id = objectId(now.getTime());
@@ -55,7 +59,7 @@ export async function requestUpload(ctx: AppContext, caller: Caller, input: Uplo
   await ensureSweep(ctx, now);
   const scope = scopeOf(caller);
   const batch = { projectId: project.id, ownerId: caller.userId, provider, limit: provider === 'internal' ? quotaCap(project.plan.storageBytes) : null };
-  const file = { id, path, size, contentType: type, createdAt: now };
+  const file = { id, path, size, contentType: type, createdAt: now, private: typeof input.private === 'boolean' ? input.private : null };
   const inserted = await insertPendingFile(ctx, { scope, batch }, file);
   if (!inserted) throw StorageErrors.storage_limit_exceeded();
   return { signedUrl, filePath: path, expiresAt: expiresAt.toISOString() };
@@ -63,13 +67,20 @@ export async function requestUpload(ctx: AppContext, caller: Caller, input: Uplo
 
 export async function deleteFile(ctx: AppContext, caller: Caller, input: { path?: unknown }): Promise<void> {
   if (typeof input.path !== 'string' || !input.path) throw StorageErrors.file_path_required();
-  const { path } = checkPath(caller.project.id, input.path);
+  const { path, fileId } = checkPath(caller.project.id, input.path);
+  let provider: FileRow['provider'] = 'internal';
   await ctx.db.tenant(scopeOf(caller), async (tx) => {
     const row = await deleteByPath(tx, caller.project.id, path);
     if (!row || (caller.keyKind === 'publishable' && row.owner_id !== caller.userId)) throw StorageErrors.file_not_found();
+    provider = row.provider;
     // Removed before commit: if the store fails, the row and the charge stay and a retry works.
     const driver = backendOfFile(ctx, caller.project, row.provider);
     if (driver) await storeCall(ctx, 'remove', { path }, () => driver.remove([path]));
     else ctx.log.warn({ path }, 'storage: file deleted, but its bucket is no longer configured');
   });
+  // Its image derivatives (images/service.ts), and what tus kept of it (a resumable upload's
+  // session, S3 multipart), once the file is gone.
+  const driver = backendOfFile(ctx, caller.project, provider);
+  await driver?.removePrefix(derivedPrefix(caller.project.id, fileId)).catch((err) => ctx.log.warn({ err, path }, 'storage: could not remove image derivatives'));
+  await ctx.storage.resumable.forget(path).catch((err) => ctx.log.warn({ err, path }, 'storage: could not drop a resumable upload session'));
 }

@@ -42,6 +42,7 @@ export async function ensureSweep(ctx: AppContext, createdAt: Date): Promise<voi
 async function sweepOne(ctx: AppContext, row: FileRow): Promise<boolean> {
   const project = await ctx.projects.byId(row.project_id);
   if (project) await backendOfFile(ctx, project, row.provider)?.remove([row.path]);
+  await ctx.storage.resumable.forget(row.path);
   return !!(await ctx.db.admin.transaction().execute((tx) => deletePending(tx, row.project_id, row.id)));
 }
 

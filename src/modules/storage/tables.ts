@@ -16,8 +16,28 @@ export interface FilesTable {
   status: ColumnType<FileStatus, FileStatus | undefined, FileStatus>;
   created_at: Timestamp;
   confirmed_at: Timestamp | null;
+  /** true/false set for this file; null follows the project's default (settings.files.private). */
+  private: ColumnType<boolean | null, boolean | null | undefined, boolean | null>;
+}
+
+/** What @tus/server keeps per resumable upload (migrations/033_resumable_uploads.sql). */
+export interface UploadSessionsTable {
+  id: string;
+  project_id: string;
+  value: unknown;
+  created_at: ColumnType<Date, Date | undefined, never>;
+}
+
+/** Leases of resumable uploads: one PATCH at a time per upload, across nodes. */
+export interface UploadLocksTable {
+  id: string;
+  holder: string;
+  expires_at: Timestamp;
+  release_requested: ColumnType<boolean, boolean | undefined, boolean>;
 }
 
 export interface StorageTables {
   files: FilesTable;
+  upload_sessions: UploadSessionsTable;
+  upload_locks: UploadLocksTable;
 }

@@ -5,12 +5,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, statSync, type Stats } from 'node:fs';
-import { mkdir, open, rename, rm, unlink } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { Transform, type Readable } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { encodePath } from '../paths.js';
-import { signedUploadUrl } from '../signing.js';
+import { signedDownloadUrl, signedUploadUrl } from '../signing.js';
 import type { ObjectInfo, PresignInput, StorageDriver } from './types.js';
 import { GENERIC_NO_URL_WARNING } from './types.js';
 
@@ -28,6 +28,10 @@ export class LocalDriver implements StorageDriver {
   async presignPut(input: PresignInput): Promise<string> {
     const expires = Math.floor(input.expiresAt.getTime() / 1000);
     return signedUploadUrl(this.publicBase, this.urlKey, { ...input, expires });
+  }
+
+  async presignGet(objectPath: string, _signedAt: Date, expiresAt: Date): Promise<string> {
+    return signedDownloadUrl(this.publicBase, this.urlKey, { path: objectPath, expires: Math.floor(expiresAt.getTime() / 1000) });
   }
 
   /** Absolute file name of a (validated) path; refuses anything that would leave the root. */
@@ -82,6 +86,29 @@ export class LocalDriver implements StorageDriver {
       await unlink(tmp).catch(() => {});
       throw err;
     }
+  }
+
+  async read(objectPath: string, maxBytes: number): Promise<Buffer | null | 'too_large'> {
+    const s = await this.stat(objectPath);
+    if (!s) return null;
+    if (s.size > maxBytes) return 'too_large';
+    return readFile(this.fileOf(objectPath));
+  }
+
+  async readHead(objectPath: string, n: number): Promise<Buffer | null> {
+    if (!(await this.stat(objectPath))) return null;
+    const fh = await open(this.fileOf(objectPath), 'r');
+    try {
+      const buf = Buffer.alloc(n);
+      const { bytesRead } = await fh.read(buf, 0, n, 0);
+      return buf.subarray(0, bytesRead);
+    } finally {
+      await fh.close();
+    }
+  }
+
+  async putBuffer(objectPath: string, body: Buffer): Promise<void> {
+    await this.write(objectPath, Readable.from([body]), body.length);
   }
 
   async remove(paths: string[]): Promise<void> {

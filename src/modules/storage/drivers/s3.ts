@@ -88,6 +88,13 @@ export class S3Driver implements StorageDriver {
     });
   }
 
+  async presignGet(path: string, signedAt: Date, expiresAt: Date): Promise<string> {
+    const { sdk, client } = await this.store();
+    const command = new sdk.GetObjectCommand({ Bucket: this.s.bucket, Key: path });
+    const seconds = Math.round((expiresAt.getTime() - signedAt.getTime()) / 1000);
+    return sdk.getSignedUrl(client, command, { expiresIn: Math.max(1, seconds), signingDate: signedAt });
+  }
+
   async head(path: string): Promise<ObjectInfo | null> {
     const { sdk, client } = await this.store();
     try {
@@ -97,6 +104,37 @@ export class S3Driver implements StorageDriver {
       if (err instanceof sdk.S3ServiceException && err.$metadata.httpStatusCode === 404) return null;
       throw err;
     }
+  }
+
+  async read(path: string, maxBytes: number): Promise<Buffer | null | 'too_large'> {
+    const { sdk, client } = await this.store();
+    try {
+      const out = await client.send(new sdk.GetObjectCommand({ Bucket: this.s.bucket, Key: path }));
+      if ((out.ContentLength ?? 0) > maxBytes) {
+        await out.Body?.transformToWebStream().cancel();
+        return 'too_large';
+      }
+      return Buffer.from((await out.Body?.transformToByteArray()) ?? []);
+    } catch (err) {
+      if (err instanceof sdk.S3ServiceException && err.$metadata.httpStatusCode === 404) return null;
+      throw err;
+    }
+  }
+
+  async readHead(path: string, n: number): Promise<Buffer | null> {
+    const { sdk, client } = await this.store();
+    try {
+      const out = await client.send(new sdk.GetObjectCommand({ Bucket: this.s.bucket, Key: path, Range: `bytes=0-${n - 1}` }));
+      return Buffer.from((await out.Body?.transformToByteArray()) ?? []).subarray(0, n);
+    } catch (err) {
+      if (err instanceof sdk.S3ServiceException && [404, 416].includes(err.$metadata.httpStatusCode ?? 0)) return null;
+      throw err;
+    }
+  }
+
+  async putBuffer(path: string, body: Buffer, contentType: string): Promise<void> {
+    const { sdk, client } = await this.store();
+    await client.send(new sdk.PutObjectCommand({ Bucket: this.s.bucket, Key: path, Body: body, ContentType: contentType }));
   }
 
   async remove(paths: string[]): Promise<void> {

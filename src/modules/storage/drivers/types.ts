@@ -17,8 +17,16 @@ export interface StorageDriver {
   readonly kind: 'local' | 's3';
   /** A URL the client PUTs the raw bytes to; bound to the path, size and content type. */
   presignPut(input: PresignInput): Promise<string>;
+  /** A URL that GETs one stored object until `expiresAt` (private files' signed downloads). */
+  presignGet(path: string, signedAt: Date, expiresAt: Date): Promise<string>;
   /** The stored object's size, or null when it does not exist (yet). */
   head(path: string): Promise<ObjectInfo | null>;
+  /** A whole object, at most `maxBytes` (null: missing; 'too_large': bigger). For image transforms. */
+  read(path: string, maxBytes: number): Promise<Buffer | null | 'too_large'>;
+  /** The first `n` bytes of an object (fewer when it is shorter; null: missing). For magic numbers. */
+  readHead(path: string, n: number): Promise<Buffer | null>;
+  /** Stores a small object whole (an image derivative). */
+  putBuffer(path: string, body: Buffer, contentType: string): Promise<void>;
   /** Removes objects; missing ones are not an error. */
   remove(paths: string[]): Promise<void>;
   /** Removes every object under `<prefix>/` (a project's folder). */

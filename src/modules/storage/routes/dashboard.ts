@@ -7,7 +7,7 @@ import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
 import { operatorOf } from '../../operators/auth.js';
 import type { App } from '../../../app.js';
-import { listFiles, setBucket, storageOverview, type BucketInput } from '../dashboard-service.js';
+import { listFiles, setBucket, setFileSettings, storageOverview, type BucketInput } from '../dashboard-service.js';
 import { StorageErrors } from '../errors.js';
 import { Envelope, errorReplies } from './schemas.js';
 
@@ -26,6 +26,7 @@ const FileItem = Type.Object({
   contentType: Type.String(),
   provider: Type.String(),
   ownerId: Nullable(Type.String()),
+  private: Type.Boolean(),
   createdAt: Type.String(),
   confirmedAt: Nullable(Type.String()),
 });
@@ -41,6 +42,19 @@ const Bucket = Type.Object({
   publicUrl: Type.Optional(Type.String({ maxLength: 512 })),
 });
 const Disable = Type.Object({ enabled: Type.Literal(false) });
+
+const FileSettingsView = Type.Object({
+  private: Type.Boolean({ description: 'new files are private unless set otherwise' }),
+  allowedTypes: Type.Union([Type.Array(Type.String()), Type.Null()], { description: 'media types or families (image/*) accepted, checked against the bytes; null: any' }),
+  maxFileBytes: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: "largest file, below the plan's; null: the plan's" }),
+  signedTransformsOnly: Type.Boolean({ description: 'image transformations only on signed URLs' }),
+});
+const FileSettingsBody = Type.Object({
+  private: Type.Optional(Type.Boolean()),
+  allowedTypes: Type.Optional(Type.Union([Type.Array(Type.String({ minLength: 3, maxLength: 100 }), { maxItems: 50 }), Type.Null()])),
+  maxFileBytes: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
+  signedTransformsOnly: Type.Optional(Type.Boolean()),
+});
 
 const Overview = Type.Object({
   used: Type.Number(),
@@ -60,6 +74,7 @@ const Overview = Type.Object({
     }),
     Type.Null(),
   ]),
+  files: FileSettingsView,
 });
 
 export default async function storageDashboardRoutes(app: App, ctx: AppContext): Promise<void> {
@@ -93,6 +108,22 @@ export default async function storageDashboardRoutes(app: App, ctx: AppContext):
       if (req.validationError && !clear) throw StorageErrors.bucket_config_invalid();
       const view = await setBucket(ctx, operatorOf(req), req.params.projectId, clear ? null : (body as BucketInput));
       return ok(view, clear ? 'Project storage reset to platform storage.' : 'Project bucket saved.');
+    },
+  );
+  app.put(
+    '/api/projects/:projectId/files/settings',
+    {
+      attachValidation: true,
+      schema: {
+        ...common,
+        summary: 'File rules of the project: default privacy, allowed media types (checked against the bytes), a smaller largest file',
+        body: FileSettingsBody,
+        response: { 200: Envelope(Overview), ...errorReplies(400, 401, 404) },
+      },
+    },
+    async (req) => {
+      if (req.validationError) throw StorageErrors.file_settings_invalid();
+      return ok(await setFileSettings(ctx, operatorOf(req), req.params.projectId, req.body), 'File settings saved.');
     },
   );
 }

@@ -5,13 +5,16 @@ import dashboardRoutes from './dashboard.js';
 import deleteFileRoute from './delete-file.js';
 import publicFileRoute from './public-file.js';
 import putObjectRoute from './put-object.js';
+import renderRoute from './render.js';
+import privateFileRoutes from './private-files.js';
+import resumableRoutes from './resumable.js';
 import uploadConfirmRoute from './upload-confirm.js';
 import uploadRequestRoute from './upload-request.js';
 
 export const storagePublicRoutes = [
-  defineRoutes('apiKey', uploadRequestRoute, uploadConfirmRoute, deleteFileRoute),
+  defineRoutes('apiKey', uploadRequestRoute, uploadConfirmRoute, deleteFileRoute, resumableRoutes, privateFileRoutes),
   // A signed URL (or a public path) is the credential.
-  defineRoutes('public', putObjectRoute, publicFileRoute),
+  defineRoutes('public', putObjectRoute, publicFileRoute, renderRoute),
 ];
 
 export const storageDashboardRoutes = [defineRoutes('operator', dashboardRoutes, dashboardFileRoutes)];

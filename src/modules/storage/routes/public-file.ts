@@ -1,7 +1,9 @@
 /**
- * GET/HEAD /api/storage/public/<projectId>/<file>: public serving of confirmed files of the
- * local backend, with Content-Type, ETag, Last-Modified, Cache-Control, Range (206/416) and
+ * GET/HEAD /api/storage/public/<projectId>/<file>: serving of confirmed files of the local
+ * backend, with Content-Type, ETag, Last-Modified, Cache-Control, Range (206/416) and
  * conditional requests (304). Uploaded content is sandboxed (CSP) and never MIME-sniffed.
+ * A private file needs a signed URL (`expires`, `sig`), the secret key or its owner's Bearer
+ * token (download-service.ts); it is then served the same way, `Cache-Control: private`.
  */
 import { createReadStream } from 'node:fs';
 import { Type } from '@sinclair/typebox';
@@ -13,11 +15,29 @@ import { StorageErrors } from '../errors.js';
 import { checkPath } from '../paths.js';
 import { fileByPath } from '../queries.js';
 import { etagOf, notModified, parseRange, rangeStillValid } from '../ranges.js';
+import { bearerToken } from '../../operators/auth.js';
+import { checkRead } from '../download-service.js';
+import { isPrivate } from '../file-settings.js';
+import { deriveUrlKey } from '../signing.js';
 import { hasEncodedTricks } from './caller.js';
+import { errorReplies } from './schemas.js';
 
 const Params = Type.Object({ '*': Type.String() });
+const Query = Type.Object(
+  {
+    expires: Type.Optional(Type.String({ description: 'signed download URL: expiry (Unix seconds)' })),
+    sig: Type.Optional(Type.String({ description: 'signed download URL: signature' })),
+  },
+  { additionalProperties: true },
+);
 
-async function serve(ctx: AppContext, req: FastifyRequest, reply: FastifyReply) {
+function attemptOf(req: FastifyRequest) {
+  const q = req.query as Record<string, string | undefined>;
+  const apiKey = req.headers['x-api-key'];
+  return { expires: q.expires, sig: q.sig, apiKey: typeof apiKey === 'string' ? apiKey : undefined, bearer: bearerToken(req) };
+}
+
+async function serve(ctx: AppContext, key: Buffer, req: FastifyRequest, reply: FastifyReply) {
   const local = localDriver(ctx);
   if (!local) throw StorageErrors.file_not_found();
   if (hasEncodedTricks(req.raw.url ?? '')) throw StorageErrors.access_denied();
@@ -25,7 +45,10 @@ async function serve(ctx: AppContext, req: FastifyRequest, reply: FastifyReply) 
   const { path } = checkPath(raw.split('/')[0] ?? '', raw);
   const row = await fileByPath(ctx.db.admin, path);
   const stat = row?.status === 'confirmed' && row.provider === 'internal' ? await local.stat(path) : null;
-  if (!row || !stat) throw StorageErrors.file_not_found();
+  const project = row && stat ? await ctx.projects.byId(row.project_id) : null;
+  if (!row || !stat || !project) throw StorageErrors.file_not_found();
+  await checkRead(ctx, key, project, row, attemptOf(req));
+  const restricted = isPrivate(project, row);
   const modified = new Date(row.confirmed_at ?? row.created_at);
   const etag = etagOf(row.id, stat.size, modified);
   const ifRange = typeof req.headers['if-range'] === 'string' ? req.headers['if-range'] : undefined;
@@ -39,7 +62,7 @@ async function serve(ctx: AppContext, req: FastifyRequest, reply: FastifyReply) 
     'last-modified': modified.toUTCString(),
     // Revalidate on every use (ETag/Last-Modified make that a cheap 304): a deleted or
     // replaced file must not stay served from caches for a day.
-    'cache-control': 'public, no-cache',
+    'cache-control': restricted ? 'private, no-cache' : 'public, no-cache',
     'accept-ranges': 'bytes',
     'x-content-type-options': 'nosniff',
     'content-security-policy': "default-src 'none'; sandbox",
@@ -54,14 +77,17 @@ async function serve(ctx: AppContext, req: FastifyRequest, reply: FastifyReply) 
 }
 
 export default async function publicFileRoute(app: App, ctx: AppContext): Promise<void> {
+  const key = deriveUrlKey(ctx.config.encryptionKey);
   app.route({
     method: ['GET', 'HEAD'],
     url: '/api/storage/public/*',
     schema: {
       tags: ['storage'],
-      summary: 'Download a confirmed file of the local backend (public; supports Range)',
+      summary: 'Download a confirmed file of the local backend (supports Range); a private one on a signed URL, the secret key or its owner\'s Bearer token',
       params: Params,
+      querystring: Query,
+      response: errorReplies(403, 404, 416),
     },
-    handler: (req, reply) => serve(ctx, req as FastifyRequest, reply),
+    handler: (req, reply) => serve(ctx, key, req as FastifyRequest, reply),
   });
 }

@@ -12,6 +12,7 @@ const Body = Type.Object({
   filename: Type.String({ minLength: 1, maxLength: 1024 }),
   contentType: Type.String({ minLength: 1, maxLength: 255 }),
   size: Type.Integer({ minimum: 1, description: 'bytes; at most 10 MB' }),
+  private: Type.Optional(Type.Boolean({ description: "served only on signed URLs, to the secret key or to its owner (default: the project's setting)" })),
 });
 
 const Reply = Envelope(

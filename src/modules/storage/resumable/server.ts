@@ -1,0 +1,154 @@
+/**
+ * The node's tus server (@tus/server), built on first use: the file store over the local
+ * driver's directory (a finished upload's bytes are already at the file's path) or the S3
+ * store over the platform bucket (S3 multipart does the work; parts of 8 MiB). Nothing about an
+ * upload lives on this node: its metadata is in upload_sessions (PgKvStore), its lease in
+ * upload_locks (PgLocker), its quota and status in `files`, so any node resumes any upload.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { DataStore, Upload } from '@tus/utils';
+import type { Server, ServerOptions } from '@tus/server';
+import type { AppContext } from '../../../context.js';
+import { errorBody } from '../../../lib/envelope.js';
+import { AppError } from '../../../lib/errors.js';
+import { StorageErrors } from '../errors.js';
+import { isPrivate } from '../file-settings.js';
+import { checkPath, encodePath, projectOfPath } from '../paths.js';
+import type { Caller } from '../service.js';
+import { PgKvStore, reviveS3Metadata, reviveUpload } from './kv-store.js';
+import { DEFAULT_LEASE, PgLocker, type LeaseTimings } from './locker.js';
+import { deleteSession, hasSession } from './queries.js';
+import { checkAccess, createUpload, finishUpload, newUploadPath } from './service.js';
+
+/** Unfinished uploads are swept after this (sweep.ts); clients see it as Upload-Expires. */
+export const RESUMABLE_TTL_MS = 24 * 60 * 60 * 1000;
+export const TUS_PATH = '/api/storage/tus';
+
+type TusRequest = Parameters<NonNullable<ServerOptions['onUploadCreate']>>[0];
+
+const toId = (path: string) => Buffer.from(path).toString('base64url');
+
+/** The upload path named by a URL's last segment, or undefined when it is no issued path. */
+function fromId(segment: string | undefined): string | undefined {
+  if (!segment || !/^[A-Za-z0-9_-]{1,600}$/.test(segment)) return undefined;
+  const path = Buffer.from(segment, 'base64url').toString();
+  try {
+    return checkPath(projectOfPath(path), path).path;
+  } catch {
+    return undefined;
+  }
+}
+
+export class ResumableUploads {
+  private built: Promise<Server> | null = null;
+  private readonly callers = new WeakMap<IncomingMessage, Caller>();
+
+  constructor(private ctx: AppContext, private lease: LeaseTimings = DEFAULT_LEASE) {}
+
+  /** Serves one tus request (POST, HEAD, PATCH) for an authenticated caller. */
+  async handle(req: IncomingMessage, res: ServerResponse, caller: Caller): Promise<void> {
+    const server = await this.server();
+    this.callers.set(req, caller);
+    await server.handle(req, res);
+  }
+
+  /** The upload URL of an upload path. */
+  urlOf(path: string): string {
+    return `${this.ctx.config.publicUrl}${TUS_PATH}/${toId(path)}`;
+  }
+
+  /** The upload path named by a URL segment (undefined: not one). */
+  pathOf(segment: string | undefined): string | undefined {
+    return fromId(segment);
+  }
+
+  /**
+   * Drops what tus keeps of a deleted or swept upload: its session and, on S3, its multipart
+   * upload and `.info` object. Files that never were resumable have no session: nothing to do.
+   */
+  async forget(path: string): Promise<void> {
+    if (!(await hasSession(this.ctx.db.admin, path))) return;
+    const server = await this.server();
+    // The S3 store aborts the multipart upload (a finished one is gone already: not found).
+    await server.datastore.remove(path).catch(() => {});
+    if (this.ctx.storage.platform.kind === 's3') await this.ctx.storage.platform.remove([`${path}.info`, `${path}.part`]);
+    await deleteSession(this.ctx.db.admin, path);
+  }
+
+  private server(): Promise<Server> {
+    this.built ??= this.build();
+    return this.built;
+  }
+
+  private callerOf(req: TusRequest): Caller {
+    const raw = (req as { runtime?: { node?: { req?: IncomingMessage } } }).runtime?.node?.req;
+    const caller = raw && this.callers.get(raw);
+    if (!caller) throw StorageErrors.access_denied();
+    return caller;
+  }
+
+  private async build(): Promise<Server> {
+    const { Server } = await import('@tus/server');
+    const ctx = this.ctx;
+    const onError = (err: unknown) => ctx.log.warn({ err }, 'storage: resumable upload lease renewal failed');
+    return new Server({
+      path: TUS_PATH,
+      datastore: await this.datastore(),
+      locker: new PgLocker(ctx.db.admin, this.lease, onError),
+      respectForwardedHeaders: false,
+      disableTerminationForFinishedUploads: true,
+      allowedOrigins: () => true,
+      exposedHeaders: ['Plinth-File-Path', 'Plinth-File-Url'],
+      namingFunction: (req, metadata) => newUploadPath(ctx, this.callerOf(req), metadata),
+      generateUrl: (_req, { id }) => this.urlOf(id),
+      getFileIdFromRequest: (_req, lastPath) => fromId(lastPath),
+      onIncomingRequest: async (req, id) => {
+        if (req.method !== 'POST') await checkAccess(ctx, this.callerOf(req), id);
+      },
+      onUploadCreate: async (req, upload: Upload) => {
+        await createUpload(ctx, this.callerOf(req), { path: upload.id, size: upload.size, metadata: upload.metadata });
+        return {};
+      },
+      onUploadFinish: async (req, upload: Upload) => {
+        const row = await finishUpload(ctx, this.callerOf(req), upload.id, upload.offset);
+        const caller = this.callerOf(req);
+        const url = isPrivate(caller.project, row) ? null : ctx.storage.platform.publicUrl(row.path);
+        return { headers: { 'Plinth-File-Path': encodePath(row.path), ...(url && { 'Plinth-File-Url': url }) } };
+      },
+      onResponseError: (_req, err) => {
+        if (err instanceof AppError) return { status_code: err.status, body: JSON.stringify(errorBody(err.message, err.code)) };
+        if ('status_code' in err) return undefined;
+        ctx.log.error({ err }, 'storage: resumable upload failed');
+        const failed = StorageErrors.storage_failed();
+        return { status_code: failed.status, body: JSON.stringify(errorBody(failed.message, failed.code)) };
+      },
+    });
+  }
+
+  private async datastore(): Promise<DataStore> {
+    const { storage } = this.ctx.config;
+    const db = this.ctx.db.admin;
+    if (storage.driver === 'local') {
+      const { FileStore } = await import('@tus/file-store');
+      return new FileStore({ directory: storage.localDir, configstore: new PgKvStore(db, reviveUpload), expirationPeriodInMilliseconds: RESUMABLE_TTL_MS });
+    }
+    const { S3Store } = await import('@tus/s3-store');
+    const s3 = storage.s3;
+    return new S3Store({
+      partSize: 8 * 1024 * 1024,
+      useTags: false,
+      maxConcurrentPartUploads: 8,
+      expirationPeriodInMilliseconds: RESUMABLE_TTL_MS,
+      cache: new PgKvStore(db, reviveS3Metadata, { keepOnDelete: true }) as never,
+      s3ClientConfig: {
+        bucket: s3.bucket ?? '',
+        region: s3.region,
+        endpoint: s3.endpoint,
+        forcePathStyle: s3.forcePathStyle,
+        credentials: { accessKeyId: s3.accessKeyId ?? '', secretAccessKey: s3.secretAccessKey ?? '' },
+        requestChecksumCalculation: 'WHEN_REQUIRED',
+        responseChecksumValidation: 'WHEN_REQUIRED',
+      },
+    });
+  }
+}
