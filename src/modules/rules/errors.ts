@@ -1,0 +1,16 @@
+/** Error catalogue of access rules (docs/rules.md). */
+import { defineErrors } from '../../lib/errors.js';
+
+export const RuleErrors = defineErrors('rules', {
+  rule_invalid: { status: 400, message: 'Invalid rule.' },
+});
+
+/** A rule the grammar or the type check refuses, with the offset it points at. */
+export class RuleSyntaxError extends Error {
+  constructor(
+    message: string,
+    readonly pos: number,
+  ) {
+    super(`${message} (at character ${pos + 1})`);
+  }
+}
