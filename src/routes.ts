@@ -19,6 +19,7 @@ import socialRoutes from './modules/social/routes/index.js';
 import socialSettingsRoutes from './modules/social/routes/providers.js';
 import { mailDashboardRoutes, mailPublicRoutes } from './modules/mail/routes/index.js';
 import collectionRoutes from './modules/collections/routes/index.js';
+import rulesRoutes from './modules/rules/routes/index.js';
 import dataRoutes from './modules/data/routes/index.js';
 import dataOperatorRoutes from './modules/data/operator/index.js';
 import schemaRoutes from './modules/schemas/routes/index.js';
@@ -41,6 +42,7 @@ export const dashboardRoutes: RouteModule[] = [
   defineRoutes('operator', authAdminRoutes, socialSettingsRoutes, backupRoutes),
   ...mailDashboardRoutes,
   ...collectionRoutes,
+  ...rulesRoutes,
   ...dataOperatorRoutes,
   ...webhookRoutes,
 ];

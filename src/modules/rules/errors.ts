@@ -3,6 +3,7 @@ import { defineErrors } from '../../lib/errors.js';
 
 export const RuleErrors = defineErrors('rules', {
   rule_invalid: { status: 400, message: 'Invalid rule.' },
+  rule_denied: { status: 403, message: "The collection's access rules do not allow this." },
 });
 
 /** A rule the grammar or the type check refuses, with the offset it points at. */
