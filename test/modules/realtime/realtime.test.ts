@@ -145,7 +145,7 @@ describe('access rules on every event', () => {
 
   it("sends a collection's events only to those its read rule admits (blog drafts), and refuses a rule it cannot judge in memory", async () => {
     await collection('blog', { schema: [{ key: 'title', type: 'String' }, { key: 'published', type: 'Boolean' }, { key: 'author', type: 'String' }] });
-    const rules = (payload: unknown) => env.app.inject({ method: 'PATCH', url: `/api/projects/${p.id}/collections/blog/rules`, headers: p.owner.auth, payload });
+    const rules = (payload: Record<string, string | null>) => env.app.inject({ method: 'PATCH', url: `/api/projects/${p.id}/collections/blog/rules`, headers: p.owner.auth, payload });
     const own = 'author = @auth.id';
     expect((await rules({ list: 'published = true || author = @auth.id', create: own })).statusCode).toBe(200);
     const asAlice = { ...p.pk, authorization: `Bearer ${aliceToken}` };

@@ -52,7 +52,7 @@ describe('blog drafts: published = true || author = @auth.id', () => {
   let draft: string;
   beforeAll(async () => {
     ids.posts = (await createCollection(env, p, 'posts', [
-      { key: 'title', type: 'String' },
+      { key: 'title', type: 'String', searchable: true },
       { key: 'published', type: 'Boolean' },
       { key: 'author', type: 'String' },
     ]))._id;
@@ -87,6 +87,27 @@ describe('blog drafts: published = true || author = @auth.id', () => {
     expect((await A.patch(`/api/data/posts/${draft}`, as.alice!, { published: false })).status).toBe(200);
     const row = await env.ctx.db.admin.selectFrom('documents').select('data').where('id', '=', published).executeTakeFirstOrThrow();
     expect(row.data).toMatchObject({ title: 'hello', author: alice });
+  });
+
+  it('aggregate, search and batch answer what the rule allows, as lists do', async () => {
+    const count = await A.get('/api/data/posts/aggregate?count', as.bob!);
+    expect(count.body.data.groups).toEqual([{ key: {}, count: 1 }]);
+    expect(items(await A.get('/api/data/posts?search=draft', as.bob!))).toEqual([]);
+    expect(items(await A.get('/api/data/posts?search=draft', as.alice!))).toEqual([draft]);
+    const forged = await A.post('/api/data/batch', as.bob!, { operations: [{ op: 'update', collection: 'posts', id: published, data: { title: 'hacked' } }] });
+    expect(forged.status).toBe(403);
+    const mine = await A.post('/api/data/batch', as.bob!, { operations: [{ op: 'create', collection: 'posts', data: { title: 'bob', published: false, author: bob } }] });
+    expect(mine.status, JSON.stringify(mine.body)).toBeLessThan(300);
+    expect(items(await A.get('/api/data/posts', as.alice!))).toHaveLength(2);
+    expect((await A.del(`/api/data/posts/${mine.body.data.results[0].id}?hard=true`, p.sk)).status).toBe(200);
+  });
+
+  it('a schema change that leaves a rule naming a missing field is refused; the policies follow the new schema', async () => {
+    const patch = (schema: unknown[]) => env.app.inject({ method: 'PATCH', url: `/api/projects/${p.id}/collections/posts`, headers: p.owner.auth, payload: { schema } });
+    const dropped = await patch([{ key: 'title', type: 'String', searchable: true }, { key: 'published', type: 'Boolean' }]);
+    expect(dropped.statusCode).toBe(400);
+    expect(dropped.json()).toMatchObject({ code: 'rule_invalid', position: 21 });
+    expect(items(await A.get('/api/data/posts', as.bob!))).not.toContain(draft);
   });
 
   it('through raw SQL: the partition and the parent hide drafts; writes against the rule fail', async () => {
