@@ -79,6 +79,7 @@ DECLARE
   owner_write text;
   upd text;
   del text;
+  cmd text;
 BEGIN
   SELECT 'documents_' || c.id, coalesce((c.rls ->> 'enabled')::boolean AND c.rls ->> 'mode' = 'private', false),
          coalesce((c.rls ->> 'enabled')::boolean, false), c.rules_sql
@@ -88,11 +89,16 @@ BEGIN
     RETURN;
   END IF;
   EXECUTE format('ALTER TABLE %I ENABLE ROW LEVEL SECURITY', part);
+  -- Without rules the partition is read-only to the API roles: SELECT policies only, as before
+  -- rules existed; with rules the tenant and full-access policies cover every command.
+  cmd := CASE WHEN r IS NULL THEN 'SELECT' ELSE 'ALL' END;
   EXECUTE format('DROP POLICY IF EXISTS documents_tenant ON %I', part);
-  EXECUTE format('CREATE POLICY documents_tenant ON %I AS RESTRICTIVE TO plinth_api
-                    USING (project_id = plinth_project_id()) WITH CHECK (project_id = plinth_project_id())', part);
+  EXECUTE format('CREATE POLICY documents_tenant ON %I AS RESTRICTIVE FOR %s TO plinth_api
+                    USING (project_id = plinth_project_id())%s', part, cmd,
+                 CASE WHEN r IS NULL THEN '' ELSE ' WITH CHECK (project_id = plinth_project_id())' END);
   EXECUTE format('DROP POLICY IF EXISTS documents_full ON %I', part);
-  EXECUTE format('CREATE POLICY documents_full ON %I TO plinth_api_full USING (true) WITH CHECK (true)', part);
+  EXECUTE format('CREATE POLICY documents_full ON %I FOR %s TO plinth_api_full USING (true)%s', part, cmd,
+                 CASE WHEN r IS NULL THEN '' ELSE ' WITH CHECK (true)' END);
   read_sql := coalesce(r ->> 'view', r ->> 'list', CASE WHEN owner_only THEN 'owner_id = plinth_user_id()' ELSE 'true' END);
   EXECUTE format('DROP POLICY IF EXISTS documents_read ON %I', part);
   EXECUTE format('CREATE POLICY documents_read ON %I FOR SELECT TO plinth_api_publishable USING (%s)', part, read_sql);
