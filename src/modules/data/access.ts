@@ -4,6 +4,7 @@
  * the PostgreSQL policies, using the scope this returns.
  */
 import type { FastifyRequest } from 'fastify';
+import { sql, type RawBuilder } from 'kysely';
 import type { AppContext } from '../../context.js';
 import type { TenantScope } from '../../db/pool.js';
 import { projectOf } from '../projects/api-key-auth.js';
@@ -33,6 +34,16 @@ export function readRules(col: CollectionDef): boolean {
 }
 export function writeRules(col: CollectionDef): boolean {
   return !!col.rules_sql;
+}
+
+/**
+ * The `list` rule as a list condition, when `view` (the SELECT policy) is also set and differs:
+ * SQL the server compiled and stored (collections.rules_sql), never client text.
+ */
+export function listRuleCondition(col: CollectionDef, access: Access): RawBuilder<unknown> | null {
+  const r = col.rules_sql;
+  if (!access.rules || !r?.list || !r.view || r.list === r.view) return null;
+  return sql.raw(`(${r.list})`);
 }
 
 /** A rules caller: signed in or not (the rules say whether that matters). */

@@ -245,6 +245,18 @@ describe('editor role: @auth.role', () => {
   });
 });
 
+describe('list and view', () => {
+  it('a list rule narrower than the view rule filters lists; get by id follows view', async () => {
+    ids.pages = (await createCollection(env, p, 'pages', [{ key: 'title', type: 'String' }, { key: 'listed', type: 'Boolean' }]))._id;
+    expect((await setRules(p, 'pages', { view: 'true', list: 'listed = true' })).status).toBe(200);
+    const shown = (await A.post('/api/data/pages', p.sk, { title: 'a', listed: true })).body._id;
+    const unlisted = (await A.post('/api/data/pages', p.sk, { title: 'b', listed: false })).body._id;
+    expect(items(await A.get('/api/data/pages', as.alice!))).toEqual([shown]);
+    expect((await A.get('/api/data/pages?count=true', as.alice!)).body.data.count).toBe(1);
+    expect((await A.get(`/api/data/pages/${unlisted}`, as.alice!)).status).toBe(200);
+  });
+});
+
 describe('saving rules', () => {
   it('points at the position of a refused rule, and leaves the policies as they were', async () => {
     const r = await setRules(p, 'posts', { list: 'published = true || pg_sleep(1) = 1' });
