@@ -13,6 +13,9 @@ import { optionalUserId } from '../auth/user-auth.js';
 import type { CollectionDef } from '../collections/cache.js';
 import { DataErrors } from './errors.js';
 import type { Scope } from './queries.js';
+import { readRules, writeRules } from '../rules/has-rules.js';
+
+export { readRules, writeRules };
 
 export interface Access {
   scope: TenantScope;
@@ -26,14 +29,6 @@ export interface Access {
    * owner checks below step aside, writes go to the partition, and a refusal is rule_denied.
    */
   rules?: boolean;
-}
-
-/** Whether a publishable-key caller of `col` is governed by access rules for reads / for writes. */
-export function readRules(col: CollectionDef): boolean {
-  return !!col.rules_sql && (col.rules_sql.list != null || col.rules_sql.view != null);
-}
-export function writeRules(col: CollectionDef): boolean {
-  return !!col.rules_sql;
 }
 
 /**

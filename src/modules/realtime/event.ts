@@ -6,7 +6,7 @@
  * those the rule admits (docs/rules.md).
  */
 import type { CollectionDef } from '../collections/cache.js';
-import { readRules } from '../data/access.js';
+import { readRules } from '../rules/has-rules.js';
 import { readRuleTest } from '../rules/evaluate.js';
 import { documentView } from '../data/view.js';
 import type { Candidate } from './match.js';
