@@ -20,12 +20,16 @@ DROP POLICY IF EXISTS documents_full ON documents;
 CREATE POLICY documents_full ON documents FOR ALL TO plinth_api_full USING (true) WITH CHECK (true);
 
 DROP POLICY IF EXISTS documents_read ON documents;
+-- A collection with access rules (docs/rules.md) is reached through its partition only, whose
+-- policies are compiled from the rules: through the parent, the publishable role sees none of its
+-- rows and writes none (`c.rules_sql IS NULL` below).
 CREATE POLICY documents_read ON documents FOR SELECT TO plinth_api_publishable USING (
   collection_id NOT IN (
     SELECT c.id FROM collections c
     WHERE c.project_id = plinth_project_id()
-      AND (c.rls ->> 'enabled')::boolean AND c.rls ->> 'mode' = 'private')
-  OR owner_id = plinth_user_id()
+      AND ((c.rls ->> 'enabled')::boolean AND c.rls ->> 'mode' = 'private' OR c.rules_sql IS NOT NULL))
+  OR owner_id = plinth_user_id() AND collection_id NOT IN (
+    SELECT c.id FROM collections c WHERE c.project_id = plinth_project_id() AND c.rules_sql IS NOT NULL)
 );
 
 -- Writes get one policy per command, not one FOR ALL policy: a FOR ALL policy is also a SELECT
@@ -38,55 +42,92 @@ DROP POLICY IF EXISTS documents_insert ON documents;
 CREATE POLICY documents_insert ON documents FOR INSERT TO plinth_api_publishable
   WITH CHECK (owner_id = plinth_user_id() AND collection_id IN (
     SELECT c.id FROM collections c
-    WHERE c.project_id = plinth_project_id() AND (c.rls ->> 'enabled')::boolean));
+    WHERE c.project_id = plinth_project_id() AND (c.rls ->> 'enabled')::boolean AND c.rules_sql IS NULL));
 
 DROP POLICY IF EXISTS documents_update ON documents;
 -- No WITH CHECK: an UPDATE policy without one checks the new row with its USING expression.
 CREATE POLICY documents_update ON documents FOR UPDATE TO plinth_api_publishable
   USING (owner_id = plinth_user_id() AND collection_id IN (
     SELECT c.id FROM collections c
-    WHERE c.project_id = plinth_project_id() AND (c.rls ->> 'enabled')::boolean));
+    WHERE c.project_id = plinth_project_id() AND (c.rls ->> 'enabled')::boolean AND c.rules_sql IS NULL));
 
 DROP POLICY IF EXISTS documents_delete ON documents;
 CREATE POLICY documents_delete ON documents FOR DELETE TO plinth_api_publishable
   USING (owner_id = plinth_user_id() AND collection_id IN (
     SELECT c.id FROM collections c
-    WHERE c.project_id = plinth_project_id() AND (c.rls ->> 'enabled')::boolean));
+    WHERE c.project_id = plinth_project_id() AND (c.rls ->> 'enabled')::boolean AND c.rules_sql IS NULL));
 
 -- Reads go straight to the collection's partition (src/modules/data/queries.ts), which PostgreSQL
 -- plans for in about half the time of the parent: no partition pruning, and no collections
 -- sub-select, because each partition carries the read rules of its own collection as constants.
--- A partition's policies are SELECT only (writes go through the parent and its policies above)
--- and mirror the parent's: tenant isolation for every API role; everything for
--- plinth_api_full; for plinth_api_publishable everything, or, while the collection is private
--- (RLS enabled, mode 'private'), only the signed-in user's rows.
+-- Tenant isolation for every API role; everything for plinth_api_full; for
+-- plinth_api_publishable:
+--   * a collection without rules: SELECT only (writes go through the parent and its policies
+--     above), everything, or, while the collection is private (RLS enabled, mode 'private'),
+--     only the signed-in user's rows;
+--   * a collection with rules (docs/rules.md): its compiled rules (collections.rules_sql) as
+--     the SELECT, INSERT, UPDATE and DELETE policies, an action without a rule keeping the
+--     mode's behaviour; writes come to the partition (src/modules/data/queries.ts).
 CREATE OR REPLACE FUNCTION plinth_sync_partition_policies(p_collection text) RETURNS void
 LANGUAGE plpgsql AS $$
 DECLARE
   part text;
   owner_only boolean;
+  writable boolean;
+  r jsonb;
+  read_sql text;
+  owner_write text;
+  upd text;
+  del text;
+  cmd text;
 BEGIN
-  SELECT 'documents_' || c.id, coalesce((c.rls ->> 'enabled')::boolean AND c.rls ->> 'mode' = 'private', false)
-    INTO part, owner_only
+  SELECT 'documents_' || c.id, coalesce((c.rls ->> 'enabled')::boolean AND c.rls ->> 'mode' = 'private', false),
+         coalesce((c.rls ->> 'enabled')::boolean, false), c.rules_sql
+    INTO part, owner_only, writable, r
     FROM collections c WHERE c.id = p_collection;
   IF part IS NULL OR to_regclass(part) IS NULL THEN
     RETURN;
   END IF;
   EXECUTE format('ALTER TABLE %I ENABLE ROW LEVEL SECURITY', part);
+  -- Without rules the partition is read-only to the API roles: SELECT policies only, as before
+  -- rules existed; with rules the tenant and full-access policies cover every command.
+  cmd := CASE WHEN r IS NULL THEN 'SELECT' ELSE 'ALL' END;
   EXECUTE format('DROP POLICY IF EXISTS documents_tenant ON %I', part);
-  EXECUTE format('CREATE POLICY documents_tenant ON %I AS RESTRICTIVE FOR SELECT TO plinth_api
-                    USING (project_id = plinth_project_id())', part);
+  EXECUTE format('CREATE POLICY documents_tenant ON %I AS RESTRICTIVE FOR %s TO plinth_api
+                    USING (project_id = plinth_project_id())%s', part, cmd,
+                 CASE WHEN r IS NULL THEN '' ELSE ' WITH CHECK (project_id = plinth_project_id())' END);
   EXECUTE format('DROP POLICY IF EXISTS documents_full ON %I', part);
-  EXECUTE format('CREATE POLICY documents_full ON %I FOR SELECT TO plinth_api_full USING (true)', part);
+  EXECUTE format('CREATE POLICY documents_full ON %I FOR %s TO plinth_api_full USING (true)%s', part, cmd,
+                 CASE WHEN r IS NULL THEN '' ELSE ' WITH CHECK (true)' END);
+  read_sql := coalesce(r ->> 'view', r ->> 'list', CASE WHEN owner_only THEN 'owner_id = plinth_user_id()' ELSE 'true' END);
   EXECUTE format('DROP POLICY IF EXISTS documents_read ON %I', part);
-  EXECUTE format('CREATE POLICY documents_read ON %I FOR SELECT TO plinth_api_publishable USING (%s)', part,
-                 CASE WHEN owner_only THEN 'owner_id = plinth_user_id()' ELSE 'true' END);
+  EXECUTE format('CREATE POLICY documents_read ON %I FOR SELECT TO plinth_api_publishable USING (%s)', part, read_sql);
+  EXECUTE format('DROP POLICY IF EXISTS documents_insert ON %I', part);
+  EXECUTE format('DROP POLICY IF EXISTS documents_update ON %I', part);
+  EXECUTE format('DROP POLICY IF EXISTS documents_delete ON %I', part);
   EXECUTE format('GRANT SELECT ON %I TO plinth_api', part);
+  IF r IS NULL THEN
+    EXECUTE format('REVOKE INSERT, UPDATE, DELETE ON %I FROM plinth_api', part);
+    RETURN;
+  END IF;
+  -- Today's write rule for an action without one: the owner, while RLS is enabled.
+  owner_write := CASE WHEN writable THEN 'owner_id = plinth_user_id()' ELSE 'false' END;
+  upd := coalesce(r ->> 'update', owner_write);
+  del := coalesce(r ->> 'delete', owner_write);
+  EXECUTE format('CREATE POLICY documents_insert ON %I FOR INSERT TO plinth_api_publishable WITH CHECK (%s)',
+                 part, coalesce(r ->> 'create', owner_write));
+  -- The API's delete is soft (an UPDATE of deleted_at): the update rule holds for the row before
+  -- (USING) and after (WITH CHECK) an update, the delete rule for the row a soft delete marks.
+  EXECUTE format('CREATE POLICY documents_update ON %I FOR UPDATE TO plinth_api_publishable
+                    USING ((%s) OR (%s))
+                    WITH CHECK (deleted_at IS NULL AND (%s) OR deleted_at IS NOT NULL AND (%s))', part, upd, del, upd, del);
+  EXECUTE format('CREATE POLICY documents_delete ON %I FOR DELETE TO plinth_api_publishable USING (%s)', part, del);
+  EXECUTE format('GRANT INSERT, UPDATE, DELETE ON %I TO plinth_api', part);
 END
 $$;
 
 -- Two triggers keep every partition's policies in step, whoever writes the collection (this
--- version, a node of the previous one during a rolling upgrade, a DBA): a change of rls, and
+-- version, a node of the previous one during a rolling upgrade, a DBA): a change of rls or rules, and
 -- the creation of a collection, at the commit of the creating transaction (deferred: the
 -- partition is made after the collection row, in the same transaction).
 DROP TRIGGER IF EXISTS collections_rls_partition_policies ON collections;
@@ -101,8 +142,9 @@ BEGIN
 END
 $$;
 
-CREATE TRIGGER collections_rls_partition_policies AFTER UPDATE OF rls ON collections
-  FOR EACH ROW WHEN (OLD.rls IS DISTINCT FROM NEW.rls) EXECUTE FUNCTION plinth_collection_partition_policies();
+CREATE TRIGGER collections_rls_partition_policies AFTER UPDATE OF rls, rules_sql ON collections
+  FOR EACH ROW WHEN (OLD.rls IS DISTINCT FROM NEW.rls OR OLD.rules_sql IS DISTINCT FROM NEW.rules_sql)
+  EXECUTE FUNCTION plinth_collection_partition_policies();
 
 CREATE CONSTRAINT TRIGGER collections_partition_policies_on_create AFTER INSERT ON collections
   DEFERRABLE INITIALLY DEFERRED

@@ -20,6 +20,7 @@ import { mfaDashboardRoutes, mfaPublicRoutes } from './modules/mfa/routes/index.
 import socialSettingsRoutes from './modules/social/routes/providers.js';
 import { mailDashboardRoutes, mailPublicRoutes } from './modules/mail/routes/index.js';
 import collectionRoutes from './modules/collections/routes/index.js';
+import rulesRoutes from './modules/rules/routes/index.js';
 import dataRoutes from './modules/data/routes/index.js';
 import dataOperatorRoutes from './modules/data/operator/index.js';
 import schemaRoutes from './modules/schemas/routes/index.js';
@@ -43,6 +44,7 @@ export const dashboardRoutes: RouteModule[] = [
   ...mfaDashboardRoutes,
   ...mailDashboardRoutes,
   ...collectionRoutes,
+  ...rulesRoutes,
   ...dataOperatorRoutes,
   ...webhookRoutes,
 ];

@@ -38,6 +38,15 @@ export interface RlsConfig {
   requireAuthForWrite: boolean;
 }
 
+/** Access rules of a collection (docs/rules.md): each an expression, or null for the RLS mode's behaviour. */
+export interface RulesConfig {
+  list: string | null;
+  view: string | null;
+  create: string | null;
+  update: string | null;
+  delete: string | null;
+}
+
 export interface OperatorsTable {
   id: Generated<string>;
   email: string;
@@ -79,6 +88,9 @@ export interface CollectionsTable {
   search_language: Generated<string>;
   /** Streams its changes to realtime subscribers (migrations/022). */
   realtime: Generated<boolean>;
+  /** Access rules as written, and as compiled to policy SQL (migrations/035); null: none. */
+  rules: ColumnType<RulesConfig | null, string | null | undefined, string | null>;
+  rules_sql: ColumnType<Partial<RulesConfig> | null, string | null | undefined, string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

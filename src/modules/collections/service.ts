@@ -24,6 +24,7 @@ import { isUniqueViolation } from '../../db/errors.js';
 import { dbBytes } from '../data/quota.js';
 import { collectionView, type CollectionRow } from './view.js';
 import { AuthErrors } from '../auth/errors.js';
+import { recompileRules } from '../rules/service.js';
 
 export interface CreateCollectionInput {
   name: string;
@@ -128,6 +129,7 @@ export async function updateSchema(ctx: AppContext, projectId: string, name: str
     .transaction()
     .execute(async (tx) => {
       const updated = await q.updateCollectionFields(tx, current.id, fields, indexes, searchLanguage, ctx.clock.now());
+      await recompileRules(tx, projectId, { id: current.id, fields, rules: current.rules }, ctx.clock.now());
       await syncIndexes(tx, updated, fields, indexes);
       return updated;
     })

@@ -4,6 +4,7 @@
  * the PostgreSQL policies, using the scope this returns.
  */
 import type { FastifyRequest } from 'fastify';
+import { sql, type RawBuilder } from 'kysely';
 import type { AppContext } from '../../context.js';
 import type { TenantScope } from '../../db/pool.js';
 import { projectOf } from '../projects/api-key-auth.js';
@@ -12,6 +13,9 @@ import { optionalUserId } from '../auth/user-auth.js';
 import type { CollectionDef } from '../collections/cache.js';
 import { DataErrors } from './errors.js';
 import type { Scope } from './queries.js';
+import { readRules, writeRules } from '../rules/has-rules.js';
+
+export { readRules, writeRules };
 
 export interface Access {
   scope: TenantScope;
@@ -20,6 +24,27 @@ export interface Access {
   userId: string | null;
   /** Private reads with the publishable key: restrict to this owner. */
   ownerFilter: string | null;
+  /**
+   * The collection's access rules decide (docs/rules.md), in its partition's policies: the
+   * owner checks below step aside, writes go to the partition, and a refusal is rule_denied.
+   */
+  rules?: boolean;
+}
+
+/**
+ * The `list` rule as a list condition, when `view` (the SELECT policy) is also set and differs:
+ * SQL the server compiled and stored (collections.rules_sql), never client text.
+ */
+export function listRuleCondition(col: CollectionDef, access: Access): RawBuilder<unknown> | null {
+  const r = col.rules_sql;
+  if (!access.rules || !r?.list || !r.view || r.list === r.view) return null;
+  return sql.raw(`(${r.list})`);
+}
+
+/** A rules caller: signed in or not (the rules say whether that matters). */
+async function rulesAccess(ctx: AppContext, req: FastifyRequest, projectId: string): Promise<Access> {
+  const userId = await optionalUserId(ctx, req);
+  return { scope: { projectId, userId, keyKind: 'publishable' }, secret: false, userId, ownerFilter: null, rules: true };
 }
 
 export function assertNotUsers(name: string): void {
@@ -29,6 +54,7 @@ export function assertNotUsers(name: string): void {
 export async function readAccess(ctx: AppContext, req: FastifyRequest, col: CollectionDef): Promise<Access> {
   const projectId = projectOf(req).id;
   if (req.keyKind === 'secret') return { scope: { projectId, keyKind: 'secret' }, secret: true, userId: null, ownerFilter: null };
+  if (readRules(col)) return rulesAccess(ctx, req, projectId);
   const isPrivate = col.rls.enabled && col.rls.mode === 'private';
   if (!isPrivate) return { scope: { projectId, keyKind: 'publishable' }, secret: false, userId: null, ownerFilter: null };
   const userId = await optionalUserId(ctx, req);
@@ -39,6 +65,7 @@ export async function readAccess(ctx: AppContext, req: FastifyRequest, col: Coll
 export async function writeAccess(ctx: AppContext, req: FastifyRequest, col: CollectionDef): Promise<Access> {
   const projectId = projectOf(req).id;
   if (req.keyKind === 'secret') return { scope: { projectId, keyKind: 'secret' }, secret: true, userId: null, ownerFilter: null };
+  if (writeRules(col)) return rulesAccess(ctx, req, projectId);
   if (!col.rls.enabled) throw DataErrors.write_blocked();
   if (col.rls.mode !== 'public-read' && col.rls.mode !== 'private') throw DataErrors.write_blocked('Unsupported RLS mode');
   const userId = await optionalUserId(ctx, req);
@@ -50,7 +77,9 @@ export async function writeAccess(ctx: AppContext, req: FastifyRequest, col: Col
 
 /** The documents this caller may see in `col` (private mode: only their own). */
 export function docScope(col: CollectionDef, access: Access, includeDeleted = false): Scope {
-  return { projectId: col.project_id, collectionId: col.id, includeDeleted, ownerId: access.ownerFilter };
+  const s: Scope = { projectId: col.project_id, collectionId: col.id, includeDeleted, ownerId: access.ownerFilter };
+  if (access.rules) s.viaPartition = true;
+  return s;
 }
 
 /** `?hard=true` purges; only the secret key may. */
@@ -68,7 +97,7 @@ export function ownerOf(col: CollectionDef, id: string, data: Record<string, unk
 
 /** Create with the publishable key: fill a missing owner, refuse someone else's. */
 export function applyOwnerOnCreate(col: CollectionDef, access: Access, doc: Record<string, unknown>, index: number): void {
-  if (access.secret) return;
+  if (access.secret || access.rules) return;
   const field = col.rls.ownerField;
   if (field === '_id') throw DataErrors.insert_denied();
   const v = doc[field];
@@ -80,12 +109,12 @@ export function applyOwnerOnCreate(col: CollectionDef, access: Access, doc: Reco
 
 /** Update/delete with the publishable key: the stored owner must be the caller. */
 export function assertOwner(access: Access, storedOwner: string | null): void {
-  if (access.secret) return;
+  if (access.secret || access.rules) return;
   if (storedOwner !== access.userId) throw DataErrors.rls_denied();
 }
 
 /** The owner field may not change under RLS (publishable key). */
 export function assertOwnerUnchanged(col: CollectionDef, access: Access, before: string | null, after: string | null): void {
-  if (access.secret) return;
+  if (access.secret || access.rules) return;
   if (before !== after) throw DataErrors.owner_immutable(`${col.rls.ownerField} cannot be changed under RLS.`);
 }

@@ -42,7 +42,7 @@ export function createOnce(ctx: AppContext, col: CollectionDef, access: Access, 
 
 export function createManyOnce(ctx: AppContext, col: CollectionDef, access: Access, body: unknown, limit: number, k: Keyed<{ insertedCount: number; insertedIds: string[] }>) {
   const { rows, bound } = prepareMany(col, access, body);
-  return writeOnce(ctx, access.scope, bound, limit, k, (tx, pay) => insertMany(ctx, tx, col, rows, bound, pay));
+  return writeOnce(ctx, access.scope, bound, limit, k, (tx, pay) => insertMany(ctx, tx, col, rows, bound, pay, access));
 }
 
 export function updateOnce(ctx: AppContext, col: CollectionDef, access: Access, id: string, body: unknown, limit: number, k: Keyed<Record<string, unknown>>) {

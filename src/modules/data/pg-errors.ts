@@ -8,6 +8,7 @@
 import { isDroppedPartition, isMissingPartition, isUniqueViolation, isUnstorableText, sqlState } from '../../db/errors.js';
 import { DataErrors } from './errors.js';
 import { CollectionErrors } from '../collections/errors.js';
+import { RuleErrors } from '../rules/errors.js';
 
 /**
  * Invalid text, datetime, range and time zone displacement (a year JavaScript accepts but
@@ -25,6 +26,8 @@ function mapPgError(err: unknown): unknown {
   // 54000 from a B-tree: the value does not fit an index entry (about a third of an 8 kB page).
   if (code === '54000') return DataErrors.value_too_long();
   if (code === '57014') return DataErrors.query_timeout();
+  // A new row an access rule's WITH CHECK refuses (docs/rules.md): the rule said no.
+  if (code === '42501' && /row-level security/.test(String((err as Error).message))) return RuleErrors.rule_denied();
   if (BAD_VALUE.has(code) || isUnstorableText(err)) return DataErrors.invalid_query('Invalid value in query.');
   return err;
 }

@@ -14,6 +14,11 @@ export interface Scope {
   includeDeleted: boolean;
   /** Private mode with a publishable key: only this owner's rows. */
   ownerId?: string | null;
+  /**
+   * Write to the collection's partition, not the parent: a collection with access rules, whose
+   * write policies are on its partition (docs/rules.md).
+   */
+  viaPartition?: boolean;
 }
 
 export interface StoredRow extends DocumentRow {
@@ -55,6 +60,8 @@ function idLiteral(id: string): string {
  * read (a list's planning ~0.2 → ~0.1 ms). Writes go through the parent and its policies.
  */
 const readSource = (s: Scope) => sql.raw(partitionName(s.collectionId));
+/** What writes go to: the parent and its policies, or for a collection with rules its partition and the rules' policies. */
+const writeTarget = (s: Pick<Scope, 'collectionId' | 'viaPartition'>) => (s.viaPartition ? readSource(s as Scope) : sql.raw('documents'));
 
 /** One raw fragment for the fixed part: every statement of a request builds it, and each
  *  interpolated piece is a node Kysely visits on every compile. */
@@ -145,12 +152,14 @@ export const SIZE = (json: string) => sql`octet_length(${json}::jsonb::text)`;
  * has the rest (its own values, `now` as both timestamps), so PostgreSQL does not send the
  * document back and Node does not parse it again.
  */
-export async function insertRows(tx: Tx, projectId: string, collectionId: string, rows: NewRow[], now: Date): Promise<Array<{ id: string; size_bytes: number }>> {
+export async function insertRows(
+  tx: Tx, projectId: string, collectionId: string, rows: NewRow[], now: Date, viaPartition = false,
+): Promise<Array<{ id: string; size_bytes: number }>> {
   const values = rows.map(
     (r) => sql`(${projectId}, ${collectionId}, ${r.id}, ${r.ownerId}, ${r.json}::jsonb, ${SIZE(r.json)}, ${now}, ${now})`,
   );
   const res = await sql<{ id: string; size_bytes: number }>`
-    INSERT INTO documents (project_id, collection_id, id, owner_id, data, size_bytes, created_at, updated_at)
+    INSERT INTO ${writeTarget({ collectionId, viaPartition })} (project_id, collection_id, id, owner_id, data, size_bytes, created_at, updated_at)
     VALUES ${sql.join(values)} RETURNING id, size_bytes`.execute(tx);
   return res.rows;
 }
@@ -160,7 +169,7 @@ export async function updateRow(
   tx: Tx, s: Scope, id: string, version: number, r: Omit<NewRow, 'id' | 'data'>, now: Date,
 ): Promise<StoredRow | undefined> {
   const res = await sql<StoredRow>`
-    UPDATE documents
+    UPDATE ${writeTarget(s)}
     SET data = ${r.json}::jsonb, owner_id = ${r.ownerId}, size_bytes = ${SIZE(r.json)}, updated_at = ${now}, version = version + 1
     WHERE ${scopeWhere(s)} AND id = ${id} AND version = ${version} RETURNING ${COLUMNS}`.execute(tx);
   return res.rows[0];
@@ -187,7 +196,7 @@ export async function patchRow(
   // RETURNING only what the caller cannot know: each column costs a field description and a
   // parser per execution in node-postgres (~1.5 µs), on every update.
   const res = await sql<PatchedRow>`
-    UPDATE documents
+    UPDATE ${writeTarget(s)}
     SET data = data || ${patch.json}::jsonb, size_before = size_bytes, size_bytes = octet_length((data || ${patch.json}::jsonb)::text),
         owner_id = ${owner}, updated_at = ${now}, version = version + 1
     WHERE ${scopeWhere(s)} AND id = ${id}
@@ -198,13 +207,13 @@ export async function patchRow(
 /** Soft delete (deletedAt set) or restore (cleared). */
 export async function setDeleted(tx: Tx, s: Scope, id: string, at: Date | null, now: Date): Promise<StoredRow | undefined> {
   const res = await sql<StoredRow>`
-    UPDATE documents SET deleted_at = ${at}, updated_at = ${now}
+    UPDATE ${writeTarget(s)} SET deleted_at = ${at}, updated_at = ${now}
     WHERE ${scopeWhere(s)} AND id = ${id} RETURNING ${COLUMNS}`.execute(tx);
   return res.rows[0];
 }
 
 export async function hardDelete(tx: Tx, s: Scope, id: string): Promise<StoredRow | undefined> {
-  const res = await sql<StoredRow>`DELETE FROM documents WHERE ${scopeWhere(s)} AND id = ${id} RETURNING ${COLUMNS}`.execute(tx);
+  const res = await sql<StoredRow>`DELETE FROM ${writeTarget(s)} WHERE ${scopeWhere(s)} AND id = ${id} RETURNING ${COLUMNS}`.execute(tx);
   return res.rows[0];
 }
 

@@ -4,7 +4,7 @@ import type { AppContext } from '../../context.js';
 import { sqlState } from '../../db/errors.js';
 import type { Tx } from '../../db/pool.js';
 import type { CollectionDef } from '../collections/cache.js';
-import { docScope, type Access } from './access.js';
+import { docScope, listRuleCondition, type Access } from './access.js';
 import { encodeCursor, keysetCondition } from './cursor.js';
 import { DataErrors } from './errors.js';
 import { guardDb } from './pg-errors.js';
@@ -57,9 +57,14 @@ export function regexExhausted(filters: Filter[], err: unknown): unknown {
 
 const paths = (fields: string[] | null) => (fields ? fields.map((f) => f.split('.')) : null);
 
-/** The list's conditions: its filters and, with `search`, the full-text match. */
-function conditionsOf(col: CollectionDef, q: ListQuery, search: SearchPlan | null) {
+/**
+ * The list's conditions: its filters, with `search` the full-text match, and under access rules
+ * whose `view` and `list` differ, the `list` rule (the policy holds `view`; docs/rules.md).
+ */
+function conditionsOf(col: CollectionDef, q: ListQuery, search: SearchPlan | null, access?: Access) {
   const conditions = filterConditions(col, q.filters);
+  const listRule = access ? listRuleCondition(col, access) : null;
+  if (listRule) conditions.push(listRule);
   return search ? [...conditions, search.condition] : conditions;
 }
 
@@ -74,7 +79,7 @@ function orderOf(col: CollectionDef, q: ListQuery, search: SearchPlan | null, cu
 }
 
 export async function countDocuments(ctx: AppContext, col: CollectionDef, access: Access, q: ListQuery): Promise<number> {
-  const where = and(conditionsOf(col, q, searchPlan(col, q.search)));
+  const where = and(conditionsOf(col, q, searchPlan(col, q.search), access));
   return guardDb(() => inScope(ctx, access, q, (tx) => countRows(tx, docScope(col, access, q.includeDeleted), where)));
 }
 
@@ -91,7 +96,7 @@ function freeTotal(q: ListQuery, fetched: number): number | null {
 
 export async function listDocuments(ctx: AppContext, col: CollectionDef, access: Access, q: ListQuery) {
   const search = searchPlan(col, q.search);
-  const conditions = conditionsOf(col, q, search);
+  const conditions = conditionsOf(col, q, search, access);
   const scope = docScope(col, access, q.includeDeleted);
   const cursorMode = q.cursor !== undefined;
   const order = orderOf(col, q, search, cursorMode);

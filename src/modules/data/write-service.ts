@@ -16,6 +16,7 @@ import { validateDocument } from '../collections/validate.js';
 import { applyOwnerOnCreate, assertHardDeleteAllowed, assertOwner, assertOwnerUnchanged, docScope, ownerOf, type Access } from './access.js';
 import { assertSafe, mergeUpdate, withoutSystemFields } from './body.js';
 import { DataErrors } from './errors.js';
+import { RuleErrors } from '../rules/errors.js';
 import { guardDb } from './pg-errors.js';
 import { dbBytes, payEach, sizeBound, type Pay } from './quota.js';
 import * as q from './queries.js';
@@ -60,7 +61,7 @@ export async function insertOne(ctx: AppContext, db: Tx, col: CollectionDef, acc
   if (typeof row === 'string') throw DataErrors.document_invalid(row);
   const now = ctx.clock.now();
   await pay(sizeBound(row.json), async () => {
-    const [r] = await q.insertRows(db, col.project_id, col.id, [row], now);
+    const [r] = await q.insertRows(db, col.project_id, col.id, [row], now, !!access.rules);
     return { result: r!, growth: r!.size_bytes };
   });
   // The stored document is exactly these values (the insert sets both timestamps to `now`).
@@ -82,9 +83,9 @@ export function prepareMany(col: CollectionDef, access: Access, body: unknown): 
 }
 
 /** Inserts prepared rows with one multi-row INSERT (all or nothing even without a transaction), paid by `pay`. */
-export async function insertMany(ctx: AppContext, db: Tx, col: CollectionDef, rows: q.NewRow[], bound: number, pay: Pay) {
+export async function insertMany(ctx: AppContext, db: Tx, col: CollectionDef, rows: q.NewRow[], bound: number, pay: Pay, access?: Access) {
   const stored = (await pay(bound, async () => {
-    const inserted = await q.insertRows(db, col.project_id, col.id, rows, ctx.clock.now());
+    const inserted = await q.insertRows(db, col.project_id, col.id, rows, ctx.clock.now(), !!access?.rules);
     return { result: inserted, growth: inserted.reduce((n, r) => n + r.size_bytes, 0) };
   }))!;
   return { insertedCount: stored.length, insertedIds: stored.map((s) => s.id) };
@@ -92,7 +93,7 @@ export async function insertMany(ctx: AppContext, db: Tx, col: CollectionDef, ro
 
 export async function createMany(ctx: AppContext, col: CollectionDef, access: Access, body: unknown, limit: number) {
   const { rows, bound } = prepareMany(col, access, body);
-  return guardDb(() => ctx.db.read(access.scope, (db) => insertMany(ctx, db, col, rows, bound, payEach(ctx, db, col.project_id, limit))));
+  return guardDb(() => ctx.db.read(access.scope, (db) => insertMany(ctx, db, col, rows, bound, payEach(ctx, db, col.project_id, limit), access)));
 }
 
 const UPDATE_ATTEMPTS = 5;
@@ -149,8 +150,19 @@ async function tryUpdate(ctx: AppContext, db: Tx, col: CollectionDef, access: Ac
   const json = JSON.stringify(doc);
   return pay(sizeBound(json) - current.size_bytes, async () => {
     const row = await q.updateRow(db, docScope(col, access), id, current.version, { ownerId, json }, ctx.clock.now());
+    if (!row) await assertNotRefused(db, col, access, id, current.version);
     return row ? { result: row, growth: row.size_bytes - current.size_bytes } : null;
   });
+}
+
+/**
+ * Under access rules a write that touched nothing, of a row the caller sees unchanged, was
+ * refused by the update (or delete) rule's USING: 403, not a conflict to retry or a 404.
+ */
+async function assertNotRefused(db: Tx, col: CollectionDef, access: Access, id: string, version: number | null): Promise<void> {
+  if (!access.rules) return;
+  const again = await q.getRow(db, docScope(col, access, true), id);
+  if (again && (version === null || again.version === version)) throw RuleErrors.rule_denied();
 }
 
 export async function deleteDocument(ctx: AppContext, col: CollectionDef, access: Access, id: string, hard: boolean) {
@@ -168,7 +180,10 @@ export async function softDeleteOne(ctx: AppContext, db: Tx, col: CollectionDef,
   const s = docScope(col, access);
   await checkOwner(db, s, access, id);
   const now = ctx.clock.now();
-  if (!(await q.setDeleted(db, s, id, now, now))) throw DataErrors.document_not_found();
+  if (!(await q.setDeleted(db, s, id, now, now))) {
+    await assertNotRefused(db, col, access, id, null);
+    throw DataErrors.document_not_found();
+  }
   return { id };
 }
 
@@ -195,6 +210,9 @@ export async function restoreOne(ctx: AppContext, db: Tx, col: CollectionDef, ac
   assertOwner(access, current.owner_id);
   if (current.deleted_at_ms === null) return documentView(current);
   const restored = await q.setDeleted(db, s, id, null, ctx.clock.now());
-  if (!restored) throw DataErrors.document_not_found();
+  if (!restored) {
+    await assertNotRefused(db, col, access, id, null);
+    throw DataErrors.document_not_found();
+  }
   return documentView(restored);
 }

@@ -2,9 +2,12 @@
  * A change as realtime subscribers see it, and who may see it: the same rule as a list call
  * at that moment (src/modules/data/access.ts and the documents policies in sql/20): the secret
  * key sees every document; a publishable key sees every document of a collection that is not
- * private, and of a private one only those its end user owns.
+ * private, and of a private one only those its end user owns; of a collection with a read rule,
+ * those the rule admits (docs/rules.md).
  */
 import type { CollectionDef } from '../collections/cache.js';
+import { readRules } from '../rules/has-rules.js';
+import { readRuleTest } from '../rules/evaluate.js';
 import { documentView } from '../data/view.js';
 import type { Candidate } from './match.js';
 import type { Position } from './position.js';
@@ -16,6 +19,13 @@ export const positionOf = (row: ChangeRow): Position => ({ xid: BigInt(row.xid),
 export function mayRead(scope: TicketClaims, col: CollectionDef, row: ChangeRow): boolean {
   if (scope.projectId !== row.project_id) return false;
   if (scope.keyKind === 'secret') return true;
+  if (readRules(col)) {
+    // The read rule in memory (docs/rules.md); a rule that needs the database was refused at
+    // subscribe time (service.ts), and is "no" here.
+    const test = readRuleTest(col);
+    if (!test) return false;
+    return test({ id: row.doc_id, data: row.data ?? {}, createdMs: row.created_ms, updatedMs: row.updated_ms }, { userId: scope.userId, keyKind: scope.keyKind });
+  }
   const isPrivate = col.rls.enabled && col.rls.mode === 'private';
   return !isPrivate || (scope.userId !== null && row.owner_id === scope.userId);
 }

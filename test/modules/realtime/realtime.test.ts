@@ -143,6 +143,32 @@ describe('access rules on every event', () => {
     expect(bob.changes().map((e) => doc(e)?.text)).toEqual(['bob secret']);
   });
 
+  it("sends a collection's events only to those its read rule admits (blog drafts), and refuses a rule it cannot judge in memory", async () => {
+    await collection('blog', { schema: [{ key: 'title', type: 'String' }, { key: 'published', type: 'Boolean' }, { key: 'author', type: 'String' }] });
+    const rules = (payload: Record<string, string | null>) => env.app.inject({ method: 'PATCH', url: `/api/projects/${p.id}/collections/blog/rules`, headers: p.owner.auth, payload });
+    const own = 'author = @auth.id';
+    expect((await rules({ list: 'published = true || author = @auth.id', create: own })).statusCode).toBe(200);
+    const asAlice = { ...p.pk, authorization: `Bearer ${aliceToken}` };
+    const alice = await subscribe([{ collection: 'blog' }], asAlice);
+    const bob = await subscribe([{ collection: 'blog' }], { ...p.pk, authorization: `Bearer ${bobToken}` });
+    const anon = await subscribe([{ collection: 'blog' }]);
+    expect((await A.post('/api/data/blog', asAlice, { title: 'draft', published: false, author: ALICE })).status).toBe(201);
+    expect((await A.post('/api/data/blog', asAlice, { title: 'out', published: true, author: ALICE })).status).toBe(201);
+    await alice.waitFor(() => alice.changes().length >= 2);
+    await bob.waitFor((e) => doc(e)?.title === 'out');
+    await anon.waitFor((e) => doc(e)?.title === 'out');
+    await settle();
+    expect(alice.changes().map((e) => doc(e)?.title)).toEqual(['draft', 'out']);
+    expect(bob.changes().map((e) => doc(e)?.title)).toEqual(['out']);
+    expect(anon.changes().map((e) => doc(e)?.title)).toEqual(['out']);
+    for (const x of [alice, bob, anon]) x.close(); // the project's stream limit is shared by this file's tests
+    await collection('crew', { schema: [{ key: 'user', type: 'String' }] });
+    expect((await rules({ list: '@collection.crew(user = @auth.id)' })).statusCode).toBe(200);
+    const refused = await ticket([{ collection: 'blog' }], asAlice);
+    expect(refused.status).toBe(400);
+    expect(refused.body.code).toBe('rule_needs_database');
+  });
+
   it('never logs a ticket (it is a credential in the URL)', async () => {
     const t = await ticket([{ collection: 'posts' }]);
     expect(t.status).toBe(200);

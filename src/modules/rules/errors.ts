@@ -1,0 +1,21 @@
+/** Error catalogue of access rules (docs/rules.md). */
+import { defineErrors } from '../../lib/errors.js';
+
+export const RuleErrors = defineErrors('rules', {
+  rule_invalid: { status: 400, message: 'Invalid rule.' },
+  rule_needs_database: {
+    status: 400,
+    message: "This collection's read rule uses a lookup or @auth fields, which realtime does not evaluate: subscribe with the secret key, or stream a collection whose read rule compares fields, @auth.id and the key kind only.",
+  },
+  rule_denied: { status: 403, message: "The collection's access rules do not allow this." },
+});
+
+/** A rule the grammar or the type check refuses, with the offset it points at. */
+export class RuleSyntaxError extends Error {
+  constructor(
+    message: string,
+    readonly pos: number,
+  ) {
+    super(`${message} (at character ${pos + 1})`);
+  }
+}

@@ -1,0 +1,5 @@
+/** The dashboard routes of access rules, under /api/projects/:projectId/collections/:name/rules. */
+import { defineRoutes } from '../../../route-groups.js';
+import rulesRoute from './rules.js';
+
+export default [defineRoutes('operator', rulesRoute)];

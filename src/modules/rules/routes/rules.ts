@@ -1,0 +1,44 @@
+/** GET / PATCH /api/projects/:projectId/collections/:name/rules (docs/rules.md). */
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../../../context.js';
+import { ok } from '../../../lib/envelope.js';
+import { operatorOf } from '../../operators/auth.js';
+import type { App } from '../../../app.js';
+import { loadOwnedProject } from '../../projects/access.js';
+import { CollectionParams, envelopeOf } from '../../collections/schemas.js';
+import { getRules, updateRules } from '../service.js';
+
+const Rule = Type.Union([Type.String({ maxLength: 2000 }), Type.Null()]);
+const Rules = Type.Object({ list: Rule, view: Rule, create: Rule, update: Rule, delete: Rule });
+const Body = Type.Partial(Rules, { additionalProperties: false });
+const Policy = Type.Object({
+  name: Type.String(),
+  command: Type.String(),
+  roles: Type.Array(Type.String()),
+  using: Type.Union([Type.String(), Type.Null()]),
+  withCheck: Type.Union([Type.String(), Type.Null()]),
+});
+const Data = Type.Object({
+  name: Type.String(),
+  rules: Rules,
+  /** The compiled policy expressions, per action that has a rule (read-only). */
+  sql: Type.Record(Type.String(), Type.String()),
+  /** The partition's policies as PostgreSQL holds them (read-only). */
+  policies: Type.Array(Policy),
+});
+const schema = { tags: ['dashboard: collections'], params: CollectionParams, response: { 200: envelopeOf(Data) } };
+
+export default async function rulesRoute(app: App, ctx: AppContext): Promise<void> {
+  app.get('/api/projects/:projectId/collections/:name/rules', { schema: { ...schema, summary: 'Access rules of a collection and their SQL' } }, async (req) => {
+    const project = await loadOwnedProject(ctx, operatorOf(req), req.params.projectId);
+    return ok(await getRules(ctx, project.id, req.params.name));
+  });
+  app.patch(
+    '/api/projects/:projectId/collections/:name/rules',
+    { schema: { ...schema, body: Body, summary: 'Change the access rules of a collection' } },
+    async (req) => {
+      const project = await loadOwnedProject(ctx, operatorOf(req), req.params.projectId);
+      return ok(await updateRules(ctx, project.id, req.params.name, req.body), 'Collection rules updated');
+    },
+  );
+}
