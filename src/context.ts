@@ -18,7 +18,7 @@ import type { ProjectCache } from './modules/projects/cache.js';
 import type { OAuthServers } from './modules/social/provider-names.js';
 import type { UploadBatchers } from './modules/storage/batching.js';
 import type { StorageDriver } from './modules/storage/drivers/types.js';
-import type { ResumableUploads } from './modules/storage/resumable/server.js';
+import type { ResumableUploadsHandle } from './modules/storage/resumable/handle.js';
 import type { ImageRenderer } from './modules/storage/images/renderer.js';
 import type { JobQueue } from './worker/queue.js';
 
@@ -71,7 +71,7 @@ export interface StorageNode {
   /** Hours whose stale-upload sweep this node has already scheduled (one job per hour). */
   sweptHours: LRUCache<string, true>;
   /** The node's tus server (src/modules/storage/resumable/server.ts); no upload state of its own. */
-  resumable: ResumableUploads;
+  resumable: ResumableUploadsHandle;
   /** Image transformations: bounded renders per node (src/modules/storage/images/renderer.ts). */
   images: ImageRenderer;
   /** Derivatives being rendered on this node, by store key (one rendering per key at a time). */

@@ -9,23 +9,12 @@ import type { AppContext } from '../../context.js';
 import { safeEqual } from '../../lib/crypto.js';
 import { isAdmin } from './service.js';
 import { verifyOperatorToken } from './tokens.js';
-import type { PlanName } from '../plans/plans.js';
 import { RequestAuthErrors } from '../../lib/identity/request-errors.js';
 import { findOperatorIdentity } from './queries.js';
-import type { Aal } from '../../lib/identity/assurance.js';
+import type { OperatorIdentity } from './identity.js';
 import { MfaErrors } from '../../lib/identity/mfa-errors.js';
 
-export interface OperatorIdentity {
-  id: string;
-  email: string;
-  name: string | null;
-  plan: PlanName;
-  isVerified: boolean;
-  isAdmin: boolean;
-  /** The session's assurance, and whether the operator has a second factor (docs/operators-and-projects.md). */
-  aal: Aal;
-  hasSecondFactor: boolean;
-}
+export type { OperatorIdentity } from './identity.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

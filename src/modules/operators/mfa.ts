@@ -11,7 +11,7 @@ import { amrEntry, withSecondFactor, type AmrEntry } from '../../lib/identity/as
 import { MfaErrors } from '../../lib/identity/mfa-errors.js';
 import { newRecoveryCodes, normaliseRecoveryCode, recoveryCodeHash } from '../../lib/identity/recovery-codes.js';
 import { matchTotp, newTotpSecret, totpQrDataUrl, totpUri } from '../../lib/identity/totp.js';
-import type { OperatorIdentity } from './auth.js';
+import type { OperatorIdentity } from './identity.js';
 import {
   acceptOperatorTotpStep, countOperatorRecoveryCodesLeft, deleteOperatorFactors, findOperatorTotp, insertOperatorChallenge, platformSetting,
   releaseOperatorFailure, replaceOperatorRecoveryCodes, reserveOperatorFailure, setPlatformSetting, spendOperatorRecoveryCode, takeOperatorChallenge,

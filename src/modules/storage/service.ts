@@ -8,7 +8,6 @@ import type { AppContext } from '../../context.js';
 import type { TenantScope } from '../../db/pool.js';
 import { objectId } from '../../lib/ids.js';
 import { METRICS, quotaCap } from '../../lib/quota-queries.js';
-import type { ProjectRecord } from '../projects/cache.js';
 import { backendFor, backendOfFile, storeCall } from './backends.js';
 import { StorageErrors } from './errors.js';
 import { buildPath, checkPath, derivedPrefix, hasControlChars } from './paths.js';
@@ -17,13 +16,9 @@ import { deleteByPath, type FileRow } from './queries.js';
 import { SIGNED_URL_TTL_SECONDS } from './signing.js';
 import { ensureSweep } from './sweep.js';
 import { checkDeclared } from './upload-rules.js';
+import type { Caller } from './caller.js';
 
-export interface Caller {
-  project: ProjectRecord;
-  keyKind: 'secret' | 'publishable';
-  /** The signed-in end user (publishable-key callers); null for the secret key. */
-  userId: string | null;
-}
+export type { Caller } from './caller.js';
 
 export const storageCounter = (projectId: string) => ({ subjectId: projectId, metric: METRICS.storageBytes });
 

@@ -14,7 +14,8 @@ import { AppError } from '../../../lib/errors.js';
 import { StorageErrors } from '../errors.js';
 import { isPrivate } from '../file-settings.js';
 import { checkPath, encodePath, projectOfPath } from '../paths.js';
-import type { Caller } from '../service.js';
+import type { Caller } from '../caller.js';
+import type { ResumableUploadsHandle } from './handle.js';
 import { PgKvStore, reviveS3Metadata, reviveUpload } from './kv-store.js';
 import { DEFAULT_LEASE, PgLocker, type LeaseTimings } from './locker.js';
 import { deleteSession, hasSession } from './queries.js';
@@ -39,7 +40,7 @@ function fromId(segment: string | undefined): string | undefined {
   }
 }
 
-export class ResumableUploads {
+export class ResumableUploads implements ResumableUploadsHandle {
   private built: Promise<Server> | null = null;
   private readonly callers = new WeakMap<IncomingMessage, Caller>();
 
@@ -117,7 +118,10 @@ export class ResumableUploads {
       },
       onResponseError: (_req, err) => {
         if (err instanceof AppError) return { status_code: err.status, body: JSON.stringify(errorBody(err.message, err.code)) };
-        if ('status_code' in err) return undefined;
+        if ('status_code' in err) {
+          const mapped = tusError(err.status_code, err.body);
+          return { status_code: mapped.status, body: JSON.stringify(errorBody(mapped.message, mapped.code)) };
+        }
         ctx.log.error({ err }, 'storage: resumable upload failed');
         const failed = StorageErrors.storage_failed();
         return { status_code: failed.status, body: JSON.stringify(errorBody(failed.message, failed.code)) };
@@ -150,5 +154,24 @@ export class ResumableUploads {
         responseChecksumValidation: 'WHEN_REQUIRED',
       },
     });
+  }
+}
+
+/**
+ * A tus protocol error (@tus/server's `{ status_code, body }`) as an entry of the error
+ * catalogue, so a tus client's mistake gets the same envelope and a stable code as every other
+ * route (a 4xx never becomes a 5xx; tus's own 5xx stays storage_failed).
+ */
+function tusError(status: number, body: string): AppError {
+  const message = body.trim() || undefined;
+  switch (status) {
+    case 403: return StorageErrors.access_denied(message);
+    case 404: return StorageErrors.file_not_found(message);
+    case 409: return StorageErrors.upload_offset_conflict(message);
+    case 410: return StorageErrors.upload_gone(message);
+    case 412: return StorageErrors.tus_resumable_required(message);
+    case 413: return StorageErrors.file_too_large(message);
+    default:
+      return status >= 400 && status < 500 ? StorageErrors.resumable_request_invalid(message, undefined, { status }) : StorageErrors.storage_failed();
   }
 }

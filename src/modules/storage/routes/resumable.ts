@@ -33,6 +33,8 @@ const Params = Type.Object({ uploadId: Type.String({ description: 'the last segm
 const Empty = Type.Null({ description: 'no body; tus headers (Location, Upload-Offset, Upload-Length, Upload-Expires, Plinth-File-Path)' });
 
 async function serveTus(ctx: AppContext, req: FastifyRequest, reply: FastifyReply) {
+  // @tus/server answers a missing or other version in plain text; ours has the envelope.
+  if (req.headers['tus-resumable'] !== '1.0.0') throw StorageErrors.tus_resumable_required(undefined, undefined, { headers: { 'tus-version': '1.0.0' } });
   const caller = await storageCaller(ctx, req);
   // Headers set by the CORS hook go out with tus's own response.
   for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);

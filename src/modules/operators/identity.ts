@@ -1,0 +1,15 @@
+/** The signed-in operator as the request carries it: a types-only file (auth.ts, mfa.ts and service.ts all name it). */
+import type { Aal } from '../../lib/identity/assurance.js';
+import type { PlanName } from '../plans/plans.js';
+
+export interface OperatorIdentity {
+  id: string;
+  email: string;
+  name: string | null;
+  plan: PlanName;
+  isVerified: boolean;
+  isAdmin: boolean;
+  /** The session's assurance, and whether the operator has a second factor (docs/operators-and-projects.md). */
+  aal: Aal;
+  hasSecondFactor: boolean;
+}
