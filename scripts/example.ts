@@ -7,27 +7,16 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { chat } from '../examples/chat/setup.js';
 import type { ExampleSpec } from '../examples/lib/provision.js';
 import { provision } from '../examples/lib/provision.js';
 import { serveExample } from '../examples/lib/serve.js';
+import { freePort } from '../src/db/embedded.js';
 import { ROOT_DIR } from '../src/paths.js';
 
 const EXAMPLES = new Map<string, ExampleSpec>([['chat', chat]]);
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-}
 
 async function waitHealthy(base: string, child: ReturnType<typeof spawn>): Promise<void> {
   for (let i = 0; i < 240; i++) {

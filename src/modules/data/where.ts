@@ -23,7 +23,7 @@ function looseCompare(f: FieldRef, op: keyof typeof CMP, raw: string): RawBuilde
 /** The first characters of a String value that plinth_key keeps (code points, as PostgreSQL's left()). */
 const keyPrefix = (v: string) => Array.from(v).slice(0, KEY_PREFIX_CHARS).join('');
 /** Shorter than the prefix: `plinth_key(data, k) = v` alone is exact (a longer value's key is 200 long). */
-const fitsPrefix = (v: string) => keyPrefix(v).length === v.length && Array.from(v).length < KEY_PREFIX_CHARS;
+const fitsPrefix = (v: string) => Array.from(v).length < KEY_PREFIX_CHARS;
 
 /**
  * Equality with one of `raws` (`eq` has one). Undeclared and Array fields test containment

@@ -13,6 +13,7 @@
  */
 import { escapeIdentifier as ident, escapeLiteral as lit } from 'pg';
 import type { FieldDef } from '../../db/types.js';
+import { KEY_PREFIX_CHARS } from '../data/fields.js';
 import type { CompareOp, Expr, Literal, Operand } from './ast.js';
 import { RuleSyntaxError } from './errors.js';
 
@@ -50,7 +51,6 @@ const SYSTEM = new Map<string, { type: Type; column: string }>([
   ['updatedAt', { type: 'ts', column: 'updated_at' }],
 ]);
 const AUTH_BUILTIN = new Map<string, Type>([['id', 'txt'], ['email', 'txt'], ['verified', 'bool'], ['kind', 'txt']]);
-const PREFIX_CHARS = 200;
 
 /** The row a field refers to: unqualified (the policy's table) or through an alias/table name. */
 interface Row {
@@ -188,7 +188,7 @@ class Compiler {
    */
   private prefixed(l: Value, r: Value): string {
     const [f, other] = l.prefix ? [l, r] : [r, l];
-    return `(${f.prefix} = left(${other.sql}, ${PREFIX_CHARS}) AND ${f.sql} = ${other.sql})`;
+    return `(${f.prefix} = left(${other.sql}, ${KEY_PREFIX_CHARS}) AND ${f.sql} = ${other.sql})`;
   }
 
   private inList(left: Operand, values: Literal[], row: Row): string {
