@@ -4,7 +4,9 @@
  * a message to a room Bob is not in shows as unread until he opens it, and stays read after a
  * reload (his private read marker); Bob sends an image through storage and Alice sees it. A
  * loopback receiver gets every message as a signed webhook, verifies the signature, and sends a
- * notification mail through the mail API, which lands in the dev outbox.
+ * notification mail through the mail API, which lands in the dev outbox. A long non-ASCII message
+ * sent while Bob's connection is cut (a TCP proxy between his browser and Plinth) reaches him once
+ * it is back (the stream resumes from Last-Event-ID), once.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,6 +21,7 @@ import { dispatchBatch } from '../../src/modules/webhooks/dispatcher.js';
 import { ROOT_DIR } from '../../src/paths.js';
 import { browserGate, startRig, type Rig } from '../e2e/harness.js';
 import { drainJobs } from '../helpers/jobs.js';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
 const run = browserGate('chat.browser.test.ts');
 /** A 1×1 PNG. */
@@ -26,6 +29,9 @@ const PIXEL = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQ
 
 let rig: Rig;
 let site: Served;
+/** Bob's copy of the app reaches Plinth through a proxy the test can cut. */
+let bobSite: Served;
+let bobLink: TcpProxy;
 let project: Provisioned;
 let receiver: http.Server;
 let jobs: NodeJS.Timeout;
@@ -71,6 +77,8 @@ beforeAll(async () => {
   site = await serveExample(path.join(ROOT_DIR, 'examples', 'chat'), config);
   project = await provision(rig.base, chat, { siteUrl: site.url, webhookUrl: await startReceiver() });
   Object.assign(config, { baseUrl: rig.base, publishableKey: project.publishableKey });
+  bobLink = await startTcpProxy('127.0.0.1', Number(new URL(rig.base).port));
+  bobSite = await serveExample(path.join(ROOT_DIR, 'examples', 'chat'), { baseUrl: bobLink.via(rig.base).replace(/\/$/, ''), publishableKey: project.publishableKey });
   // What `npm start` runs beside the API: the webhook dispatcher and the job worker.
   jobs = setInterval(() => void dispatchBatch(rig.env.ctx).then(() => drainJobs(rig.env)).catch(() => {}), 200);
 }, 60_000);
@@ -80,17 +88,19 @@ afterAll(async () => {
   clearInterval(jobs);
   for (const c of contexts) await c.close();
   await site.close();
+  await bobSite.close();
+  await bobLink.close();
   await new Promise((r) => receiver.close(r));
   await rig.close();
 });
 
-async function person(name: string): Promise<Page> {
+async function person(name: string, app: Served): Promise<Page> {
   const context = await rig.browser.newContext();
   contexts.push(context);
   const page = await context.newPage();
   page.on('console', (m) => { if (m.type() === 'error') console.log(`[${name}] ${m.text()}`); });
   page.on('pageerror', (e) => console.log(`[${name}] ${e.message}`));
-  await page.goto(site.url);
+  await page.goto(app.url);
   await page.getByLabel('Name', { exact: true }).fill(name);
   await page.getByLabel('Email', { exact: true }).fill(`${name.toLowerCase()}@example.com`);
   await page.getByLabel('Password', { exact: true }).fill('a long password');
@@ -108,8 +118,8 @@ describe.runIf(run)('the chat example, two people in two browsers', () => {
   const CAFE = 'Café ☕ Ελληνικά';
 
   it('both sign up; a room Alice opens appears for Bob through realtime', async () => {
-    alice = await person('Alice');
-    bob = await person('Bob');
+    alice = await person('Alice', site);
+    bob = await person('Bob', bobSite);
     await alice.getByLabel('New room').fill(CAFE);
     await alice.getByRole('button', { name: 'Create' }).click();
     await expect.poll(() => room(bob, CAFE).count(), { timeout: 5_000 }).toBe(1);
@@ -150,11 +160,23 @@ describe.runIf(run)('the chat example, two people in two browsers', () => {
     await expect.poll(() => img.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth), { timeout: 3_000 }).toBe(1);
   });
 
+  it("a long non-ASCII message sent while Bob's connection is cut reaches him once it is back, once", async () => {
+    const long = 'Ελληνικά, 東京, ünïcødé 🚀 '.repeat(400).trim(); // ~10 000 characters
+    await bobLink.cut();
+    await expect.poll(() => bob.locator('#live').textContent(), { timeout: 10_000 }).toBe('offline');
+    await alice.getByLabel('Message', { exact: true }).fill(long);
+    await alice.getByRole('button', { name: 'Send' }).click();
+    await expect.poll(() => messages(alice), { timeout: 3_000 }).toContain(long);
+    await bobLink.restore();
+    await expect.poll(() => messages(bob), { timeout: 15_000 }).toContain(long);
+    expect((await messages(bob)).filter((m) => m === long)).toHaveLength(1);
+  });
+
   it('every message reached the webhook receiver signed, and its notification mail the dev outbox', async () => {
-    await expect.poll(() => hooks.length, { timeout: 10_000 }).toBe(3);
-    expect(hooks.map((h) => h.verified)).toEqual([true, true, true]);
-    expect(hooks.map((h) => h.text).sort()).toEqual(['Bonjour Bob, ça va ? 🎉', 'Tu es là ?', 'regarde'].sort());
-    expect(hooks.map((h) => h.mailStatus)).toEqual([200, 200, 200]);
+    await expect.poll(() => hooks.length, { timeout: 10_000 }).toBe(4);
+    expect(hooks.map((h) => h.verified)).toEqual([true, true, true, true]);
+    expect(hooks.map((h) => h.text.slice(0, 12)).sort()).toEqual(['Bonjour Bob,', 'Tu es là ?', 'regarde', 'Ελληνικά, 東京'].sort());
+    expect(hooks.map((h) => h.mailStatus)).toEqual([200, 200, 200, 200]);
     const outbox = async () => {
       const res = await fetch(`${rig.base}/api/projects/${project.projectId}/mail/outbox`, { headers: { authorization: `Bearer ${project.operatorToken}` } });
       const body = (await res.json()) as { data: unknown };
