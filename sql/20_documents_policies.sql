@@ -68,6 +68,28 @@ CREATE POLICY documents_delete ON documents FOR DELETE TO plinth_api_publishable
 --   * a collection with rules (docs/rules.md): its compiled rules (collections.rules_sql) as
 --     the SELECT, INSERT, UPDATE and DELETE policies, an action without a rule keeping the
 --     mode's behaviour; writes come to the partition (src/modules/data/queries.ts).
+-- Privileges on a partition, per role (migrations/040): plinth_api_full the table,
+-- plinth_api_publishable every column but the hidden fields' `private` and `secret`; writes
+-- only when the collection has rules (else they go through the parent).
+CREATE OR REPLACE FUNCTION plinth_grant_documents(part text, writes boolean) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+  cols text;
+BEGIN
+  SELECT string_agg(quote_ident(attname), ', ' ORDER BY attnum) INTO cols
+    FROM pg_attribute
+   WHERE attrelid = part::regclass AND attnum > 0 AND NOT attisdropped AND attname NOT IN ('private', 'secret');
+  EXECUTE format('REVOKE ALL ON %I FROM plinth_api, plinth_api_publishable, plinth_api_full', part);
+  IF writes THEN
+    EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON %I TO plinth_api_full', part);
+    EXECUTE format('GRANT SELECT (%2$s), INSERT (%2$s), UPDATE (%2$s), DELETE ON %1$I TO plinth_api_publishable', part, cols);
+  ELSE
+    EXECUTE format('GRANT SELECT ON %I TO plinth_api_full', part);
+    EXECUTE format('GRANT SELECT (%2$s) ON %1$I TO plinth_api_publishable', part, cols);
+  END IF;
+END
+$$;
+
 CREATE OR REPLACE FUNCTION plinth_sync_partition_policies(p_collection text) RETURNS void
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -105,9 +127,8 @@ BEGIN
   EXECUTE format('DROP POLICY IF EXISTS documents_insert ON %I', part);
   EXECUTE format('DROP POLICY IF EXISTS documents_update ON %I', part);
   EXECUTE format('DROP POLICY IF EXISTS documents_delete ON %I', part);
-  EXECUTE format('GRANT SELECT ON %I TO plinth_api', part);
+  PERFORM plinth_grant_documents(part, r IS NOT NULL);
   IF r IS NULL THEN
-    EXECUTE format('REVOKE INSERT, UPDATE, DELETE ON %I FROM plinth_api', part);
     RETURN;
   END IF;
   -- Today's write rule for an action without one: the owner, while RLS is enabled.
@@ -122,7 +143,6 @@ BEGIN
                     USING ((%s) OR (%s))
                     WITH CHECK (deleted_at IS NULL AND (%s) OR deleted_at IS NOT NULL AND (%s))', part, upd, del, upd, del);
   EXECUTE format('CREATE POLICY documents_delete ON %I FOR DELETE TO plinth_api_publishable USING (%s)', part, del);
-  EXECUTE format('GRANT INSERT, UPDATE, DELETE ON %I TO plinth_api', part);
 END
 $$;
 

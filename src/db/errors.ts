@@ -19,6 +19,9 @@ export const isDroppedPartition = (err: unknown): boolean =>
   sqlState(err) === '42P01' && /relation "documents_[0-9a-f]{24}"/.test(String((err as { message?: unknown }).message ?? ''));
 
 /** 22021 / 22P05: text PostgreSQL cannot store (a NUL character, an unpaired \u escape). */
+/** Raised by the field protection trigger (sql/21_field_protection.sql), with the field as `column`. */
+export const READ_ONLY_FIELD = 'PR403';
+
 export const isUnstorableText = (err: unknown): boolean => ['22021', '22P05'].includes(sqlState(err) ?? '');
 
 /**

@@ -78,7 +78,10 @@ async function syncMissingPartitionPolicies(client: pg.Client): Promise<void> {
       const { rowCount } = await client.query(`
         SELECT plinth_sync_partition_policies(c.id) FROM collections c
         WHERE to_regclass('documents_' || c.id) IS NOT NULL
-          AND NOT EXISTS (SELECT 1 FROM pg_policies p WHERE p.tablename = 'documents_' || c.id AND p.policyname = 'documents_read')
+          AND (NOT EXISTS (SELECT 1 FROM pg_policies p WHERE p.tablename = 'documents_' || c.id AND p.policyname = 'documents_read')
+               -- granted before migrations/040: to plinth_api, which would give the publishable
+               -- role the hidden fields' columns
+               OR has_table_privilege('plinth_api', 'documents_' || c.id, 'SELECT'))
         LIMIT ${POLICIES_BATCH}`);
       await client.query('COMMIT');
       if (!rowCount) return;

@@ -21,6 +21,13 @@ export interface FieldDef {
    */
   index?: boolean;
   default?: string | number | boolean;
+  /**
+   * Top-level fields only (docs/rules.md, "Field protection"): never returned to the publishable
+   * key, except, for "owner", to the document's owner. Stored outside `data` (migrations/040).
+   */
+  hidden?: 'owner' | 'secret';
+  /** Top-level fields only: set or changed with the secret key only (a trigger refuses the rest). */
+  readOnly?: boolean;
   ref?: string;
   items?: { type: FieldDef['type']; fields?: FieldDef[] };
   fields?: FieldDef[];

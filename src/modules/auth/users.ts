@@ -3,6 +3,8 @@
  * write (signup, update-profile): system and secret keys are never taken from the body, the
  * rest is validated against the project's `users` schema.
  */
+import { DataErrors } from '../data/errors.js';
+import { withoutHidden } from '../collections/protection.js';
 import type { FieldDef } from '../../db/types.js';
 import { validateDocument } from '../collections/validate.js';
 import { AuthErrors } from './errors.js';
@@ -52,6 +54,7 @@ function fillRequiredNames(fields: FieldDef[], email: string, data: Record<strin
  */
 export function newUserData(schema: UsersSchema, email: string, body: Record<string, unknown>): { data: Record<string, unknown>; derived: string[] } {
   const data = customFields(body);
+  assertNotReadOnly(schema, data, true);
   checkUsername(data.username);
   const derived = fillRequiredNames(schema.fields, email, data);
   const result = validateDocument(schema.fields, { ...data, email, password: 'x'.repeat(8) }, 'insert');
@@ -62,6 +65,7 @@ export function newUserData(schema: UsersSchema, email: string, body: Record<str
 /** Validates a profile update; returns the fields to merge into `data`. */
 export function profileUpdate(schema: UsersSchema, body: Record<string, unknown>): Record<string, unknown> {
   const data = customFields(body);
+  assertNotReadOnly(schema, data, false);
   checkUsername(data.username);
   if (Object.keys(data).length === 0) return data;
   const result = validateDocument(schema.fields, data, 'update');
@@ -69,9 +73,24 @@ export function profileUpdate(schema: UsersSchema, body: Record<string, unknown>
   return customFields(result.value as Record<string, unknown>);
 }
 
-/** The user as returned to the user themself: everything except the password hash. */
+/**
+ * Fields of the users schema declared readOnly (docs/rules.md, "Field protection") are set by
+ * the secret key only: a sign-up may carry one only with its default, an update not at all.
+ * The trigger on app_users (sql/21_field_protection.sql) refuses the same for any other path.
+ */
+function assertNotReadOnly(schema: UsersSchema, data: Record<string, unknown>, creating: boolean): void {
+  for (const f of schema.fields) {
+    if (!f.readOnly || !Object.hasOwn(data, f.key)) continue;
+    const v = data[f.key];
+    if (creating && (v === null || v === f.default)) continue;
+    throw DataErrors.field_read_only(`Field '${f.key}' is read-only: only the secret key may set or change it.`);
+  }
+}
+
+/** The user as returned to the user themself: everything except the password hash and secret-hidden fields. */
 export function toUser(row: UserRow, schema?: UsersSchema): Record<string, unknown> {
-  const user: Record<string, unknown> = { _id: row.id, email: row.email, ...row.data };
+  const data = schema ? withoutHidden(schema.fields, row.data, true) : row.data;
+  const user: Record<string, unknown> = { _id: row.id, email: row.email, ...data };
   user.emailVerified = row.email_verified;
   if (schema && schema.verifyKey !== 'emailVerified') user[schema.verifyKey] = row.email_verified;
   if (row.github_id) user.githubId = row.github_id;
@@ -89,7 +108,7 @@ export function toPublicProfile(row: UserRow, schema: UsersSchema): Record<strin
   const out: Record<string, unknown> = { _id: row.id };
   for (const f of schema.fields) {
     const lower = f.key.toLowerCase();
-    if (UNSAFE.some((w) => lower.includes(w)) || f.key === schema.verifyKey) continue;
+    if (UNSAFE.some((w) => lower.includes(w)) || f.key === schema.verifyKey || f.hidden) continue;
     if (row.data[f.key] !== undefined) out[f.key] = row.data[f.key];
   }
   out.createdAt = row.created_at.toISOString();

@@ -25,10 +25,13 @@ export async function collections(tx: Tx, projectId: string) {
     .execute();
 }
 
+/** A document's fields with its hidden ones (docs/rules.md, "Field protection"; kept outside `data`). */
+const WHOLE_DATA = sql.raw(`data || coalesce(private, '{}') || coalesce(secret, '{}') AS data`);
+
 /** Every document of a collection, soft-deleted ones included, by id after `after`. */
 export async function documentsAfter(tx: Tx, projectId: string, collectionId: string, after: string) {
   const res = await sql<{ id: string; owner_id: string | null; data: Record<string, unknown>; created_at: Date; updated_at: Date; deleted_at: Date | null }>`
-    SELECT id, owner_id, data, created_at, updated_at, deleted_at FROM documents
+    SELECT id, owner_id, ${WHOLE_DATA}, created_at, updated_at, deleted_at FROM documents
     WHERE project_id = ${projectId} AND collection_id = ${collectionId} AND id > ${after}
     ORDER BY id LIMIT ${PAGE}`.execute(tx);
   return res.rows;
@@ -155,7 +158,7 @@ export async function archivedAmong(db: Db, candidates: string[]): Promise<Set<s
 
 export async function importedDocumentsAfter(db: Db, projectId: string, collectionId: string, after: string) {
   const res = await sql<{ id: string; owner_id: string | null; data: Record<string, unknown> }>`
-    SELECT id, owner_id, data FROM documents
+    SELECT id, owner_id, ${WHOLE_DATA} FROM documents
     WHERE project_id = ${projectId} AND collection_id = ${collectionId} AND id > ${after}
     ORDER BY id LIMIT ${PAGE}`.execute(db);
   return res.rows;

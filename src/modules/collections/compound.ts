@@ -19,8 +19,8 @@ function checkOne(raw: unknown, byKey: Map<string, FieldDef>, seen: Set<string>)
   if (fields.length < FIELDS_MIN || fields.length > FIELDS_MAX) return `An index lists ${FIELDS_MIN} to ${FIELDS_MAX} fields.`;
   for (const f of fields) {
     const def = typeof f === 'string' ? byKey.get(f) : undefined;
-    if (!def || !SCALAR_TYPES.has(def.type)) {
-      return `Index field '${String(f)}' must be a declared top-level String, Number, Boolean, Date or Ref field.`;
+    if (!def || !SCALAR_TYPES.has(def.type) || def.hidden) {
+      return `Index field '${String(f)}' must be a declared top-level String, Number, Boolean, Date or Ref field, not hidden.`;
     }
   }
   if (new Set(fields).size !== fields.length) return 'An index lists each field once.';

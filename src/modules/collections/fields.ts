@@ -45,6 +45,17 @@ function checkDefault(f: FieldDef): string | null {
   return null;
 }
 
+/** `hidden` and `readOnly` (docs/rules.md): top level only; a hidden value is in no index or search. */
+function checkProtection(f: FieldDef, depth: number): string | null {
+  if (f.readOnly !== undefined && typeof f.readOnly !== 'boolean') return `Field '${f.key}': readOnly must be a boolean.`;
+  if (f.hidden === undefined && !f.readOnly) return null;
+  if (depth > 1) return `Field '${f.key}': only top-level fields can be hidden or read-only.`;
+  if (f.hidden === undefined) return null;
+  if (f.hidden !== 'owner' && f.hidden !== 'secret') return `Field '${f.key}': hidden must be "owner" or "secret".`;
+  if (f.unique || f.searchable || f.index) return `Field '${f.key}': a hidden field cannot be unique, searchable or indexed.`;
+  return null;
+}
+
 /** One level of fields; depth 1 is the top level. */
 function checkLevel(fields: unknown, depth: number): string | null {
   if (!Array.isArray(fields)) return 'Schema must be an array of fields.';
@@ -67,6 +78,8 @@ function checkLevel(fields: unknown, depth: number): string | null {
     if (f.index && (depth > 1 || !INDEXABLE_TYPES.has(f.type))) {
       return `Field '${f.key}': only top-level String, Number, Boolean, Date, Ref and Array fields can be indexed.`;
     }
+    const protection = checkProtection(f, depth);
+    if (protection) return protection;
     const def = checkDefault(f);
     if (def) return def;
     const nested = checkNested(f, depth);
@@ -128,7 +141,7 @@ export function normaliseFields(fields: unknown): FieldDef[] | unknown {
   return fields.map((raw) => {
     if (!isPlainObject(raw)) return raw;
     const out: Record<string, unknown> = { key: raw.key ?? raw.name, type: capitalise(raw.type) };
-    for (const k of ['required', 'unique', 'searchable', 'index', 'default', 'ref'] as const) if (raw[k] !== undefined) out[k] = raw[k];
+    for (const k of ['required', 'unique', 'searchable', 'index', 'hidden', 'readOnly', 'default', 'ref'] as const) if (raw[k] !== undefined) out[k] = raw[k];
     if (raw.fields !== undefined) out.fields = normaliseFields(raw.fields);
     if (isPlainObject(raw.items)) {
       const items: Record<string, unknown> = { type: capitalise(raw.items.type) };

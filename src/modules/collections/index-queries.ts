@@ -35,6 +35,7 @@ import { SCALAR_TYPES } from './fields.js';
 import { partitionName } from './partition-queries.js';
 import { DEFAULT_SEARCH_LANGUAGE } from './search.js';
 import { syncSearch } from './search-index-queries.js';
+import { syncProtection } from './protection-queries.js';
 import { addUserUniqueField, dropUserUniqueField, listUserUniqueFields, lockUsersSchema } from './queries.js';
 
 const INDEXED_FIELDS_MAX = 8;
@@ -99,7 +100,7 @@ function desiredIndexes(collectionId: string, fields: FieldDef[], compound: Comp
 
 /** Non-unique scalars that get a B-tree index: `index: true` first, then in order, at most 8. */
 function plainIndexed(fields: FieldDef[]): FieldDef[] {
-  const candidates = fields.filter((f) => SCALAR_TYPES.has(f.type) && !isUnique(f) && f.index !== false);
+  const candidates = fields.filter((f) => SCALAR_TYPES.has(f.type) && !isUnique(f) && f.index !== false && !f.hidden);
   const marked = candidates.filter((f) => f.index === true);
   return [...marked, ...candidates.filter((f) => f.index !== true)].slice(0, INDEXED_FIELDS_MAX);
 }
@@ -143,6 +144,7 @@ export async function syncIndexes(
   for (const name of have) if (!wanted.has(name)) await sql.raw(`DROP INDEX IF EXISTS ${name}`).execute(db);
   for (const w of want) if (!have.has(w.name)) await sql.raw(w.ddl).execute(db);
   await syncSearch(db, collectionId, fields, collection.search_language ?? DEFAULT_SEARCH_LANGUAGE);
+  await syncProtection(db, collection, fields);
 }
 
 /**

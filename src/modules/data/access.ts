@@ -14,6 +14,7 @@ import type { CollectionDef } from '../collections/cache.js';
 import { DataErrors } from './errors.js';
 import type { Scope } from './queries.js';
 import { readRules, writeRules } from '../rules/has-rules.js';
+import { hasHidden, hasOwnerHidden } from '../collections/protection.js';
 
 export { readRules, writeRules };
 
@@ -56,6 +57,11 @@ export async function readAccess(ctx: AppContext, req: FastifyRequest, col: Coll
   if (req.keyKind === 'secret') return { scope: { projectId, keyKind: 'secret' }, secret: true, userId: null, ownerFilter: null };
   if (readRules(col)) return rulesAccess(ctx, req, projectId);
   const isPrivate = col.rls.enabled && col.rls.mode === 'private';
+  // Owner-hidden fields (docs/rules.md) come back to their owner: who is asking matters.
+  if (!isPrivate && hasOwnerHidden(col.fields)) {
+    const userId = await optionalUserId(ctx, req);
+    return { scope: { projectId, userId, keyKind: 'publishable' }, secret: false, userId, ownerFilter: null };
+  }
   if (!isPrivate) return { scope: { projectId, keyKind: 'publishable' }, secret: false, userId: null, ownerFilter: null };
   const userId = await optionalUserId(ctx, req);
   if (!userId) throw DataErrors.auth_required('Provide a valid user Bearer token for private reads.');
@@ -79,7 +85,16 @@ export async function writeAccess(ctx: AppContext, req: FastifyRequest, col: Col
 export function docScope(col: CollectionDef, access: Access, includeDeleted = false): Scope {
   const s: Scope = { projectId: col.project_id, collectionId: col.id, includeDeleted, ownerId: access.ownerFilter };
   if (access.rules) s.viaPartition = true;
+  const hidden = hiddenView(col, access.secret);
+  if (hidden) s.hidden = hidden;
   return s;
+}
+
+/** How a caller reads a collection's hidden fields (queries.ts Scope.hidden): all, the owner's own, or none. */
+export function hiddenView(col: Pick<CollectionDef, 'fields'>, secret: boolean): Scope['hidden'] {
+  if (!hasHidden(col.fields)) return undefined;
+  if (secret) return 'all';
+  return hasOwnerHidden(col.fields) ? 'owner' : undefined;
 }
 
 /** `?hard=true` purges; only the secret key may. */

@@ -17,5 +17,7 @@ export const DataErrors = defineErrors('data', {
   rls_denied: { status: 403, message: 'You can only modify your own document.' },
   owner_immutable: { status: 403, message: 'Owner field immutable' },
   rls_owner_mismatch: { status: 403, message: 'The owner field must equal your user id.' },
+  field_hidden: { status: 400, message: 'A hidden field cannot be queried.' },
+  field_read_only: { status: 403, message: 'A read-only field can only be set or changed with the secret key.' },
   insert_denied: { status: 403, message: "RLS ownerField '_id' is not valid for insert ownership checks." },
 });

@@ -81,6 +81,9 @@ export function resolveField(col: CollectionDef, name: string): FieldRef {
     return { name, kind: sys.kind, expr, text: sql`${expr}::text`, presence: expr };
   }
   const path = fieldPath(name);
+  // Hidden values are not in `data` (migrations/040): a condition on them would be an oracle for
+  // the publishable key and match nothing for the secret key; say so rather than answer empty.
+  if (col.byKey.get(path[0]!)?.hidden) throw DataErrors.field_hidden(`Field '${path[0]}' is hidden: it cannot be filtered, sorted, grouped or aggregated.`);
   const json = path.length === 1 ? sql`(data -> ${path[0]!}::text)` : sql`(data #> ${path}::text[])`;
   const text = path.length === 1 ? sql`(data ->> ${path[0]!}::text)` : sql`(data #>> ${path}::text[])`;
   const def = declaredAt(col, path);

@@ -5,7 +5,7 @@
  * collection deleted meanwhile (404). Anything else
  * stays an internal error (logged, never shown).
  */
-import { isDroppedPartition, isMissingPartition, isUniqueViolation, isUnstorableText, sqlState } from '../../db/errors.js';
+import { isDroppedPartition, isMissingPartition, isUniqueViolation, isUnstorableText, READ_ONLY_FIELD, sqlState } from '../../db/errors.js';
 import { DataErrors } from './errors.js';
 import { CollectionErrors } from '../collections/errors.js';
 import { RuleErrors } from '../rules/errors.js';
@@ -26,6 +26,8 @@ function mapPgError(err: unknown): unknown {
   // 54000 from a B-tree: the value does not fit an index entry (about a third of an 8 kB page).
   if (code === '54000') return DataErrors.value_too_long();
   if (code === '57014') return DataErrors.query_timeout();
+  // The field protection trigger (sql/21_field_protection.sql): a read-only field set by a client.
+  if (code === READ_ONLY_FIELD) return DataErrors.field_read_only(`Field '${(err as { column?: string }).column ?? ''}' is read-only: only the secret key may set or change it.`);
   // A new row an access rule's WITH CHECK refuses (docs/rules.md): the rule said no.
   if (code === '42501' && /row-level security/.test(String((err as Error).message))) return RuleErrors.rule_denied();
   if (BAD_VALUE.has(code) || isUnstorableText(err)) return DataErrors.invalid_query('Invalid value in query.');

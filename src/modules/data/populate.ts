@@ -9,15 +9,20 @@ import type { Tx } from '../../db/pool.js';
 import { isObjectId } from '../../lib/ids.js';
 import type { CollectionDef } from '../collections/cache.js';
 import { getRowsByIds, usersByIds } from './queries.js';
+import { hiddenView } from './access.js';
+import { withoutHidden } from '../collections/protection.js';
+import type { FieldDef } from '../../db/types.js';
 import { documentView } from './view.js';
 
 type Doc = Record<string, unknown>;
 
-async function loadUsers(tx: Tx, projectId: string, ids: string[]): Promise<Map<string, Doc>> {
+/** End users by id; their hidden profile fields (docs/rules.md) only for the secret key. */
+async function loadUsers(tx: Tx, projectId: string, ids: string[], usersFields: FieldDef[], secret: boolean): Promise<Map<string, Doc>> {
   const res = await usersByIds(tx, projectId, ids);
   return new Map(
     res.rows.map((r) => {
-      const { password: _pw, ...data } = r.data ?? {};
+      const { password: _pw, ...all } = r.data ?? {};
+      const data = secret ? all : withoutHidden(usersFields, all, false);
       return [r.id, { _id: r.id, email: r.email, ...data, createdAt: r.created_at.toISOString(), updatedAt: r.updated_at.toISOString() }];
     }),
   );
@@ -28,12 +33,13 @@ async function loadUsers(tx: Tx, projectId: string, ids: string[]): Promise<Map<
  * text for every collection, prepared per connection) could get a generic plan over every
  * partition of the platform.
  */
-async function loadDocs(tx: Tx, projectId: string, collectionId: string, ids: string[]): Promise<Map<string, Doc>> {
-  const rows = await getRowsByIds(tx, { projectId, collectionId, includeDeleted: false }, ids);
+async function loadDocs(tx: Tx, target: CollectionDef, ids: string[], secret: boolean): Promise<Map<string, Doc>> {
+  const rows = await getRowsByIds(tx, { projectId: target.project_id, collectionId: target.id, includeDeleted: false, hidden: hiddenView(target, secret) }, ids);
   return new Map(rows.map((r) => [r.id, documentView(r)]));
 }
 
-export async function populate(ctx: AppContext, tx: Tx, col: CollectionDef, docs: Doc[], names: string[]): Promise<void> {
+/** `secret`: the caller holds the secret key (hidden fields of the targets come along). */
+export async function populate(ctx: AppContext, tx: Tx, col: CollectionDef, docs: Doc[], names: string[], secret: boolean): Promise<void> {
   for (const name of new Set(names)) {
     const def = col.byKey.get(name);
     if (!def || def.type !== 'Ref' || !def.ref) continue;
@@ -41,10 +47,11 @@ export async function populate(ctx: AppContext, tx: Tx, col: CollectionDef, docs
     if (!ids.length) continue;
     let found: Map<string, Doc>;
     if (def.ref.toLowerCase() === 'users') {
-      found = await loadUsers(tx, col.project_id, ids);
+      const users = await ctx.collections.get(col.project_id, 'users');
+      found = await loadUsers(tx, col.project_id, ids, users?.fields ?? [], secret);
     } else {
       const target = await ctx.collections.get(col.project_id, def.ref);
-      found = target ? await loadDocs(tx, col.project_id, target.id, ids) : new Map();
+      found = target ? await loadDocs(tx, target, ids, secret) : new Map();
     }
     for (const d of docs) if (isObjectId(d[name])) d[name] = found.get(d[name] as string) ?? null;
   }

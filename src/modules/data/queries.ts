@@ -19,6 +19,12 @@ export interface Scope {
    * write policies are on its partition (docs/rules.md).
    */
   viaPartition?: boolean;
+  /**
+   * The collection has hidden fields (docs/rules.md, "Field protection"), kept outside `data`:
+   * `all` (secret key) reads them back in; `owner` (publishable key) only on the caller's own
+   * rows, through plinth_own_private (sql/21). Absent: `data` alone.
+   */
+  hidden?: 'all' | 'owner';
 }
 
 export interface StoredRow extends DocumentRow {
@@ -35,10 +41,20 @@ export interface StoredRow extends DocumentRow {
  * `created_at` would otherwise sort by the output column, which no index serves.
  */
 const ms = (col: string) => sql.raw(`floor(extract(epoch FROM ${col}) * 1000)::int8 AS ${col}_ms`);
-/** What a document's wire form is made of (view.ts): all that lists and populate read. */
-const VIEW_COLUMNS = sql`id, data, ${ms('created_at')}, ${ms('updated_at')}, ${ms('deleted_at')}`;
+/** The document's fields as the caller may see them (Scope.hidden). */
+const DATA = {
+  plain: sql.raw('data'),
+  all: sql.raw(`data || coalesce(private, '{}') || coalesce(secret, '{}') AS data`),
+  owner: sql.raw(`CASE WHEN owner_id = plinth_user_id() THEN data || coalesce(plinth_own_private(collection_id, id), '{}') ELSE data END AS data`),
+};
+type DataView = keyof typeof DATA;
+const dataOf = (s: Pick<Scope, 'hidden'>) => DATA[s.hidden ?? 'plain'];
+/** What a document's wire form is made of (view.ts): all that lists and populate read. Built once per view. */
+const VIEW_COLUMNS = new Map(Object.entries(DATA).map(([k, d]) => [k, sql`id, ${d}, ${ms('created_at')}, ${ms('updated_at')}, ${ms('deleted_at')}`]));
 /** Plus what writes check and charge: the owner, the stored size, the version. */
-const COLUMNS = sql`${VIEW_COLUMNS}, owner_id, size_bytes, version`;
+const COLUMNS = new Map([...VIEW_COLUMNS].map(([k, v]) => [k, sql`${v}, owner_id, size_bytes, version`]));
+const viewColumns = (s: Pick<Scope, 'hidden'>) => VIEW_COLUMNS.get((s.hidden ?? 'plain') satisfies DataView)!;
+const columns = (s: Pick<Scope, 'hidden'>) => COLUMNS.get((s.hidden ?? 'plain') satisfies DataView)!;
 
 /**
  * The project and collection ids are written into the statement as literals (they are
@@ -91,7 +107,7 @@ export async function listRows(
   const matching = sql`FROM ${readSource(s)} WHERE ${scopeWhere(s)} AND ${where}`;
   const total = page.withTotal ? sql`, (SELECT count(*)::int ${matching}) AS total` : sql``;
   const res = await sql<DocumentRow & { sort_value?: string | null; total?: number }>`
-    SELECT ${VIEW_COLUMNS}${sortValue}${total} ${matching}
+    SELECT ${viewColumns(s)}${sortValue}${total} ${matching}
     ORDER BY ${order} LIMIT ${page.limit} OFFSET ${page.offset}`.execute(tx);
   return res.rows;
 }
@@ -123,13 +139,13 @@ export async function countRows(tx: Tx, s: Scope, where: RawBuilder<unknown>): P
 }
 
 export async function getRow(tx: Tx, s: Scope, id: string): Promise<StoredRow | undefined> {
-  const res = await sql<StoredRow>`SELECT ${COLUMNS} FROM ${readSource(s)} WHERE ${scopeWhere(s)} AND id = ${id}`.execute(tx);
+  const res = await sql<StoredRow>`SELECT ${columns(s)} FROM ${readSource(s)} WHERE ${scopeWhere(s)} AND id = ${id}`.execute(tx);
   return res.rows[0];
 }
 
 /** The scope's documents with these ids (populate): one partition, like every other read. */
 export async function getRowsByIds(tx: Tx, s: Scope, ids: string[]): Promise<DocumentRow[]> {
-  const res = await sql<DocumentRow>`SELECT ${VIEW_COLUMNS} FROM ${readSource(s)} WHERE ${scopeWhere(s)} AND id = ANY(${ids}::text[])`.execute(tx);
+  const res = await sql<DocumentRow>`SELECT ${viewColumns(s)} FROM ${readSource(s)} WHERE ${scopeWhere(s)} AND id = ANY(${ids}::text[])`.execute(tx);
   return res.rows;
 }
 
@@ -171,7 +187,7 @@ export async function updateRow(
   const res = await sql<StoredRow>`
     UPDATE ${writeTarget(s)}
     SET data = ${r.json}::jsonb, owner_id = ${r.ownerId}, size_bytes = ${SIZE(r.json)}, updated_at = ${now}, version = version + 1
-    WHERE ${scopeWhere(s)} AND id = ${id} AND version = ${version} RETURNING ${COLUMNS}`.execute(tx);
+    WHERE ${scopeWhere(s)} AND id = ${id} AND version = ${version} RETURNING ${columns(s)}`.execute(tx);
   return res.rows[0];
 }
 
@@ -200,7 +216,7 @@ export async function patchRow(
     SET data = data || ${patch.json}::jsonb, size_before = size_bytes, size_bytes = octet_length((data || ${patch.json}::jsonb)::text),
         owner_id = ${owner}, updated_at = ${now}, version = version + 1
     WHERE ${scopeWhere(s)} AND id = ${id}
-    RETURNING data, ${ms('created_at')}, size_bytes - size_before AS growth`.execute(tx);
+    RETURNING ${dataOf(s)}, ${ms('created_at')}, size_bytes - size_before AS growth`.execute(tx);
   return res.rows[0];
 }
 
@@ -208,12 +224,12 @@ export async function patchRow(
 export async function setDeleted(tx: Tx, s: Scope, id: string, at: Date | null, now: Date): Promise<StoredRow | undefined> {
   const res = await sql<StoredRow>`
     UPDATE ${writeTarget(s)} SET deleted_at = ${at}, updated_at = ${now}
-    WHERE ${scopeWhere(s)} AND id = ${id} RETURNING ${COLUMNS}`.execute(tx);
+    WHERE ${scopeWhere(s)} AND id = ${id} RETURNING ${columns(s)}`.execute(tx);
   return res.rows[0];
 }
 
 export async function hardDelete(tx: Tx, s: Scope, id: string): Promise<StoredRow | undefined> {
-  const res = await sql<StoredRow>`DELETE FROM ${writeTarget(s)} WHERE ${scopeWhere(s)} AND id = ${id} RETURNING ${COLUMNS}`.execute(tx);
+  const res = await sql<StoredRow>`DELETE FROM ${writeTarget(s)} WHERE ${scopeWhere(s)} AND id = ${id} RETURNING ${columns(s)}`.execute(tx);
   return res.rows[0];
 }
 

@@ -118,7 +118,7 @@ export async function listDocuments(ctx: AppContext, col: CollectionDef, access:
       const more = rows.length > q.limit;
       const page = more ? rows.slice(0, q.limit) : rows;
       const items = page.map(documentView);
-      await populate(ctx, tx, col, items, q.populate);
+      await populate(ctx, tx, col, items, q.populate, access.secret);
       const fields = paths(q.fields);
       const shaped = items.map((d) => shape(d, fields, q.meta));
       if (!cursorMode) return { items: shaped, total, page: q.page, limit: q.limit };
@@ -136,7 +136,7 @@ export async function getDocument(ctx: AppContext, col: CollectionDef, access: A
       const row = await getRow(tx, docScope(col, access, q.includeDeleted), id);
       if (!row) throw DataErrors.document_not_found();
       const doc = documentView(row);
-      await populate(ctx, tx, col, [doc], q.populate);
+      await populate(ctx, tx, col, [doc], q.populate, access.secret);
       return shape(doc, paths(q.fields), q.meta);
     }),
   );

@@ -22,8 +22,19 @@ import { dbBytes, payEach, sizeBound, type Pay } from './quota.js';
 import * as q from './queries.js';
 import { checkId } from './query.js';
 import { documentView } from './view.js';
+import { withoutHidden } from '../collections/protection.js';
 
 const BULK_MAX = 100;
+
+/**
+ * What a writer gets back of a document's fields: hidden ones (docs/rules.md) only as a reader
+ * would. Owner-hidden values are read back by a function that sees the statement's snapshot,
+ * before the write, so the written document is shaped here instead.
+ */
+function visible(col: CollectionDef, access: Access, ownerId: string | null, data: Record<string, unknown>) {
+  if (access.secret) return data;
+  return withoutHidden(col.fields, data, ownerId !== null && ownerId === access.userId);
+}
 
 /**
  * With the publishable key, reads the row first and checks its owner: the write alone would
@@ -65,7 +76,7 @@ export async function insertOne(ctx: AppContext, db: Tx, col: CollectionDef, acc
     return { result: r!, growth: r!.size_bytes };
   });
   // The stored document is exactly these values (the insert sets both timestamps to `now`).
-  return documentView({ id: row.id, data: row.data, created_at_ms: now.getTime(), updated_at_ms: now.getTime(), deleted_at_ms: null });
+  return documentView({ id: row.id, data: visible(col, access, row.ownerId, row.data), created_at_ms: now.getTime(), updated_at_ms: now.getTime(), deleted_at_ms: null });
 }
 
 /** Validates a bulk create's body: the rows to insert (all valid) and the quota they may take. */
@@ -110,7 +121,7 @@ export async function updateOne(ctx: AppContext, db: Tx, col: CollectionDef, acc
   if (access.secret && !Object.keys(body).some((k) => k.includes('.'))) return patchTopLevel(ctx, db, col, access, id, body, pay);
   for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
     const stored = await tryUpdate(ctx, db, col, access, id, body, pay);
-    if (stored) return documentView(stored);
+    if (stored) return documentView({ ...stored, data: visible(col, access, stored.owner_id, stored.data) });
   }
   throw DataErrors.write_conflict();
 }
@@ -151,7 +162,8 @@ async function tryUpdate(ctx: AppContext, db: Tx, col: CollectionDef, access: Ac
   return pay(sizeBound(json) - current.size_bytes, async () => {
     const row = await q.updateRow(db, docScope(col, access), id, current.version, { ownerId, json }, ctx.clock.now());
     if (!row) await assertNotRefused(db, col, access, id, current.version);
-    return row ? { result: row, growth: row.size_bytes - current.size_bytes } : null;
+    // The document as written (`doc`), not as RETURNING saw it: see `visible`.
+    return row ? { result: { ...row, data: doc }, growth: row.size_bytes - current.size_bytes } : null;
   });
 }
 

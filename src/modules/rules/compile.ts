@@ -89,6 +89,9 @@ class Compiler {
     const def = declaredAt(row.collection.fields, path);
     if (!def) throw new RuleSyntaxError(`Unknown field '${path.join('.')}' in ${what}`, pos);
     if (def.type === 'Object' || def.type === 'Array') throw new RuleSyntaxError(`'${path.join('.')}' is an ${def.type}: compare one of its scalar fields`, pos);
+    // Hidden values are kept outside `data` (docs/rules.md, "Field protection"): a rule on one
+    // would always be false, and its answers an oracle for the value.
+    if (def.hidden) throw new RuleSyntaxError(`'${path.join('.')}' is a hidden field: rules cannot read it`, pos);
     const key = path[path.length - 1]!;
     const parent = path.length === 1 ? col('data') : `(${col('data')} #> ${lit(`{${path.slice(0, -1).map((p) => JSON.stringify(p)).join(',')}}`)})`;
     const type = typeOf(def);
