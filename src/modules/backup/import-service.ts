@@ -95,7 +95,7 @@ export async function importProject(ctx: AppContext, target: Target & { operator
         imp.conflict(`The project is not empty (${has.collections} collections, ${has.users} users, ${has.files} files): import into a new or empty project.`);
         if (!dryRun) throw BackupErrors.import_conflicts(undefined, { conflicts: imp.conflicts });
       }
-      for await (const { record, line, bytes } of readArchive(body, limits)) await imp.add(record, line, bytes);
+      for await (const { record, line, chars } of readArchive(body, limits)) await imp.add(record, line, chars);
       stillWanted(limits, deadline);
       await imp.finish();
       const result: ImportReport = {
