@@ -32,8 +32,13 @@ BEGIN
       what := 'update';
       prev_at := OLD.updated_at;
       -- the difference only (migrations/028): enough to tell whether the old version matched a
-      -- realtime filter, at the cost of the fields the update changed
-      IF OLD.size_bytes <= TG_ARGV[1]::int AND jsonb_typeof(OLD.data) = 'object' AND jsonb_typeof(NEW.data) = 'object' THEN
+      -- realtime filter, at the cost of the fields the update changed. Only when both versions
+      -- are within the cap: a new version over it is sent without its body (truncated), so the
+      -- old one cannot be rebuilt from it nor is it needed (the event goes to every subscriber
+      -- of the collection); computing it would walk up to two large documents for nothing and
+      -- store up to the cap's worth of old values in the change row.
+      IF OLD.size_bytes <= TG_ARGV[1]::int AND NEW.size_bytes <= TG_ARGV[1]::int
+         AND jsonb_typeof(OLD.data) = 'object' AND jsonb_typeof(NEW.data) = 'object' THEN
         SELECT coalesce(jsonb_object_agg(o.key, o.value), '{}') INTO prev
         FROM jsonb_each(OLD.data) o WHERE NEW.data -> o.key IS DISTINCT FROM o.value;
         SELECT coalesce(array_agg(k), '{}') INTO absent FROM jsonb_object_keys(NEW.data) k WHERE NOT OLD.data ? k;

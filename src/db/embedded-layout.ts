@@ -10,8 +10,8 @@
  * world-readable install dir and the cluster lives under the state dir, with `<dataDir>/pg` a
  * symlink to it, so the data still visibly belongs to this data dir and a second start finds it.
  */
-import { createHash } from 'node:crypto';
 import path from 'node:path';
+import { sha256Hex } from '../lib/crypto.js';
 
 /** Where Plinth keeps what the `postgres` OS user must reach when we run as root. */
 export const ROOT_STATE_DIR = '/var/lib/plinth';
@@ -42,7 +42,7 @@ export interface EmbeddedLayout {
 
 /** A short, stable name for a data dir: the same path always maps to the same cluster. */
 export function clusterKey(dataDir: string): string {
-  return createHash('sha256').update(dataDir).digest('hex').slice(0, 16);
+  return sha256Hex(dataDir).slice(0, 16);
 }
 
 export function embeddedLayout(input: LayoutInput): EmbeddedLayout {

@@ -30,8 +30,14 @@ export function decrypt(key: Buffer, value: Encrypted | null | undefined): strin
   }
 }
 
+/** SHA-256 of a string (UTF-8) as hex: the one digest helper of src/ (keys, names, ETags). */
 export function sha256Hex(value: string): string {
   return createHash('sha256').update(value).digest('hex');
+}
+
+/** SHA-256 of a string (UTF-8) as base64url: the shorter form, for stored fingerprints and keys. */
+export function sha256Base64url(value: string): string {
+  return createHash('sha256').update(value).digest('base64url');
 }
 
 /** Constant-time string equality (lengths are compared through fixed-size digests). */

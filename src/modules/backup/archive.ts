@@ -247,11 +247,12 @@ async function* lines(chunks: AsyncIterable<Buffer>, limits: ReadLimits): AsyncG
 /**
  * The archive's records, one per line, from a gzip stream, with bounded work: a cap on the
  * decompressed bytes, on the lines and on each line, a blank line refused at once (the format
- * has none), and an abort that stops the inflating when the client leaves.
+ * has none), and an abort that stops the inflating when the client leaves. `chars` is the
+ * line's length in UTF-16 code units (what holding its text costs), not its bytes.
  */
-export async function* readArchive(input: Readable, limits: ReadLimits): AsyncGenerator<{ record: ArchiveRecord; line: number; bytes: number }> {
+export async function* readArchive(input: Readable, limits: ReadLimits): AsyncGenerator<{ record: ArchiveRecord; line: number; chars: number }> {
   for await (const { text, line } of lines(inflate(input, limits), limits)) {
     if (!text.trim()) throw bad(line, 'an empty line (an archive has one record on every line)');
-    yield { record: parseRecord(text, line), line, bytes: text.length };
+    yield { record: parseRecord(text, line), line, chars: text.length };
   }
 }

@@ -10,8 +10,9 @@
  * The work is bounded (issue 32 item 3): the archive is read with caps on its decompressed
  * bytes (IMPORT_MAX_BYTES), its lines (IMPORT_MAX_LINES), each line, its time (IMPORT_TIMEOUT)
  * and the upload's silences; the plan's database and storage limits end it at the first batch
- * beyond them; one import per operator at a time (429); the client leaving stops it. Knows no
- * HTTP.
+ * beyond them; one import per operator at a time (429); the client leaving stops it, and an
+ * import whose client left or whose time ran out after the archive was read rolls back too
+ * (stillWanted, checked before the commit). Knows no HTTP.
  */
 import type { Readable } from 'node:stream';
 import type { AppContext } from '../../context.js';
@@ -68,8 +69,21 @@ class DryRunDone extends Error {
   }
 }
 
+/**
+ * Throws when the import is no longer wanted: its client left or IMPORT_TIMEOUT passed. Checked
+ * once the archive is read (the reader stops on both while it reads) and again just before the
+ * commit, so an import whose client is gone, or that ran out of time in its last statements
+ * (the end checks, the rewrite of ids, the quota), rolls back instead of committing.
+ */
+function stillWanted(limits: ReadLimits, deadline: number): void {
+  if (limits.signal.aborted) throw BackupErrors.import_aborted();
+  if (Date.now() > deadline) throw BackupErrors.import_timeout(`The import took longer than ${Math.round(limits.maxMs / 1000)} s (IMPORT_TIMEOUT): it was stopped, nothing was written.`);
+}
+
 export async function importProject(ctx: AppContext, target: Target & { operatorId: string }, body: Readable, opts: ImportOptions): Promise<ImportReport> {
   const { dryRun } = opts;
+  const limits = importLimits(ctx, opts.signal);
+  const deadline = Date.now() + limits.maxMs;
   try {
     const report = await ctx.db.admin.transaction().execute(async (tx) => {
       if (!(await q.tryLockOperatorImport(tx, target.operatorId))) throw BackupErrors.import_in_progress();
@@ -81,7 +95,8 @@ export async function importProject(ctx: AppContext, target: Target & { operator
         imp.conflict(`The project is not empty (${has.collections} collections, ${has.users} users, ${has.files} files): import into a new or empty project.`);
         if (!dryRun) throw BackupErrors.import_conflicts(undefined, { conflicts: imp.conflicts });
       }
-      for await (const { record, line, bytes } of readArchive(body, importLimits(ctx, opts.signal))) await imp.add(record, line, bytes);
+      for await (const { record, line, chars } of readArchive(body, limits)) await imp.add(record, line, chars);
+      stillWanted(limits, deadline);
       await imp.finish();
       const result: ImportReport = {
         dryRun,
@@ -92,6 +107,7 @@ export async function importProject(ctx: AppContext, target: Target & { operator
       };
       if (dryRun) throw new DryRunDone(result);
       if (imp.conflicts.length) throw BackupErrors.import_conflicts(undefined, { conflicts: imp.conflicts });
+      stillWanted(limits, deadline);
       return result;
     });
     await announceChange(ctx, target.id);

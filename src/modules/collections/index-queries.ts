@@ -26,11 +26,11 @@
  * over (project, field, value) rows that a trigger keeps (migrations/017, sql/45): this module
  * decides which fields they are, by the same rule and accessor as the indexes above.
  */
-import { createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
 import type { CompoundIndex, FieldDef } from '../../db/types.js';
 import type { Database } from '../../database.js';
+import { sha256Hex } from '../../lib/crypto.js';
 import { SCALAR_TYPES } from './fields.js';
 import { partitionName } from './partition-queries.js';
 import { DEFAULT_SEARCH_LANGUAGE } from './search.js';
@@ -58,7 +58,7 @@ const isUnique = (f: FieldDef) => f.unique === true && SCALAR_TYPES.has(f.type);
 const USER_COLUMNS = new Set(['email', 'password']);
 
 function shortHash(text: string): string {
-  return createHash('sha256').update(text).digest('hex').slice(0, 10);
+  return sha256Hex(text).slice(0, 10);
 }
 
 /**

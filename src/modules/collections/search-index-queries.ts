@@ -6,15 +6,15 @@
  * the language change, the trigger is replaced and the vectors recomputed in the schema
  * change's transaction (like an index build, it locks only this collection's partition).
  */
-import { createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
 import type { FieldDef } from '../../db/types.js';
 import type { Database } from '../../database.js';
+import { sha256Hex } from '../../lib/crypto.js';
 import { partitionName } from './partition-queries.js';
 import { searchableKeys } from './search.js';
 
-const hash = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 10);
+const hash = (text: string) => sha256Hex(text).slice(0, 10);
 
 async function currentIndex(db: Kysely<Database>, collectionId: string): Promise<string | null> {
   const rows = await sql<{ indexname: string }>`

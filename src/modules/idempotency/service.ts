@@ -7,9 +7,9 @@
  * caller) 409. Keys are per project; the caller is part of the fingerprint, so one end user's
  * stored answer is never handed to another.
  */
-import { createHash } from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import type { TenantScope, Tx } from '../../db/pool.js';
+import { sha256Base64url } from '../../lib/crypto.js';
 import { IdempotencyErrors } from './errors.js';
 import { claimKey, releaseKey, saveAnswer, storedKey } from './queries.js';
 
@@ -46,7 +46,7 @@ function canonical(value: unknown): string {
 }
 
 export function fingerprintOf(parts: Record<string, unknown>): string {
-  return createHash('sha256').update(canonical(parts)).digest('base64url');
+  return sha256Base64url(canonical(parts));
 }
 
 const expiredAt = (ctx: AppContext) => new Date(ctx.clock.now().getTime() - KEY_TTL_MS);

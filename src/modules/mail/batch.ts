@@ -4,8 +4,8 @@
  * provider refused (or all of them, when the call fails) are refunded. Accepted items get
  * MailLogs (`sent`, with their provider id), written with one statement.
  */
-import { createHash } from 'node:crypto';
 import type { AppContext } from '../../context.js';
+import { sha256Base64url } from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
 import { objectId } from '../../lib/ids.js';
 import { refund, reserve } from '../../lib/quota-queries.js';
@@ -90,7 +90,7 @@ export async function sendBatchOnce(
   let results: BatchItemResult[];
   try {
     // With the fingerprint: a key reused for another batch once expired here is another key there too.
-    const providerKey = `batch-${createHash('sha256').update(`${project.id}\0${keyed.key}\0${keyed.fingerprint}`).digest('base64url')}`;
+    const providerKey = `batch-${sha256Base64url(`${project.id}\0${keyed.key}\0${keyed.fingerprint}`)}`;
     results = await sendBatch(ctx, project, items, providerKey);
   } catch (err) {
     await settleAhead(ctx, scope, keyed, null);

@@ -35,11 +35,25 @@ export function candidateOf(row: ChangeRow): Candidate {
 }
 
 /**
+ * Previous versions already rebuilt, by change row: the feed hands the same row objects to
+ * every subscriber of a project, so a change's previous version is rebuilt once, not once per
+ * subscriber (a copy of the whole document each time). Weak: gone with the rows.
+ */
+const previousVersions = new WeakMap<ChangeRow, Candidate | null>();
+
+/**
  * What an update's document was before it, rebuilt from the new one and the difference the
  * change row carries (migrations/028); null when it is not an update or the difference was not
- * recorded (a document over the cap, or a change written before 028).
+ * recorded (a document over the cap, or a change written before 028). Rebuilt once per row;
+ * callers only read it.
  */
 export function previousCandidateOf(row: ChangeRow): Candidate | null {
+  let previous = previousVersions.get(row);
+  if (previous === undefined) previousVersions.set(row, (previous = rebuildPrevious(row)));
+  return previous;
+}
+
+function rebuildPrevious(row: ChangeRow): Candidate | null {
   if (row.action !== 'update' || row.data === null || row.prev_fields === null || row.prev_updated_ms === null) return null;
   const data: Record<string, unknown> = { ...row.data };
   for (const key of row.prev_absent ?? []) delete data[key];

@@ -7,6 +7,7 @@
  * JavaScript's regular expressions differ.
  */
 import type { CollectionDef } from '../collections/cache.js';
+import { valueAtPath } from '../data/doc-path.js';
 import { DataErrors } from '../data/errors.js';
 import { resolveField, type FieldRef } from '../data/fields.js';
 import type { Filter } from '../data/query.js';
@@ -28,15 +29,6 @@ const SYSTEM_TIME: ReadonlyMap<string, (d: Candidate) => number> = new Map([
   ['createdAt', (d: Candidate) => d.createdMs],
   ['updatedAt', (d: Candidate) => d.updatedMs],
 ]);
-
-function at(data: Record<string, unknown>, path: string[]): unknown {
-  let v: unknown = data;
-  for (const key of path) {
-    if (v === null || typeof v !== 'object' || Array.isArray(v) || !Object.hasOwn(v, key)) return undefined;
-    v = (v as Record<string, unknown>)[key];
-  }
-  return v;
-}
 
 /** `doc ->> key`: the text of a JSON value (strings unquoted), null for null or absent. */
 function asText(v: unknown): string | null {
@@ -65,9 +57,9 @@ function reader(f: FieldRef): (d: Candidate) => Value | undefined {
   if (f.name === 'isDeleted') return () => false;
   if (f.name === 'deletedAt') return () => null;
   const path = f.name.split('.');
-  if (f.kind === 'num') return (d) => { const v = at(d.data, path); return typeof v === 'number' && Number.isFinite(v) ? v : null; };
-  if (f.kind === 'txt') return (d) => asText(at(d.data, path));
-  return (d) => at(d.data, path) as Value | undefined; // loose: the JSON value itself
+  if (f.kind === 'num') return (d) => { const v = valueAtPath(d.data, path); return typeof v === 'number' && Number.isFinite(v) ? v : null; };
+  if (f.kind === 'txt') return (d) => asText(valueAtPath(d.data, path));
+  return (d) => valueAtPath(d.data, path) as Value | undefined; // loose: the JSON value itself
 }
 
 function typed(f: FieldRef, raw: string): Value {

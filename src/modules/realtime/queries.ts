@@ -28,8 +28,8 @@ export interface ChangeRow {
   at_ms: number;
   /**
    * An update's difference (migrations/028): the previous values of the top-level fields it
-   * changed and the fields it added; null for other actions, and for an update of a document
-   * over the cap (its previous version unknown).
+   * changed and the fields it added; null for other actions, and for an update whose old or
+   * new version is over the cap (sql/70_change_stream.sql: the previous version unknown).
    */
   prev_fields: Record<string, unknown> | null;
   prev_absent: string[] | null;

@@ -6,6 +6,7 @@
  * `inMemoryRule` returns null for them and the caller refuses (fail closed).
  */
 import type { FieldDef } from '../../db/types.js';
+import { valueAtPath } from '../data/doc-path.js';
 import type { Expr, Operand } from './ast.js';
 import { parseRule } from './parser.js';
 
@@ -22,15 +23,6 @@ export interface RuleCaller {
 export type RuleTest = (doc: RuleSubject, caller: RuleCaller) => boolean;
 
 type V = string | number | null;
-
-function at(data: Record<string, unknown>, path: string[]): unknown {
-  let v: unknown = data;
-  for (const key of path) {
-    if (v === null || typeof v !== 'object' || Array.isArray(v) || !Object.hasOwn(v, key)) return undefined;
-    v = (v as Record<string, unknown>)[key];
-  }
-  return v;
-}
 
 function declared(fields: FieldDef[], path: string[]): FieldDef | undefined {
   let list: FieldDef[] | undefined = fields;
@@ -81,7 +73,7 @@ function value(o: Operand, fields: FieldDef[], doc: RuleSubject, caller: RuleCal
       if (name === 'id' || name === '_id') return doc.id;
       if (name === 'createdAt') return doc.createdMs;
       if (name === 'updatedAt') return doc.updatedMs;
-      const v = at(doc.data, o.path);
+      const v = valueAtPath(doc.data, o.path);
       if (declared(fields, o.path)?.type === 'Number') return typeof v === 'number' && Number.isFinite(v) ? v : null;
       if (v === undefined || v === null) return null;
       return typeof v === 'string' ? v : JSON.stringify(v);

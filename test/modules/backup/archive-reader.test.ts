@@ -27,6 +27,8 @@ describe('the archive reader', () => {
     const got = await all(Readable.from(bytes));
     expect(got.map((r) => r.record)).toEqual(records);
     expect(got.map((r) => r.line)).toEqual(records.map((_, i) => i + 1));
+    // What holding a line costs is counted in characters (UTF-16 units), not in its UTF-8 bytes.
+    expect(got.map((r) => r.chars)).toEqual(records.map((r) => JSON.stringify(r).length));
   });
 
   it('an upload that sends nothing more: 408 import_stalled, the upload itself left open', async () => {

@@ -249,6 +249,19 @@ describe('filters', () => {
     s.close();
   });
 
+  it('an update that grows a document over 64 KB records no difference (nothing to rebuild from a truncated body): sent truncated to the subscriber', async () => {
+    const s = await subscribe([{ collection: 'posts', filter: { score_gte: 100 } }]);
+    const grown = (await A.post('/api/data/posts', p.sk, { title: 'small', score: 100, note: 'old' })).body._id as string;
+    expect((await A.patch(`/api/data/posts/${grown}`, p.sk, { title: 'y'.repeat(70 * 1024), score: 5, extra: 1 })).status).toBe(200);
+    await s.waitFor(() => s.changes().length >= 2);
+    expect(ids(s)).toEqual([`create:${grown}`, `update:${grown}`]);
+    expect(s.changes()[1]!.data).toMatchObject({ id: grown, truncated: true });
+    const rows = await sql<{ truncated: boolean; prev_fields: unknown; prev_absent: unknown }>`
+      SELECT truncated, prev_fields, prev_absent FROM changes WHERE doc_id = ${grown} AND action = 'update'`.execute(env.ctx.db.admin);
+    expect(rows.rows).toEqual([{ truncated: true, prev_fields: null, prev_absent: null }]);
+    s.close();
+  });
+
   it('refuses the users collection (403): end users are read through /api/userAuth only', async () => {
     const t = await ticket([{ collection: 'users' }], p.sk);
     expect(t.status).toBe(403);

@@ -6,8 +6,8 @@
  * ETag is known before anything is read, so a revalidation (If-None-Match) costs one row read.
  * Only cache misses render, and they count against the project's per-minute budget.
  */
-import { createHash } from 'node:crypto';
 import type { AppContext } from '../../../context.js';
+import { sha256Hex } from '../../../lib/crypto.js';
 import { backendOfFile, storeCall } from '../backends.js';
 import { checkRead, type ReadAttempt } from '../download-service.js';
 import { StorageErrors } from '../errors.js';
@@ -45,7 +45,7 @@ export async function renderFile(ctx: AppContext, key: Buffer, r: RenderRequest)
   // `auto` resolved here (from Accept and the original's type): the variant is part of the key.
   const format = outputFormat(t, r.accept, row.content_type === 'image/png' ? 'png' : 'jpeg');
   const variant = canonical({ ...t, format });
-  const hash = createHash('sha256').update(variant).digest('hex').slice(0, 32);
+  const hash = sha256Hex(variant).slice(0, 32);
   const etag = `"${fileId}-${hash.slice(0, 16)}"`;
   const headers: Record<string, string> = {
     'content-type': MIME[format],
