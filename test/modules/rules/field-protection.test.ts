@@ -100,6 +100,14 @@ describe('hidden fields: a caller who may not see them never gets them', () => {
     }
   });
 
+  it('a batch answers the owner with her owner-hidden field and never the secret one', async () => {
+    const batch = await A.post('/api/data/batch', as.alice!, { operations: [{ op: 'update', collection: 'profiles', id: aliceDoc, data: { name: 'Alice Ünal' } }] });
+    expect(batch.status, JSON.stringify(batch.body)).toBe(200);
+    const text = JSON.stringify(batch.body);
+    expect(text).toContain('12 34');
+    expect(text).not.toContain('moderation');
+  });
+
   it('the change stream (realtime, webhooks) never carries a hidden value', async () => {
     const rows = await env.ctx.db.admin.selectFrom('changes' as never).select(['data' as never]).where('doc_id' as never, '=', aliceDoc as never).execute();
     expect(rows.length).toBeGreaterThan(0);
