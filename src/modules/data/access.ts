@@ -52,13 +52,18 @@ export function assertNotUsers(name: string): void {
   if (name.trim().toLowerCase() === 'users') throw DataErrors.users_collection_protected();
 }
 
-export async function readAccess(ctx: AppContext, req: FastifyRequest, col: CollectionDef): Promise<Access> {
+/**
+ * `populate`: the read populates references, whose target collections may have read rules on
+ * `@auth.id` or owner-hidden fields: then the caller's user id goes into the scope even where
+ * this collection's own reads do not need it.
+ */
+export async function readAccess(ctx: AppContext, req: FastifyRequest, col: CollectionDef, opts: { populate?: boolean } = {}): Promise<Access> {
   const projectId = projectOf(req).id;
   if (req.keyKind === 'secret') return { scope: { projectId, keyKind: 'secret' }, secret: true, userId: null, ownerFilter: null };
   if (readRules(col)) return rulesAccess(ctx, req, projectId);
   const isPrivate = col.rls.enabled && col.rls.mode === 'private';
   // Owner-hidden fields (docs/rules.md) come back to their owner: who is asking matters.
-  if (!isPrivate && hasOwnerHidden(col.fields)) {
+  if (!isPrivate && (opts.populate || hasOwnerHidden(col.fields))) {
     const userId = await optionalUserId(ctx, req);
     return { scope: { projectId, userId, keyKind: 'publishable' }, secret: false, userId, ownerFilter: null };
   }

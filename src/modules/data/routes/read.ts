@@ -25,8 +25,8 @@ export default async function readRoutes(app: App, ctx: AppContext): Promise<voi
     },
     async (req) => {
       const col = await loadTarget(ctx, req, req.params.collectionName);
-      const access = await readAccess(ctx, req, col);
       const q = parseListQuery(rawQuery(req));
+      const access = await readAccess(ctx, req, col, { populate: q.populate.length > 0 });
       if (q.count) return ok({ count: await countDocuments(ctx, col, access, q) }, 'Count fetched successfully.');
       return ok(await listDocuments(ctx, col, access, q), 'Data fetched successfully');
     },
@@ -39,8 +39,9 @@ export default async function readRoutes(app: App, ctx: AppContext): Promise<voi
     },
     async (req) => {
       const col = await loadTarget(ctx, req, req.params.collectionName);
-      const access = await readAccess(ctx, req, col);
-      const doc = await getDocument(ctx, col, access, req.params.id, parseListQuery(rawQuery(req)));
+      const q = parseListQuery(rawQuery(req));
+      const access = await readAccess(ctx, req, col, { populate: q.populate.length > 0 });
+      const doc = await getDocument(ctx, col, access, req.params.id, q);
       return ok(doc, 'Data fetched successfully');
     },
   );
