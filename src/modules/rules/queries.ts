@@ -2,6 +2,8 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../database.js';
 import type { RulesConfig } from '../../db/types.js';
+import { isObjectId } from '../../lib/ids.js';
+import { partitionName } from '../collections/partition-queries.js';
 
 type Db = Kysely<Database>;
 
@@ -29,4 +31,33 @@ export async function partitionPolicies(db: Db, collectionId: string) {
     SELECT policyname, cmd, roles::text[] AS roles, qual, with_check FROM pg_policies
     WHERE schemaname = current_schema() AND tablename = ${`documents_${collectionId}`} ORDER BY policyname`.execute(db);
   return res.rows;
+}
+
+/**
+ * The plan of `statement` (compiled by the server, never client text) in the caller's
+ * transaction, with sequential scans priced out (`SET LOCAL`): the plan still reads a whole
+ * partition only when no index can serve the condition. EXPLAIN without ANALYZE runs nothing.
+ */
+export async function planWithoutSeqScans(tx: Db, statement: string): Promise<string> {
+  await sql`SET LOCAL enable_seqscan = off`.execute(tx);
+  const res = await sql<{ 'QUERY PLAN': string }>`EXPLAIN ${sql.raw(statement)}`.execute(tx);
+  return res.rows.map((r) => r['QUERY PLAN']).join('\n');
+}
+
+/**
+ * A list of the collection as its API runs it, minus the page (`extra`: the list rule when it
+ * differs from the view rule; server-compiled SQL). No `deleted_at IS NULL`: every partition's
+ * partial created_at index matches that, and the planner would walk it whatever the rule says.
+ */
+export function listStatement(projectId: string, collectionId: string, extra: string | null): string {
+  if (!isObjectId(projectId)) throw new Error('bad project id');
+  return `SELECT id FROM ${partitionName(collectionId)} WHERE project_id = '${projectId}'${extra ? ` AND (${extra})` : ''}`;
+}
+
+/** The document accessors of rules and indexes that are not LEAKPROOF (a database set up without a superuser). */
+export async function leakyAccessors(db: Db): Promise<string[]> {
+  const res = await sql<{ proname: string }>`
+    SELECT DISTINCT proname FROM pg_proc
+    WHERE proname IN ('plinth_num', 'plinth_txt', 'plinth_key') AND NOT proleakproof ORDER BY proname`.execute(db);
+  return res.rows.map((r) => r.proname);
 }
