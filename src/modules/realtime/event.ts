@@ -16,6 +16,17 @@ import type { TicketClaims } from './ticket.js';
 
 export const positionOf = (row: ChangeRow): Position => ({ xid: BigInt(row.xid), id: BigInt(row.id) });
 
+/**
+ * Whether the read rule admitted the version before an update: the caller could see it then.
+ * Unknown (no previous version recorded, or no read rule) is no: a `leave` never names a
+ * document the caller may never have been able to read.
+ */
+export function mayReadBefore(scope: TicketClaims, col: CollectionDef, before: Candidate): boolean {
+  if (scope.projectId !== col.project_id || scope.keyKind === 'secret' || !readRules(col)) return false;
+  const test = readRuleTest(col);
+  return !!test && test(before, { userId: scope.userId, keyKind: scope.keyKind });
+}
+
 export function mayRead(scope: TicketClaims, col: CollectionDef, row: ChangeRow): boolean {
   if (scope.projectId !== row.project_id) return false;
   if (scope.keyKind === 'secret') return true;

@@ -4,12 +4,13 @@
  * the database (a resume with `Last-Event-ID`), holding back live events meanwhile, then only
  * takes live events from its node's feed; every event below its position is skipped, so a
  * change is sent once. An update that takes a document out of the stream's filters is sent as
- * `leave` with its id. A client too slow to read (more than MAX_BUFFERED bytes waiting) is
+ * `leave` with its id, and so is one that takes a document out of the collection's read rule
+ * for this caller (docs/rules.md). A client too slow to read (more than MAX_BUFFERED bytes waiting) is
  * disconnected: it resumes from its last event id, losing nothing.
  */
 import type { ServerResponse } from 'node:http';
 import type { CollectionDef } from '../collections/cache.js';
-import { candidateOf, changeData, mayRead, positionOf, previousCandidateOf } from './event.js';
+import { candidateOf, changeData, mayRead, mayReadBefore, positionOf, previousCandidateOf } from './event.js';
 import type { Match } from './match.js';
 import { after, formatPosition, type Position } from './position.js';
 import type { ChangeRow } from './queries.js';
@@ -68,8 +69,12 @@ export class Subscriber {
       if (!after(pos, this.position)) continue;
       this.position = pos;
       const def = defs.get(definitionKey(row.project_id, row.collection));
-      if (!def || !mayRead(this.scope, def, row)) continue;
+      if (!def) continue;
       const id = formatPosition(pos);
+      if (!mayRead(this.scope, def, row)) {
+        if (this.lostSight(row, def)) this.write(`id: ${id}\nevent: leave\ndata: ${JSON.stringify({ collection: def.name, id: row.doc_id, version: row.version })}\n\n`);
+        continue;
+      }
       if (this.matches(row)) {
         this.write(`id: ${id}\nevent: ${row.action}\ndata: ${JSON.stringify(changeData(row, def.name))}\n\n`);
       } else if (this.left(row)) {
@@ -91,6 +96,20 @@ export class Subscriber {
     if (subs.length === 0) return false;
     const before = previousCandidateOf(row);
     return before === null || subs.some((s) => s.match(before));
+  }
+
+  /**
+   * An update that took the document out of the collection's read rule for this caller
+   * (docs/rules.md): the version before was readable and in this stream's filters, the new one
+   * is not readable. The client drops its copy, as for a filter. A document that comes into
+   * the rule arrives as an ordinary `update` with its body.
+   */
+  private lostSight(row: ChangeRow, def: CollectionDef): boolean {
+    if (row.action !== 'update') return false;
+    const before = previousCandidateOf(row);
+    if (before === null || !mayReadBefore(this.scope, def, before)) return false;
+    const name = row.collection.toLowerCase();
+    return this.subscriptions.some((s) => s.collection === name && s.match(before));
   }
 
   private matches(row: ChangeRow): boolean {

@@ -56,7 +56,28 @@ const AUTH_BUILTIN = new Map<string, Type>([['id', 'txt'], ['email', 'txt'], ['v
 interface Row {
   qualifier: string | null;
   collection: RuleCollection;
+  /** The outer document of a lookup probe (planProbes): its columns are stand-ins, not a table. */
+  probe?: boolean;
 }
+
+/**
+ * A lookup planned on its own (the index warning, docs/rules.md): the looked-up partition under a
+ * condition where the outer document's columns are scope settings, values PostgreSQL cannot
+ * know at planning time, as the outer row's are when the lookup runs.
+ */
+export interface LookupProbe {
+  collection: string;
+  collectionId: string;
+  sql: string;
+}
+
+/** What a probe puts in place of the outer document's columns: stable, unknown when planned. */
+const PROBE_COLUMN = new Map([
+  ['data', `current_setting('plinth.rule_probe', true)::jsonb`],
+  ['id', `current_setting('plinth.rule_probe', true)`],
+  ['created_at', `current_setting('plinth.rule_probe', true)::timestamptz`],
+  ['updated_at', `current_setting('plinth.rule_probe', true)::timestamptz`],
+]);
 
 function typeOf(def: FieldDef): Type {
   return def.type === 'Number' ? 'num' : def.type === 'Boolean' ? 'bool' : 'txt';
@@ -75,7 +96,14 @@ function declaredAt(fields: FieldDef[], path: string[]): FieldDef | undefined {
 
 class Compiler {
   private aliases = 0;
+  /** Set by planProbes: each lookup's probe, innermost first. */
+  probes: LookupProbe[] | null = null;
   constructor(private ctx: CompileContext) {}
+
+  /** The row `$outer` and `@data` inside a lookup refer to: the policy's own table (or, probing, its stand-ins). */
+  private outerRow(): Row {
+    return { qualifier: this.outerName(), collection: this.ctx.collection, probe: this.probes !== null };
+  }
 
   private get top(): Row {
     return { qualifier: null, collection: this.ctx.collection };
@@ -83,7 +111,7 @@ class Compiler {
 
   /** A field of `row`, through the accessor its index uses (top level) or the same accessor on its parent object. */
   private field(row: Row, path: string[], pos: number, what: string): Value {
-    const col = (c: string) => (row.qualifier ? `${row.qualifier}.${ident(c)}` : ident(c));
+    const col = (c: string) => (row.probe ? PROBE_COLUMN.get(c)! : row.qualifier ? `${row.qualifier}.${ident(c)}` : ident(c));
     const sys = path.length === 1 ? SYSTEM.get(path[0]!) : undefined;
     if (sys) return { type: sys.type, sql: col(sys.column), pos };
     const def = declaredAt(row.collection.fields, path);
@@ -125,13 +153,13 @@ class Compiler {
         return this.field(row, o.path, o.pos, row.qualifier ? 'the looked-up collection' : 'this collection');
       case 'outer':
         if (!row.qualifier) throw new RuleSyntaxError('$outer is only meaningful inside @collection lookups', o.pos);
-        return this.field({ qualifier: this.outerName(), collection: this.ctx.collection }, o.path, o.pos, 'this collection');
+        return this.field(this.outerRow(), o.path, o.pos, 'this collection');
       case 'data':
         if (this.ctx.action !== 'create' && this.ctx.action !== 'update') {
           throw new RuleSyntaxError('@data is only available in create and update rules', o.pos);
         }
         // The incoming document is the row the policy checks (the new row; docs/rules.md).
-        return this.field(row.qualifier ? { qualifier: this.outerName(), collection: this.ctx.collection } : this.top, o.path, o.pos, 'this collection');
+        return this.field(row.qualifier ? this.outerRow() : this.top, o.path, o.pos, 'this collection');
       case 'auth':
         return this.auth(o.path, o.pos);
       case 'request':
@@ -210,6 +238,14 @@ class Compiler {
     if (!other) throw new RuleSyntaxError(`Unknown collection '${name}'`, pos);
     const alias = ident(`l${++this.aliases}`);
     const inner = this.expr(where, { qualifier: alias, collection: other });
+    this.probes?.push({
+      collection: name,
+      collectionId: other.id,
+      // No `deleted_at IS NULL`: that matches every partition's partial created_at index, which
+      // the planner prefers on a small partition whatever the condition; without it, only an
+      // index on the condition's fields avoids reading the whole partition.
+      sql: `SELECT 1 FROM ${ident(`documents_${other.id}`)} ${alias} WHERE ${alias}.project_id = plinth_project_id() AND (${inner})`,
+    });
     // The looked-up partition only ever holds its collection; the project and liveness are
     // tested anyway (and the partition's own policies apply to the caller too).
     return (
@@ -249,4 +285,33 @@ function describe(t: Type): string {
 /** The policy expression of `expr` (throws RuleSyntaxError with a position). */
 export function compileRule(expr: Expr, ctx: CompileContext): string {
   return new Compiler(ctx).expr(expr);
+}
+
+/** Each lookup of `expr` as a statement of its own, for EXPLAIN (the index warning). */
+export function planProbes(expr: Expr, ctx: CompileContext): LookupProbe[] {
+  const c = new Compiler(ctx);
+  c.probes = [];
+  c.expr(expr);
+  return c.probes;
+}
+
+/** Whether a rule restricts rows by their own fields or lookups (else it is the same for every row). */
+export function readsRows(e: Expr): boolean {
+  switch (e.kind) {
+    case 'or':
+    case 'and':
+      return readsRows(e.left) || readsRows(e.right);
+    case 'not':
+      return readsRows(e.expr);
+    case 'lookup':
+      return true;
+    case 'cmp':
+      return [e.left, e.right].some((o) => o.kind === 'field' || o.kind === 'data');
+    case 'in':
+      return e.left.kind === 'field' || e.left.kind === 'data';
+    case 'exists':
+      return e.operand.kind === 'field' || e.operand.kind === 'data';
+    case 'bool':
+      return false;
+  }
 }

@@ -9,7 +9,9 @@ import type { FieldDef, RulesConfig } from '../../db/types.js';
 import { announceChange } from '../collections/cache.js';
 import { CollectionErrors } from '../collections/errors.js';
 import { findCollection } from '../collections/queries.js';
-import type { CompileContext, RuleAction } from './compile.js';
+import type { RuleAction, RuleCollection } from './compile.js';
+import { ruleWarnings } from './plan.js';
+import { compileContexts } from './compile-context.js';
 import { compileRuleText } from './rule.js';
 import * as q from './queries.js';
 
@@ -18,23 +20,17 @@ export const ACTIONS: RuleAction[] = ['list', 'view', 'create', 'update', 'delet
 export type RulesInput = Partial<Record<RuleAction, string | null>>;
 
 /** Compiles every rule given (a blank one is none); the first refused one is the error. */
-export async function compileRules(db: Kysely<Database>, projectId: string, collection: { id: string; fields: CompileContext['collection']['fields'] }, rules: RulesConfig) {
-  const all = await q.projectCollections(db, projectId);
-  const byName = new Map(all.map((c) => [c.name.toLowerCase(), c]));
-  const users = byName.get('users');
+export async function compileRules(db: Kysely<Database>, projectId: string, collection: RuleCollection, rules: RulesConfig) {
+  const contextOf = await compileContexts(db, projectId, collection);
   const compiled: Partial<RulesConfig> = {};
   for (const action of ACTIONS) {
     const text = rules[action];
     if (text === null) continue;
-    compiled[action] = compileRuleText(text, {
-      collection,
-      action,
-      lookup: (name) => byName.get(name.toLowerCase()),
-      userFields: users?.fields ?? [],
-    });
+    compiled[action] = compileRuleText(text, contextOf(action));
   }
   return compiled;
 }
+
 
 function normalise(current: RulesConfig | null, input: RulesInput): RulesConfig | null {
   const next: RulesConfig = { list: null, view: null, create: null, update: null, delete: null, ...current };
@@ -79,5 +75,6 @@ export async function getRules(ctx: AppContext, projectId: string, name: string)
     rules: col.rules ?? { list: null, view: null, create: null, update: null, delete: null },
     sql: (col.rules_sql ?? {}) as Record<string, string>,
     policies: policies.map((p) => ({ name: p.policyname, command: p.cmd, roles: p.roles, using: p.qual, withCheck: p.with_check })),
+    warnings: col.rules ? await ruleWarnings(ctx, projectId, col, col.rules) : [],
   };
 }

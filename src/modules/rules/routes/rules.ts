@@ -18,6 +18,12 @@ const Policy = Type.Object({
   using: Type.Union([Type.String(), Type.Null()]),
   withCheck: Type.Union([Type.String(), Type.Null()]),
 });
+const Warning = Type.Object({
+  action: Type.String(),
+  code: Type.String({ description: 'rule_no_index (the plan reads a whole collection) or rule_not_leakproof' }),
+  message: Type.String(),
+  plan: Type.Optional(Type.String({ description: 'EXPLAIN of the statement the warning is about' })),
+});
 const Data = Type.Object({
   name: Type.String(),
   rules: Rules,
@@ -25,6 +31,8 @@ const Data = Type.Object({
   sql: Type.Record(Type.String(), Type.String()),
   /** The partition's policies as PostgreSQL holds them (read-only). */
   policies: Type.Array(Policy),
+  /** Conditions that cannot use an index, each with its plan (docs/rules.md, "Index warnings"). */
+  warnings: Type.Array(Warning),
 });
 const schema = { tags: ['dashboard: collections'], params: CollectionParams, response: { 200: envelopeOf(Data) } };
 
