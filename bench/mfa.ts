@@ -4,7 +4,9 @@
  *   - password: POST /login (one argon2 verify),
  *   - password + TOTP: POST /login (challenge) then POST /mfa/verify with the app's code,
  *   - passkey: POST /passkeys/signin/options then POST /passkeys/signin (discoverable, ES256,
- *     a software authenticator: test/helpers/webauthn.ts).
+ *     a software authenticator: test/helpers/webauthn.ts),
+ *   - an operator's passkey at the console: POST /api/auth/passkeys/signin/options then
+ *     /signin (the same ceremony with the operators' adapter; DASHBOARD_URL's relying party).
  * Each runs BENCH_SECONDS (6) with BENCH_CONCURRENCY (8) sign-ins in flight, in this process
  * (the client's JSON and the authenticator's signing count against the rates; the ratio to
  * password sign-in is what to read). A TOTP code is good once per user and 30 s step, so each
@@ -12,7 +14,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { totpCode } from '../src/lib/identity/totp.js';
-import { makeCollection, makeProject, USERS_FIELDS } from '../test/helpers/fixtures.js';
+import { makeCollection, makeOperator, makeProject, USERS_FIELDS } from '../test/helpers/fixtures.js';
 import { SoftAuthenticator } from '../test/helpers/webauthn.js';
 import { runBench } from './lib/bench-app.js';
 
@@ -21,7 +23,9 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const USERS = Number(process.env.BENCH_MFA_USERS ?? 400);
 const PASSWORD = 'correct horse 1';
 
-runBench('mfa', {}, async ({ app, ctx }) => {
+const CONSOLE = 'https://console.example.com';
+
+runBench('mfa', { DASHBOARD_URL: CONSOLE }, async ({ app, ctx }) => {
   await app.listen({ port: 0, host: '127.0.0.1' });
   const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   const project = await makeProject(ctx);
@@ -59,6 +63,14 @@ runBench('mfa', {}, async ({ app, ctx }) => {
     const regOptions = await post('/api/userAuth/passkeys/register/options', {}, keyAuth);
     await post('/api/userAuth/passkeys/register', { name: 'bench', response: authenticator.register(regOptions as never) }, keyAuth);
     authenticators.push(authenticator);
+  }
+  const operatorKeys: SoftAuthenticator[] = [];
+  for (let i = 0; i < CONCURRENCY; i++) {
+    const op = await makeOperator(ctx);
+    const authenticator = new SoftAuthenticator(CONSOLE);
+    const regOptions = await post('/api/auth/mfa/passkeys/register/options', {}, op.auth);
+    await post('/api/auth/mfa/passkeys/register', { name: 'bench', response: authenticator.register(regOptions as never) }, op.auth);
+    operatorKeys.push(authenticator);
   }
 
   async function measure(name: string, signIn: (worker: number) => Promise<void>) {
@@ -106,5 +118,10 @@ runBench('mfa', {}, async ({ app, ctx }) => {
     const options = await post('/api/userAuth/passkeys/signin/options', {});
     await post('/api/userAuth/passkeys/signin', { response: authenticators[worker]!.assert(options as never) });
   });
+  const operatorPasskey = await measure('operator passkey at the console (two requests)', async (worker) => {
+    const options = await post('/api/auth/passkeys/signin/options', {});
+    await post('/api/auth/passkeys/signin', { response: operatorKeys[worker]!.assert(options as never) });
+  });
+  console.log(`operator passkey sign-in ${(operatorPasskey / pwd).toFixed(1)}× end-user password sign-in.`);
   console.log(`\nTOTP sign-in ${(100 * totp / pwd).toFixed(0)} % of password sign-in; passkey sign-in ${(passkey / pwd).toFixed(1)}× (no argon2).`);
 });

@@ -56,9 +56,13 @@ export interface Rig {
   close(): Promise<void>;
 }
 
-export async function startRig(extraEnv: Record<string, string> = {}): Promise<Rig> {
+/**
+ * `hostname`: the name the browser uses (still served on 127.0.0.1). WebAuthn needs a name, not
+ * an IP address, as relying party id: the passkey tests use `localhost`.
+ */
+export async function startRig(extraEnv: Record<string, string> = {}, opts: { hostname?: string } = {}): Promise<Rig> {
   const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
+  const base = `http://${opts.hostname ?? '127.0.0.1'}:${port}`;
   const env = await createTestEnv({ PUBLIC_URL: base, RATE_LIMIT_SCALE: '100', LOG_LEVEL: 'warn', ...extraEnv });
   await env.app.listen({ port, host: '127.0.0.1' });
   const browser = await launchChromium();

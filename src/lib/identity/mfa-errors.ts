@@ -15,3 +15,12 @@ export const MfaErrors = defineErrors('identity-mfa', {
   mfa_already_enrolled: { status: 409, message: 'An authenticator app is already enrolled. Remove it first.' },
   mfa_not_enrolled: { status: 404, message: 'No authenticator app enrolment in progress or enrolled.' },
 });
+
+/** Passkeys (WebAuthn), for operators and end users alike (the ceremony: passkey-ceremony.ts). */
+export const PasskeyErrors = defineErrors('identity-passkeys', {
+  passkey_invalid: { status: 400, message: 'The passkey response could not be verified.' },
+  passkey_challenge_invalid: { status: 400, message: 'The passkey challenge is unknown, used or expired. Start again.' },
+  passkey_counter_regressed: { status: 400, message: "The passkey's signature counter went backwards: it may have been cloned." },
+  passkey_not_found: { status: 404, message: 'Passkey not found.' },
+  passkey_name_invalid: { status: 400, message: 'A passkey name needs at least one visible character (100 at most).' },
+});

@@ -14,6 +14,8 @@ import { freeDerivedValues, rethrowTaken } from './unique.js';
 import { IdentityErrors } from '../../lib/identity/errors.js';
 import { firstFactor } from '../../lib/identity/assurance.js';
 import { openChallengeIfEnrolled, type OpenedChallenge } from '../mfa/challenge.js';
+import { assertAal2IfEnrolled } from '../mfa/policy.js';
+import type { UserTokenClaims } from './tokens.js';
 
 const scope = (project: ProjectRecord, userId?: string) => ({ projectId: project.id, userId: userId ?? null, keyKind: 'publishable' as const });
 
@@ -81,8 +83,14 @@ export async function updateProfile(ctx: AppContext, project: ProjectRecord, sch
   }).catch(rethrowTaken);
 }
 
-/** Checks the current password, stores the new one and revokes every session of the user. */
-export async function changePassword(ctx: AppContext, project: ProjectRecord, userId: string, current: string, next: string): Promise<void> {
+/**
+ * Checks the current password, stores the new one and revokes every session of the user. A
+ * user with a second factor must act from an aal2 session (a stolen password and aal1 token
+ * must not lock the owner out), whatever the project's policy.
+ */
+export async function changePassword(ctx: AppContext, project: ProjectRecord, claims: UserTokenClaims, current: string, next: string): Promise<void> {
+  await assertAal2IfEnrolled(ctx, project, claims);
+  const { userId } = claims;
   const user = await currentUser(ctx, project, userId);
   if (!(await verifyPassword(user.password_hash, current))) throw AuthErrors.invalid_current_password();
   const hash = await hashPassword(next);

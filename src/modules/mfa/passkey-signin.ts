@@ -10,16 +10,18 @@ import { sha256Hex } from '../../lib/crypto.js';
 import { passkeyAssurance, withSecondFactor } from '../../lib/identity/assurance.js';
 import { IdentityErrors } from '../../lib/identity/errors.js';
 import { MfaErrors } from '../../lib/identity/mfa-errors.js';
-import { authenticationOptions, PASSKEY_CHALLENGE_TTL_SECONDS, signedChallenge, verifyAssertion, type AuthenticationResponseJSON } from '../../lib/identity/passkeys.js';
+import { accountAssertionOptions, beginSignin, checkAssertion } from '../../lib/identity/passkey-ceremony.js';
+import type { AuthenticationResponseJSON } from '../../lib/identity/passkeys.js';
 import { AuthErrors } from '../auth/errors.js';
 import { findUserById } from '../auth/queries.js';
 import { startSession, type ClientMeta } from '../auth/sessions.js';
 import type { ProjectRecord } from '../projects/cache.js';
 import { finishChallenge, useChallengeTry } from './challenge.js';
 import { PasskeyErrors } from './errors.js';
-import { findPasskeyByCredential, insertWebauthnChallenge, listPasskeys, recordPasskeyUse, setMfaWebauthnChallenge, takeWebauthnChallenge } from './passkey-queries.js';
+import { setMfaWebauthnChallenge } from './passkey-queries.js';
+import { userPasskeyStore } from './passkey-store.js';
 import { findLiveChallenge } from './queries.js';
-import { relyingPartyOf, storedOf } from './relying-party.js';
+import { relyingPartyOf } from './relying-party.js';
 import { checkSecondFactor, userScope } from './second-factor.js';
 
 const projectScope = (project: ProjectRecord) => ({ projectId: project.id, keyKind: 'publishable' as const });
@@ -27,32 +29,21 @@ const projectScope = (project: ProjectRecord) => ({ projectId: project.id, keyKi
 /** Options for a discoverable sign-in (no allowCredentials), its challenge stored for one use. */
 export async function passkeySigninOptions(ctx: AppContext, project: ProjectRecord) {
   const rp = relyingPartyOf(project);
-  const options = await authenticationOptions(rp, []);
-  const expiresAt = new Date(ctx.clock.now().getTime() + PASSKEY_CHALLENGE_TTL_SECONDS * 1000);
-  await ctx.db.read(projectScope(project), (db) => insertWebauthnChallenge(db, { challenge: options.challenge, projectId: project.id, userId: null, purpose: 'signin', expiresAt }));
-  return options;
+  return ctx.db.read(projectScope(project), (db) => beginSignin(userPasskeyStore(db, project.id), rp, ctx.clock.now()));
 }
 
 export async function signInWithPasskey(ctx: AppContext, project: ProjectRecord, response: AuthenticationResponseJSON, meta: ClientMeta) {
   const rp = relyingPartyOf(project);
   const now = ctx.clock.now();
-  const challenge = signedChallenge(response);
-  const found = await ctx.db.read(projectScope(project), async (db) => {
-    if (!challenge || !(await takeWebauthnChallenge(db, challenge, 'signin', null, now))) throw PasskeyErrors.passkey_challenge_invalid();
-    return typeof response.id === 'string' ? findPasskeyByCredential(db, response.id) : undefined;
-  });
   // A credential of another project (another relying party) is simply not found here.
-  if (!found) throw PasskeyErrors.passkey_invalid();
-  const check = await verifyAssertion(rp, response, challenge!, storedOf(found));
-  if (!check.ok && check.reason === 'counter') {
-    ctx.log.warn({ audit: 'passkey.counter_regressed', projectId: project.id, userId: found.user_id, passkeyId: found.id }, 'audit: a passkey counter went backwards');
-    throw PasskeyErrors.passkey_counter_regressed();
-  }
-  if (!check.ok) throw PasskeyErrors.passkey_invalid();
-  if (!check.userVerified) throw PasskeyErrors.passkey_invalid('Passkey sign-in needs user verification (PIN or biometric).');
-  const userId = found.user_id;
+  const out = await ctx.db.read(projectScope(project), (db) => checkAssertion(userPasskeyStore(db, project.id), rp, response, {
+    ownerId: null,
+    onCounterRegressed: (p) => ctx.log.warn({ audit: 'passkey.counter_regressed', projectId: project.id, userId: p.ownerId, passkeyId: p.id }, 'audit: a passkey counter went backwards'),
+  }, now));
+  if (!out.ok) throw out.reason === 'challenge' ? PasskeyErrors.passkey_challenge_invalid() : PasskeyErrors.passkey_invalid();
+  if (!out.userVerified) throw PasskeyErrors.passkey_invalid('Passkey sign-in needs user verification (PIN or biometric).');
+  const userId = out.passkey.ownerId;
   return ctx.db.tenant(userScope(project, userId), async (tx) => {
-    if (!(await recordPasskeyUse(tx, found.id, check.newCounter, check.backedUp, now))) throw PasskeyErrors.passkey_invalid();
     const user = await findUserById(tx, userId);
     if (!user) throw PasskeyErrors.passkey_invalid();
     if (user.disabled_at) throw AuthErrors.user_disabled();
@@ -68,9 +59,7 @@ export async function mfaPasskeyOptions(ctx: AppContext, project: ProjectRecord,
   return ctx.db.read(projectScope(project), async (db) => {
     const c = await findLiveChallenge(db, idHash, ctx.clock.now());
     if (!c) throw MfaErrors.mfa_challenge_invalid();
-    const mine = await listPasskeys(db, c.user_id);
-    if (!mine.length) throw PasskeyErrors.passkey_not_found('No passkey is registered for this account.');
-    const options = await authenticationOptions(rp, mine.map((p) => storedOf(p)));
+    const options = await accountAssertionOptions(userPasskeyStore(db, project.id), rp, c.user_id);
     await setMfaWebauthnChallenge(db, idHash, options.challenge);
     return options;
   });

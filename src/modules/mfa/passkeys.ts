@@ -9,9 +9,8 @@ import type { Tx } from '../../db/pool.js';
 import { randomId } from '../../lib/ids.js';
 import { withSecondFactor } from '../../lib/identity/assurance.js';
 import { MfaErrors } from '../../lib/identity/mfa-errors.js';
-import {
-  PASSKEY_CHALLENGE_TTL_SECONDS, registrationOptions, signedChallenge, verifyRegistration, type RegistrationResponseJSON,
-} from '../../lib/identity/passkeys.js';
+import { beginRegistration, finishRegistration, passkeyName } from '../../lib/identity/passkey-ceremony.js';
+import type { RegistrationResponseJSON } from '../../lib/identity/passkeys.js';
 import { newRecoveryCodes } from '../../lib/identity/recovery-codes.js';
 import { findUserById } from '../auth/queries.js';
 import { lowerUserSessions, raiseSessionAssurance } from '../auth/session-queries.js';
@@ -19,12 +18,11 @@ import { accessTokenFor } from '../auth/sessions.js';
 import type { UserTokenClaims } from '../auth/tokens.js';
 import type { ProjectRecord } from '../projects/cache.js';
 import { PasskeyErrors } from './errors.js';
-import { relyingPartyOf, storedOf } from './relying-party.js';
-import { deletePasskey, insertPasskey, insertWebauthnChallenge, listPasskeys, renamePasskey, takeWebauthnChallenge } from './passkey-queries.js';
+import { relyingPartyOf } from './relying-party.js';
+import { deletePasskey, insertPasskey, listPasskeys, renamePasskey } from './passkey-queries.js';
+import { userPasskeyStore } from './passkey-store.js';
 import { countRecoveryCodesLeft, factorSummary, replaceRecoveryCodes } from './queries.js';
 import { checkSecondFactor, userScope, type SecondFactorProof } from './second-factor.js';
-
-const expiry = (ctx: AppContext) => new Date(ctx.clock.now().getTime() + PASSKEY_CHALLENGE_TTL_SECONDS * 1000);
 
 /** Registration options; adding a factor to an account that has one needs an aal2 session. */
 export async function passkeyRegistrationOptions(ctx: AppContext, project: ProjectRecord, caller: UserTokenClaims) {
@@ -35,27 +33,21 @@ export async function passkeyRegistrationOptions(ctx: AppContext, project: Proje
     if ((f.totp || f.passkeys > 0) && caller.aal !== 'aal2') throw MfaErrors.mfa_required();
     const user = await findUserById(tx, userId);
     if (!user) throw MfaErrors.mfa_required('Sign in again.');
-    const existing = await listPasskeys(tx, userId);
-    const options = await registrationOptions(rp, { id: userId, name: user.email }, existing.map((p) => storedOf(p)));
-    await insertWebauthnChallenge(tx, { challenge: options.challenge, projectId: project.id, userId, purpose: 'register', expiresAt: expiry(ctx) });
-    return options;
+    return beginRegistration(userPasskeyStore(tx, project.id), rp, { id: userId, name: user.email }, ctx.clock.now());
   });
 }
 
 export async function registerPasskey(ctx: AppContext, project: ProjectRecord, caller: UserTokenClaims, name: string, response: RegistrationResponseJSON) {
   const rp = relyingPartyOf(project);
   const { userId } = caller;
-  const challenge = signedChallenge(response);
+  const label = passkeyName(name, 'Passkey');
   const now = ctx.clock.now();
-  const taken = challenge && (await ctx.db.read(userScope(project, userId), (db) => takeWebauthnChallenge(db, challenge, 'register', userId, now)));
-  if (!taken) throw PasskeyErrors.passkey_challenge_invalid();
-  const cred = await verifyRegistration(rp, response, challenge!);
-  if (!cred) throw PasskeyErrors.passkey_invalid();
+  const cred = await ctx.db.read(userScope(project, userId), (db) => finishRegistration(userPasskeyStore(db, project.id), rp, userId, response, now));
   const assurance = withSecondFactor(caller.amr, 'passkey', now);
   const out = await ctx.db.tenant(userScope(project, userId), async (tx) => {
     const firstFactor = (await countRecoveryCodesLeft(tx, userId)) === 0 && !(await factorSummary(tx, userId)).totp;
     const id = randomId();
-    const stored = await insertPasskey(tx, { id, projectId: project.id, userId, ...cred, rpId: rp.rpId, name: name.trim() || 'Passkey', now });
+    const stored = await insertPasskey(tx, { id, projectId: project.id, userId, ...cred, rpId: rp.rpId, name: label, now });
     if (!stored) throw PasskeyErrors.passkey_invalid('This passkey is already registered.');
     const codes = firstFactor ? newRecoveryCodes(ctx.config.encryptionKey, 'app-user', userId) : null;
     if (codes) await replaceRecoveryCodes(tx, userId, project.id, codes.hashes, now);
@@ -63,7 +55,7 @@ export async function registerPasskey(ctx: AppContext, project: ProjectRecord, c
     return { id, recoveryCodes: codes?.codes };
   });
   const accessToken = caller.sid ? await accessTokenFor(ctx, project, userId, { sid: caller.sid, ...assurance }) : undefined;
-  return { passkey: { id: out.id, name: name.trim() || 'Passkey' }, ...(out.recoveryCodes ? { recoveryCodes: out.recoveryCodes } : {}), ...(accessToken ? { accessToken } : {}) };
+  return { passkey: { id: out.id, name: label }, ...(out.recoveryCodes ? { recoveryCodes: out.recoveryCodes } : {}), ...(accessToken ? { accessToken } : {}) };
 }
 
 export async function myPasskeys(ctx: AppContext, project: ProjectRecord, userId: string) {
@@ -72,7 +64,8 @@ export async function myPasskeys(ctx: AppContext, project: ProjectRecord, userId
 }
 
 export async function renameMyPasskey(ctx: AppContext, project: ProjectRecord, userId: string, id: string, name: string): Promise<void> {
-  const done = await ctx.db.read(userScope(project, userId), (db) => renamePasskey(db, userId, id, name.trim()));
+  const label = passkeyName(name);
+  const done = await ctx.db.read(userScope(project, userId), (db) => renamePasskey(db, userId, id, label));
   if (!done) throw PasskeyErrors.passkey_not_found();
 }
 

@@ -34,6 +34,17 @@ export async function assertProjectAssurance(ctx: AppContext, project: ProjectRe
   throw f.totp || f.passkeys > 0 ? MfaErrors.mfa_required() : MfaErrors.mfa_enrollment_required();
 }
 
+/**
+ * Account changes a stolen session must not make (the password): when the user has a second
+ * factor, under either policy, the token must be aal2 (403 `mfa_required`; the app steps up
+ * with POST /api/userAuth/mfa/step-up and retries). Users without a factor are not affected.
+ */
+export async function assertAal2IfEnrolled(ctx: AppContext, project: ProjectRecord, claims: UserTokenClaims): Promise<void> {
+  if (claims.aal === 'aal2') return;
+  const f = await ctx.db.read(userScope(project, claims.userId), (db) => factorSummary(db, claims.userId));
+  if (f.totp || f.passkeys > 0) throw MfaErrors.mfa_required('Changing the password needs a session verified with your second factor (aal2): step up first.');
+}
+
 /** What a session at aal1 is told at sign-in under `require` (an additive field; nothing otherwise). */
 export function enrolmentDue(project: ProjectRecord): { mfaEnrollmentRequired?: true } {
   return mfaPolicyOf(project) === 'require' ? { mfaEnrollmentRequired: true } : {};

@@ -1,5 +1,5 @@
 /** A project's WebAuthn relying party (settings.passkeys) and stored passkeys as the primitive reads them. */
-import type { RelyingParty, StoredPasskey } from '../../lib/identity/passkeys.js';
+import type { RelyingParty } from '../../lib/identity/passkeys.js';
 import type { ProjectRecord } from '../projects/cache.js';
 import { PasskeyErrors } from './errors.js';
 
@@ -10,7 +10,4 @@ export function relyingPartyOf(project: ProjectRecord): RelyingParty {
   return { rpId: s.rpId, origins: s.origins as string[], name: project.name };
 }
 
-export const storedOf = (p: { credential_id: string; public_key?: string; counter?: string | number; transports: string[]; backup_eligible: boolean }): StoredPasskey => ({
-  credentialId: p.credential_id, publicKey: p.public_key ?? '', counter: Number(p.counter ?? 0), transports: p.transports, backupEligible: p.backup_eligible,
-});
-
+export { storedPasskeyOf as storedOf } from '../../lib/identity/passkey-ceremony.js';

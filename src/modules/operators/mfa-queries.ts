@@ -34,15 +34,6 @@ export async function acceptOperatorTotpStep(db: Db, operatorId: string, step: n
   return Number(res.numUpdatedRows) > 0;
 }
 
-/** Removes the app and the recovery codes, and drops the operator's sessions to aal1, in one transaction. */
-export async function deleteOperatorFactors(db: Db, operatorId: string): Promise<void> {
-  await db.transaction().execute(async (tx) => {
-    await tx.deleteFrom('operator_totp').where('operator_id', '=', operatorId).execute();
-    await tx.deleteFrom('operator_recovery_codes').where('operator_id', '=', operatorId).execute();
-    await tx.updateTable('operator_sessions').set({ aal: 'aal1' }).where('operator_id', '=', operatorId).execute();
-  });
-}
-
 export async function replaceOperatorRecoveryCodes(db: Db, operatorId: string, hashes: string[], now: Date): Promise<void> {
   await db.transaction().execute(async (tx) => {
     await tx.deleteFrom('operator_recovery_codes').where('operator_id', '=', operatorId).execute();
@@ -85,7 +76,7 @@ export function tryOperatorChallenge(db: Db, idHash: string, maxTries: number, n
     .where('id_hash', '=', idHash)
     .where('attempts', '<', maxTries)
     .where('expires_at', '>', now)
-    .returning(['operator_id', 'amr'])
+    .returning(['operator_id', 'amr', 'webauthn_challenge'])
     .executeTakeFirst();
 }
 

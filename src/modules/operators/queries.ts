@@ -40,7 +40,8 @@ export function findOperatorIdentity(db: Db, id: string) {
   return db
     .selectFrom('operators')
     .select(['id', 'email', 'name', 'plan', 'is_verified', 'tokens_valid_after'])
-    .select(sql<boolean>`EXISTS (SELECT 1 FROM operator_totp t WHERE t.operator_id = operators.id AND t.verified_at IS NOT NULL)`.as('has_second_factor'))
+    .select(sql<boolean>`(EXISTS (SELECT 1 FROM operator_totp t WHERE t.operator_id = operators.id AND t.verified_at IS NOT NULL)
+      OR EXISTS (SELECT 1 FROM operator_passkeys k WHERE k.operator_id = operators.id))`.as('has_second_factor'))
     .select(sql<boolean>`COALESCE((SELECT (value ->> 'required')::boolean FROM platform_settings WHERE key = 'operator_mfa'), false)`.as('mfa_required'))
     .where('id', '=', id)
     .executeTakeFirst();

@@ -52,7 +52,31 @@ export interface OperatorMfaChallengesTable {
   operator_id: string;
   amr: JSONColumnType<AmrEntry[]>;
   attempts: Generated<number>;
+  webauthn_challenge: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Timestamp;
+  expires_at: Timestamp;
+}
+
+/** An operator's passkeys (migrations/045_operator_passkeys.sql). */
+export interface OperatorPasskeysTable {
+  id: string;
+  operator_id: string;
+  credential_id: string;
+  public_key: string;
+  counter: Bigint;
+  transports: ColumnType<string[], string[] | undefined, string[]>;
+  rp_id: string;
+  backup_eligible: boolean;
+  backed_up: boolean;
+  name: string;
+  created_at: Timestamp;
+  last_used_at: Timestamp | null;
+}
+
+export interface OperatorWebauthnChallengesTable {
+  challenge: string;
+  operator_id: string | null;
+  purpose: 'register' | 'signin';
   expires_at: Timestamp;
 }
 
@@ -76,5 +100,7 @@ export interface OperatorTables {
   operator_recovery_codes: OperatorRecoveryCodesTable;
   operator_mfa_challenges: OperatorMfaChallengesTable;
   operator_mfa_failures: OperatorMfaFailuresTable;
+  operator_passkeys: OperatorPasskeysTable;
+  operator_webauthn_challenges: OperatorWebauthnChallengesTable;
   platform_settings: PlatformSettingsTable;
 }

@@ -67,6 +67,15 @@ describe('registration and management', () => {
     expect(after.map((k: { name: string }) => k.name)).toEqual(['Laptop']);
   });
 
+  it('renaming a passkey to only spaces is a 400 with a clear code, not a 500', async () => {
+    const { body } = await registered();
+    const aal2 = body.accessToken;
+    const [key] = (await env.app.inject({ method: 'GET', url: '/api/userAuth/passkeys', headers: bearer(p, aal2) })).json().data;
+    const res = await env.app.inject({ method: 'PATCH', url: `/api/userAuth/passkeys/${key.id}`, headers: bearer(p, aal2), payload: { name: ' \t  ' } });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().code).toBe('passkey_name_invalid');
+  });
+
   it('422 passkeys_not_configured for a project without a relying party', async () => {
     const other = await authProject(env);
     const { body } = await signup(env, other);

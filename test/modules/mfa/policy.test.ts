@@ -34,6 +34,36 @@ describe('policy: offer (the default)', () => {
   });
 });
 
+describe('account changes need aal2 once the user has a factor, under either policy', () => {
+  it('threat: a stolen password and aal1 token change the password of a user with a second factor (offer policy)', async () => {
+    const { body } = await signup(env, p, { password: 'old password 1' });
+    const aal1 = body.data.accessToken as string;
+    const { secret } = await enrolTotp(env, p, aal1);
+    const confirmed = await env.app.inject({ method: 'POST', url: '/api/userAuth/mfa/totp/confirm', headers: bearer(p, aal1), payload: { code: codeAt(env, secret) } });
+    expect(confirmed.statusCode).toBe(200);
+    nextStep(env);
+    const change = (token: string) => env.app.inject({
+      method: 'PUT', url: '/api/userAuth/change-password', headers: bearer(p, token), payload: { currentPassword: 'old password 1', newPassword: 'new password 2' },
+    });
+    const refused = await change(aal1);
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().code).toBe('mfa_required');
+    // The password did not change: the old one still opens the two-step sign-in.
+    expect((await login(env, p, body.data.user.email, 'old password 1')).json().data.challengeId).toBeTruthy();
+    const stepped = await env.app.inject({ method: 'POST', url: '/api/userAuth/mfa/step-up', headers: bearer(p, aal1), payload: { code: codeAt(env, secret) } });
+    expect(claimsOf(stepped.json().data.accessToken).aal).toBe('aal2');
+    expect((await change(stepped.json().data.accessToken)).statusCode).toBe(200);
+  });
+
+  it('a user without a second factor changes the password with an aal1 token, as before', async () => {
+    const { body } = await signup(env, p, { password: 'old password 1' });
+    const res = await env.app.inject({
+      method: 'PUT', url: '/api/userAuth/change-password', headers: bearer(p, body.data.accessToken), payload: { currentPassword: 'old password 1', newPassword: 'new password 2' },
+    });
+    expect(res.statusCode).toBe(200);
+  });
+});
+
 describe('policy: require', () => {
   it('a user who must enrol gets mfa_enrollment_required everywhere but the enrolment routes, then works at aal2', async () => {
     const proj = await requiringProject();

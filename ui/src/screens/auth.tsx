@@ -11,6 +11,7 @@ import { toast } from '../lib/toast';
 import type { Operator } from '../lib/types';
 import { Field } from '../components/ui';
 import { proofOf } from './two-factor';
+import { getPasskey, passkeysSupported } from '../lib/webauthn';
 
 function Card({ title, children, error }: { title: string; children: ComponentChildren; error?: string }) {
   return (
@@ -52,18 +53,30 @@ const signIn = (user: Operator) => {
   navigate('#/projects', true);
 };
 
-/** The second step of a sign-in: a code of the authenticator app, or a recovery code. */
-function SecondStep({ challengeId }: { challengeId: string }) {
+/** The second step of a sign-in: a code of the authenticator app, a recovery code, or a passkey. */
+function SecondStep({ challengeId, methods }: { challengeId: string; methods: string[] }) {
   const [typed, setTyped] = useState('');
   const f = useForm();
+  const withPasskey = methods.includes('passkey') && passkeysSupported();
   return (
     <Card title="Two-step sign-in" error={f.error}>
+      {withPasskey && (
+        <form onSubmit={f.run(async () => {
+          const options = await request('POST', '/api/auth/mfa/passkey/options', { body: { challengeId }, noRefresh: true });
+          const passkey = await getPasskey(options);
+          const data = await request<{ user: Operator }>('POST', '/api/auth/mfa/verify', { body: { challengeId, passkey }, noRefresh: true });
+          signIn(data.user);
+        })}>
+          <button class="btn primary wide" disabled={f.busy}>Use a passkey</button>
+        </form>
+      )}
       <form onSubmit={f.run(async () => {
         const data = await request<{ user: Operator }>('POST', '/api/auth/mfa/verify', { body: { challengeId, ...proofOf(typed) }, noRefresh: true });
         signIn(data.user);
       })}>
-        <Field label="Code from your authenticator app" hint="Or one of your recovery codes." autoComplete="one-time-code" required value={typed} onInput={(e) => setTyped(e.currentTarget.value)} />
-        <button class="btn primary wide" disabled={f.busy}>{f.busy ? 'Checking…' : 'Verify'}</button>
+        <Field label={methods.includes('totp') ? 'Code from your authenticator app' : 'Recovery code'} hint={methods.includes('totp') ? 'Or one of your recovery codes.' : undefined}
+          autoComplete="one-time-code" required value={typed} onInput={(e) => setTyped(e.currentTarget.value)} />
+        <button class={withPasskey ? 'btn wide' : 'btn primary wide'} disabled={f.busy}>{f.busy ? 'Checking…' : 'Verify'}</button>
       </form>
       <p class="auth-links"><a href="#/login" onClick={() => location.reload()}>Start again</a></p>
     </Card>
@@ -73,15 +86,15 @@ function SecondStep({ challengeId }: { challengeId: string }) {
 export function Login() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [challengeId, setChallengeId] = useState<string>();
+  const [challenge, setChallenge] = useState<{ challengeId: string; methods: string[] }>();
   const f = useForm();
-  if (challengeId) return <SecondStep challengeId={challengeId} />;
+  if (challenge) return <SecondStep challengeId={challenge.challengeId} methods={challenge.methods} />;
   return (
     <Card title="Sign in" error={f.error}>
       <form onSubmit={f.run(async () => {
         try {
-          const data = await request<{ user: Operator; mfaRequired?: boolean; challengeId?: string }>('POST', '/api/auth/login', { body: { email, password }, noRefresh: true });
-          if (data.mfaRequired && data.challengeId) return setChallengeId(data.challengeId);
+          const data = await request<{ user: Operator; mfaRequired?: boolean; challengeId?: string; methods?: string[] }>('POST', '/api/auth/login', { body: { email, password }, noRefresh: true });
+          if (data.mfaRequired && data.challengeId) return setChallenge({ challengeId: data.challengeId, methods: data.methods ?? ['totp', 'recovery_code'] });
           signIn(data.user);
         } catch (err) {
           if (err instanceof ApiError && err.code === 'email_not_verified') navigate(`#/verify?email=${encodeURIComponent(email)}`);
@@ -92,6 +105,16 @@ export function Login() {
         <Field label="Password" type="password" autoComplete="current-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
         <button class="btn primary wide" disabled={f.busy}>{f.busy ? 'Signing in…' : 'Sign in'}</button>
       </form>
+      {passkeysSupported() && (
+        <form onSubmit={f.run(async () => {
+          const options = await request('POST', '/api/auth/passkeys/signin/options', { noRefresh: true });
+          const response = await getPasskey(options);
+          const data = await request<{ user: Operator }>('POST', '/api/auth/passkeys/signin', { body: { response }, noRefresh: true });
+          signIn(data.user);
+        })}>
+          <button class="btn wide" disabled={f.busy}>Use a passkey</button>
+        </form>
+      )}
       <p class="auth-links">
         <a href="#/register">Create an account</a> · <a href="#/forgot">Forgot password?</a>
       </p>

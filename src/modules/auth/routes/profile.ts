@@ -7,7 +7,7 @@ import type { AppContext } from '../../../context.js';
 import type { App } from '../../../app.js';
 import { done, ok } from '../../../lib/envelope.js';
 import { projectOf } from '../../projects/api-key-auth.js';
-import { userIdOf } from '../user-auth.js';
+import { userClaimsOf, userIdOf } from '../user-auth.js';
 import { AuthErrors } from '../errors.js';
 import { checkNewPassword } from '../inputs.js';
 import { schemaOf } from '../schema.js';
@@ -43,14 +43,13 @@ export async function accountFlow(app: App, ctx: AppContext): Promise<void> {
   app.put('/api/userAuth/change-password', {
     schema: {
       tags: ['userAuth'],
-      summary: 'Change the password (checks the current one; revokes every session of the user)',
+      summary: 'Change the password (checks the current one; revokes every session of the user); a user with a second factor needs an aal2 token (403 mfa_required)',
       body: Type.Object({ currentPassword: Type.String(), newPassword: Type.String() }),
     },
     handler: async (req) => {
-      const userId = userIdOf(req);
       if (!req.body.currentPassword) throw AuthErrors.invalid_input('Current password is required');
       const next = checkNewPassword(req.body.newPassword, 'New password');
-      await changePassword(ctx, projectOf(req), userId, req.body.currentPassword.slice(0, 1024), next);
+      await changePassword(ctx, projectOf(req), userClaimsOf(req), req.body.currentPassword.slice(0, 1024), next);
       return done('Password changed successfully');
     },
   });

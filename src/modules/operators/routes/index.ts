@@ -3,11 +3,12 @@ import { defineRoutes } from '../../../route-groups.js';
 import loginRoute from './login.js';
 import { operatorMfaRoutes, operatorMfaVerifyRoute } from './mfa.js';
 import otpRoutes from './otp.js';
+import { operatorPasskeyRoutes, operatorPasskeySigninRoutes } from './passkeys.js';
 import passwordRoutes, { changePasswordRoute } from './password.js';
 import registerRoute from './register.js';
 import sessionRoutes, { meRoute } from './session.js';
 
 export default [
-  defineRoutes('public', registerRoute, loginRoute, sessionRoutes, passwordRoutes, otpRoutes, operatorMfaVerifyRoute),
-  defineRoutes('operator', meRoute, changePasswordRoute, operatorMfaRoutes),
+  defineRoutes('public', registerRoute, loginRoute, sessionRoutes, passwordRoutes, otpRoutes, operatorMfaVerifyRoute, operatorPasskeySigninRoutes),
+  defineRoutes('operator', meRoute, changePasswordRoute, operatorMfaRoutes, operatorPasskeyRoutes),
 ];

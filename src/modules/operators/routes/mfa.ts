@@ -8,15 +8,19 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import type { App } from '../../../app.js';
 import { done, ok } from '../../../lib/envelope.js';
+import type { AuthenticationResponseJSON } from '../../../lib/identity/passkeys.js';
+import { Code, RecoveryCode, StrongProof as Proof, WebauthnResponse } from '../../mfa/routes/schemas.js';
 import { operatorOf } from '../auth.js';
 import { setSessionCookies } from '../cookies.js';
-import { completeOperatorChallenge, confirmOperatorTotp, operatorFactors, regenerateOperatorCodes, removeOperatorTotp, startOperatorEnrolment } from '../mfa.js';
+import { completeOperatorChallenge, confirmOperatorTotp, operatorFactors, regenerateOperatorCodes, removeOperatorTotp, startOperatorEnrolment, type OperatorProof } from '../mfa.js';
 import { loadOperator } from '../service.js';
 import { sessionReply } from './reply.js';
 
 const TAGS = ['dashboard: auth'];
-const Code = Type.String({ maxLength: 16 });
-const Proof = Type.Object({ code: Type.Optional(Code), recoveryCode: Type.Optional(Type.String({ maxLength: 32 })) }, { additionalProperties: false });
+
+/** The proof as the check takes it (the assertion's JSON is checked by the ceremony). */
+export const proofOf = (body: { code?: string; recoveryCode?: string; passkey?: unknown } | undefined): OperatorProof =>
+  ({ code: body?.code, recoveryCode: body?.recoveryCode, passkey: body?.passkey as AuthenticationResponseJSON | undefined });
 
 /** Public: POST /api/auth/mfa/verify. */
 export async function operatorMfaVerifyRoute(app: App, ctx: AppContext): Promise<void> {
@@ -24,11 +28,13 @@ export async function operatorMfaVerifyRoute(app: App, ctx: AppContext): Promise
     schema: {
       tags: TAGS,
       summary: "Complete an operator's sign-in with the second factor: a session at aal2",
-      body: Type.Object({ challengeId: Type.String({ maxLength: 64 }), code: Type.Optional(Code), recoveryCode: Type.Optional(Type.String({ maxLength: 32 })) }),
+      body: Type.Object(
+        { challengeId: Type.String({ maxLength: 64 }), code: Type.Optional(Code), recoveryCode: Type.Optional(RecoveryCode), passkey: Type.Optional(WebauthnResponse) },
+        { additionalProperties: false },
+      ),
     },
     handler: async (req, reply) => {
-      const { challengeId, code, recoveryCode } = req.body;
-      const { operatorId, session } = await completeOperatorChallenge(ctx, challengeId, { code, recoveryCode });
+      const { operatorId, session } = await completeOperatorChallenge(ctx, req.body.challengeId, proofOf(req.body));
       return sessionReply(ctx, req, reply, { user: await loadOperator(ctx, operatorId), session }, 'Login successful');
     },
   });
@@ -59,15 +65,15 @@ export async function operatorMfaRoutes(app: App, ctx: AppContext): Promise<void
   });
 
   app.delete('/api/auth/mfa/totp', {
-    schema: { tags: TAGS, summary: 'Remove the authenticator app (needs a fresh code or a recovery code)', body: Proof },
+    schema: { tags: TAGS, summary: 'Remove the authenticator app (needs a fresh code, a recovery code or a passkey assertion)', body: Proof },
     handler: async (req) => {
-      await removeOperatorTotp(ctx, operatorOf(req), req.body ?? {});
+      await removeOperatorTotp(ctx, operatorOf(req), proofOf(req.body));
       return done('Authenticator app removed');
     },
   });
 
   app.post('/api/auth/mfa/recovery-codes', {
-    schema: { tags: TAGS, summary: 'Regenerate the recovery codes (needs a fresh code or a recovery code); the old set stops working', body: Proof },
-    handler: async (req) => ok({ recoveryCodes: await regenerateOperatorCodes(ctx, operatorOf(req), req.body ?? {}) }, 'Recovery codes regenerated'),
+    schema: { tags: TAGS, summary: 'Regenerate the recovery codes (needs a fresh code, a recovery code or a passkey assertion); the old set stops working', body: Proof },
+    handler: async (req) => ok({ recoveryCodes: await regenerateOperatorCodes(ctx, operatorOf(req), proofOf(req.body)) }, 'Recovery codes regenerated'),
   });
 }
