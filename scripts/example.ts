@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { blog } from '../examples/blog/setup.js';
 import { chat } from '../examples/chat/setup.js';
 import type { ExampleSpec } from '../examples/lib/provision.js';
 import { provision } from '../examples/lib/provision.js';
@@ -16,7 +17,7 @@ import { serveExample } from '../examples/lib/serve.js';
 import { freePort } from '../src/db/embedded.js';
 import { ROOT_DIR } from '../src/paths.js';
 
-const EXAMPLES = new Map<string, ExampleSpec>([['chat', chat]]);
+const EXAMPLES = new Map<string, ExampleSpec>([['blog', blog], ['chat', chat]]);
 
 async function waitHealthy(base: string, child: ReturnType<typeof spawn>): Promise<void> {
   for (let i = 0; i < 240; i++) {

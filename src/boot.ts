@@ -23,6 +23,7 @@ import { LRUCache } from 'lru-cache';
 import { CollectionCache } from './modules/collections/cache.js';
 import { reconcileAllIndexes } from './modules/collections/index-queries.js';
 import { ChangeFeed } from './modules/realtime/feed.js';
+import { readableChanges } from './modules/realtime/queries.js';
 import { ticketKey } from './modules/realtime/ticket.js';
 import { createQuotaLeases } from './modules/data/quota.js';
 import { createMailGroups } from './modules/mail/group-commit.js';
@@ -112,7 +113,14 @@ export async function boot(config: Config, opts: BootOptions = {}): Promise<Boot
   ctx.mailGroups = createMailGroups(ctx);
   ctx.oauthServers = createOAuthServers(config);
   ctx.realtime = {
-    feed: new ChangeFeed({ db: db.admin, pollMs: config.realtime.pollMs, log, collection: (p, name) => ctx.collections.get(p, name) }),
+    feed: new ChangeFeed({
+      db: db.admin,
+      pollMs: config.realtime.pollMs,
+      log,
+      collection: (p, name) => ctx.collections.get(p, name),
+      readable: (scope, collectionId, readSql, rows) =>
+        db.read({ ...scope, keyKind: 'publishable' }, (tx) => readableChanges(tx, collectionId, readSql, rows)),
+    }),
     ticketKey: ticketKey(config.encryptionKey),
   };
   ctx.hooks.closing.push(() => ctx.realtime.feed.stop());

@@ -109,8 +109,12 @@ async function openRoom(roomId) {
   state.current = roomId;
   $('room-title').textContent = state.rooms.get(roomId)?.name ?? '';
   $('message-form').hidden = false;
-  const messages = await client.db.getAll('messages', { room: roomId, sort: 'createdAt', limit: 100 });
-  state.messages.set(roomId, messages);
+  // Messages that arrive through realtime while the room loads are kept and merged, not lost:
+  // the list below may have been read before they were written.
+  if (!state.messages.has(roomId)) state.messages.set(roomId, []);
+  const fetched = await client.db.getAll('messages', { room: roomId, sort: 'createdAt', limit: 100 });
+  const byId = new Map([...fetched, ...state.messages.get(roomId)].map((m) => [m._id, m]));
+  state.messages.set(roomId, [...byId.values()].sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0)));
   state.unread.set(roomId, 0);
   renderMessages();
   renderRooms();

@@ -11,6 +11,12 @@ export interface CollectionSpec {
   schema: unknown[];
   rls?: { enabled: boolean; mode: 'public-read' | 'private'; ownerField: string };
   realtime?: boolean;
+  searchLanguage?: string;
+  /**
+   * Access rules (docs/rules.md), set once every collection exists (a rule may look another
+   * collection up): `PATCH /api/projects/:id/collections/:name/rules`.
+   */
+  rules?: Partial<Record<'list' | 'view' | 'create' | 'update' | 'delete', string>>;
 }
 
 export interface ExampleSpec {
@@ -52,7 +58,10 @@ export async function provision(base: string, spec: ExampleSpec, opts: { siteUrl
   const { token } = await call<{ token: string }>(base, 'POST', '/api/auth/login', { email: operatorEmail, password });
   const project = await call<{ _id: string; publishableKey: string; secretKey: string }>(
     base, 'POST', '/api/projects', { name: spec.project, siteUrl: opts.siteUrl }, token);
-  for (const c of spec.collections) await call(base, 'POST', `/api/projects/${project._id}/collections`, c, token);
+  for (const { rules: _rules, ...c } of spec.collections) await call(base, 'POST', `/api/projects/${project._id}/collections`, c, token);
+  for (const c of spec.collections) {
+    if (c.rules) await call(base, 'PATCH', `/api/projects/${project._id}/collections/${c.name}/rules`, c.rules, token);
+  }
   const webhookSecrets: string[] = [];
   if (opts.webhookUrl) {
     for (const w of spec.webhooks ?? []) {

@@ -7,7 +7,7 @@
  */
 import type { Readable } from 'node:stream';
 import { createGunzip, type Gunzip } from 'node:zlib';
-import type { CompoundIndex, FieldDef, RlsConfig } from '../../db/types.js';
+import type { CompoundIndex, FieldDef, RlsConfig, RulesConfig } from '../../db/types.js';
 import { isObjectId } from '../../lib/ids.js';
 import { jsonTooDeep } from '../../lib/json-depth.js';
 import { isPlainObject } from '../../lib/objects.js';
@@ -34,6 +34,8 @@ export interface CollectionRecord {
   searchLanguage?: string;
   /** Streams changes to realtime subscribers (absent in archives from before it existed: off). */
   realtime?: boolean;
+  /** Access rules as written (docs/rules.md); absent or null: none. */
+  rules?: Partial<RulesConfig> | null;
   createdAt: string;
 }
 
@@ -96,6 +98,13 @@ const isTime = (v: unknown): v is string => typeof v === 'string' && !Number.isN
 const isOptionalTime = (v: unknown) => v === null || isTime(v);
 const isOptionalId = (v: unknown) => v === null || typeof v === 'string';
 
+const RULE_ACTIONS = ['list', 'view', 'create', 'update', 'delete'] as const;
+function isRules(v: unknown): v is Partial<RulesConfig> {
+  if (!isPlainObject(v)) return false;
+  const keys = Object.keys(v);
+  return keys.every((k) => (RULE_ACTIONS as readonly string[]).includes(k)) && RULE_ACTIONS.every((a) => v[a] === undefined || v[a] === null || typeof v[a] === 'string');
+}
+
 /** Checks the members a record of each type must have, with the right types. */
 function checkRecord(r: Record<string, unknown>, line: number): ArchiveRecord {
   switch (r.type) {
@@ -105,6 +114,7 @@ function checkRecord(r: Record<string, unknown>, line: number): ArchiveRecord {
       return r as unknown as HeaderRecord;
     case 'collection':
       if (typeof r.name !== 'string' || !Array.isArray(r.fields) || !isPlainObject(r.rls) || !Array.isArray(r.indexes)) throw bad(line, 'a collection needs name, fields, rls and indexes');
+      if (r.rules !== undefined && r.rules !== null && !isRules(r.rules)) throw bad(line, `a collection's rules are an object of ${RULE_ACTIONS.join(', ')}, each a string or null`);
       return r as unknown as CollectionRecord;
     case 'document':
       if (typeof r.collection !== 'string' || !isObjectId(r.id) || !isPlainObject(r.data) || !isOptionalId(r.ownerId)) throw bad(line, 'a document needs collection, an ObjectId id, ownerId and an object data');

@@ -44,7 +44,7 @@ async function eachRow<T extends { id: string }>(page: (after: string) => Promis
 async function writeCollections(tx: Tx, projectId: string, w: ArchiveWriter) {
   const cols = await q.collections(tx, projectId);
   for (const c of cols) {
-    await w.write({ type: 'collection', name: c.name, fields: c.fields, rls: c.rls, indexes: c.indexes, searchLanguage: c.search_language, realtime: c.realtime, createdAt: c.created_at.toISOString() });
+    await w.write({ type: 'collection', name: c.name, fields: c.fields, rls: c.rls, indexes: c.indexes, searchLanguage: c.search_language, realtime: c.realtime, rules: c.rules, createdAt: c.created_at.toISOString() });
     w.counts.collections++;
   }
   for (const c of cols) {

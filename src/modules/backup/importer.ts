@@ -9,10 +9,13 @@ import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { sqlState } from '../../db/errors.js';
 import type { Database } from '../../database.js';
+import type { FieldDef, RulesConfig } from '../../db/types.js';
 import { AppError } from '../../lib/errors.js';
 import { METRICS, reserve } from '../../lib/quota-queries.js';
 import { updateCollectionRls } from '../collections/queries.js';
 import { createCollectionIn } from '../collections/service.js';
+import { setRules } from '../rules/queries.js';
+import { compileRules } from '../rules/service.js';
 import { DataErrors } from '../data/errors.js';
 import { planOf, type PlanName } from '../plans/plans.js';
 import { StorageErrors } from '../storage/errors.js';
@@ -37,6 +40,8 @@ export class Importer {
   readonly counts: Counts = { collections: 0, documents: 0, users: 0, files: 0 };
   readonly conflicts: string[] = [];
   private readonly collectionIds = new Map<string, string>();
+  /** Collections' access rules, compiled once every collection exists (a rule may look another up). */
+  private readonly rules: Array<{ id: string; name: string; fields: FieldDef[]; rules: RulesConfig; line: number }> = [];
   private docs = new Map<string, DocumentRecord[]>();
   private users: UserRecord[] = [];
   private files: FileRecord[] = [];
@@ -104,6 +109,7 @@ export class Importer {
       if (created.rls.ownerField !== rls.ownerField) await updateCollectionRls(this.tx, created.id, { ...created.rls, ownerField: rls.ownerField }, this.ctx.clock.now());
       this.collectionIds.set(r.name, created.id);
       this.counts.collections++;
+      if (r.rules) this.rules.push({ id: created.id, name: r.name, fields: created.fields, rules: { list: null, view: null, create: null, update: null, delete: null, ...r.rules }, line });
     } catch (err) {
       if (err instanceof AppError && !err.message.startsWith(`Line ${line}`)) throw err.withMessage(`Line ${line} (collection ${r.name}): ${err.message}`);
       throw err;
@@ -183,6 +189,23 @@ export class Importer {
     if (this.files.length) await this.flushFiles();
   }
 
+  /**
+   * The collections' access rules, compiled against the imported collections as a save of them
+   * would be (docs/rules.md), so the partitions get their policies; a rule that does not
+   * compile here (a field or collection the archive lacks) is the archive's error.
+   */
+  private async applyRules() {
+    for (const c of this.rules) {
+      try {
+        const compiled = await compileRules(this.tx, this.target.id, { id: c.id, fields: c.fields }, c.rules);
+        await setRules(this.tx, c.id, c.rules, compiled, this.ctx.clock.now());
+      } catch (err) {
+        if (err instanceof AppError) throw BackupErrors.invalid_archive(`Line ${c.line} (collection ${c.name}): ${err.message}`);
+        throw err;
+      }
+    }
+  }
+
   /** The archive is whole (its end record matches what was read) and the plan allows it. */
   async finish() {
     if (!this.ended) throw BackupErrors.invalid_archive('The archive has no end record: it was cut short.');
@@ -190,6 +213,7 @@ export class Importer {
       if (this.ended[k] !== this.counts[k]) throw BackupErrors.invalid_archive(`The end record counts ${String(this.ended[k])} ${k}, the archive holds ${this.counts[k]}.`);
     }
     if (this.newIds) await this.rewriteReferences(this.newIds);
+    await this.applyRules();
     const db = { subjectId: this.target.id, metric: METRICS.dbBytes };
     const storage = { subjectId: this.target.id, metric: METRICS.storageBytes };
     if ((await reserve(this.tx, db, this.dbBytes, this.plan.databaseBytes)) === null) throw DataErrors.database_limit(`The documents need ${this.dbBytes} bytes, over the plan's database limit.`);

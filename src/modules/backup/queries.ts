@@ -18,7 +18,7 @@ export const PAGE = 500;
 export async function collections(tx: Tx, projectId: string) {
   return tx
     .selectFrom('collections')
-    .select(['id', 'name', 'fields', 'rls', 'indexes', 'search_language', 'realtime', 'created_at'])
+    .select(['id', 'name', 'fields', 'rls', 'indexes', 'search_language', 'realtime', 'rules', 'created_at'])
     .where('project_id', '=', projectId)
     .orderBy('created_at')
     .orderBy('id')

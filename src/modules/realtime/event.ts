@@ -3,7 +3,7 @@
  * at that moment (src/modules/data/access.ts and the documents policies in sql/20): the secret
  * key sees every document; a publishable key sees every document of a collection that is not
  * private, and of a private one only those its end user owns; of a collection with a read rule,
- * those the rule admits (docs/rules.md).
+ * those the rule admits (docs/rules.md): in memory, or in the database for a rule with a lookup.
  */
 import type { CollectionDef } from '../collections/cache.js';
 import { readRules } from '../rules/has-rules.js';
@@ -27,14 +27,23 @@ export function mayReadBefore(scope: TicketClaims, col: CollectionDef, before: C
   return !!test && test(before, { userId: scope.userId, keyKind: scope.keyKind });
 }
 
-export function mayRead(scope: TicketClaims, col: CollectionDef, row: ChangeRow): boolean {
+/** Whether a collection's read rule needs the database to judge an event (a lookup, `@auth.<field>`). */
+export function readRuleNeedsDatabase(col: CollectionDef): boolean {
+  return readRules(col) && !readRuleTest(col);
+}
+
+/**
+ * `verdict`: for a read rule that needs the database, what the feed found when it judged the
+ * change in the subscriber's scope (feed.ts, `readableChanges`); without one the answer is no.
+ */
+export function mayRead(scope: TicketClaims, col: CollectionDef, row: ChangeRow, verdict?: boolean): boolean {
   if (scope.projectId !== row.project_id) return false;
   if (scope.keyKind === 'secret') return true;
   if (readRules(col)) {
-    // The read rule in memory (docs/rules.md); a rule that needs the database was refused at
-    // subscribe time (service.ts), and is "no" here.
+    // The read rule in memory (docs/rules.md), or, for one that needs the database, the
+    // feed's verdict (fail closed: none is no).
     const test = readRuleTest(col);
-    if (!test) return false;
+    if (!test) return verdict === true;
     return test({ id: row.doc_id, data: row.data ?? {}, createdMs: row.created_ms, updatedMs: row.updated_ms }, { userId: scope.userId, keyKind: scope.keyKind });
   }
   const isPrivate = col.rls.enabled && col.rls.mode === 'private';

@@ -12,8 +12,8 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../database.js';
 import type { Logger } from 'pino';
 import type { CollectionDef } from '../collections/cache.js';
-import { positionOf } from './event.js';
-import { after, compare, type Position } from './position.js';
+import { positionOf, readRuleNeedsDatabase } from './event.js';
+import { after, compare, formatPosition, type Position } from './position.js';
 import { changesAfter, horizon, projectChangesBetween, watermark, type ChangeRow } from './queries.js';
 import { definitionKey, type Definitions, type Subscriber } from './subscriber.js';
 
@@ -25,6 +25,12 @@ export interface FeedOptions {
   log: Logger;
   /** A collection's current definition (the node's collection cache). */
   collection: (projectId: string, name: string) => Promise<CollectionDef | null>;
+  /**
+   * The changes (of one collection) a publishable caller's read rule admits, judged in the
+   * database in the caller's tenant scope, for a rule that needs it (a lookup, `@auth.<field>`):
+   * their positions. Without it such changes reach nobody but the secret key.
+   */
+  readable?: (scope: { projectId: string; userId: string | null }, collectionId: string, readSql: string, rows: ChangeRow[]) => Promise<Set<string>>;
 }
 
 export class ChangeFeed {
@@ -104,7 +110,9 @@ export class ChangeFeed {
     while (sub.isOpen && after(until, sub.position)) {
       const rows = await projectChangesBetween(this.opts.db, sub.projectId, sub.position, until, BATCH);
       if (rows.length === 0) return;
-      sub.send(rows, await this.definitions(rows, sub));
+      const defs = await this.definitions(rows, sub);
+      await this.judge([sub], rows, defs);
+      sub.send(rows, defs);
       if (rows.length < BATCH) return;
     }
   }
@@ -152,7 +160,48 @@ export class ChangeFeed {
       const subs = [...(this.byProject.get(projectId) ?? [])];
       if (subs.length === 0) continue;
       const defs = await this.definitions(list, subs[0]!);
+      await this.judge(subs, list, defs);
       for (const sub of subs) sub.offer(list, defs);
+    }
+  }
+
+  /**
+   * The verdicts of collections whose read rule needs the database (docs/rules.md): for each
+   * publishable subscriber of such a collection, one query per signed-in user (or anonymous
+   * caller) and collection for the whole batch, shared by that user's streams. A query that
+   * fails leaves no verdict: the change is not sent (fail closed), and the error is logged.
+   */
+  private async judge(subs: Subscriber[], rows: ChangeRow[], defs: Definitions): Promise<void> {
+    const readable = this.opts.readable;
+    const judged = new Map<string, { def: CollectionDef; rows: ChangeRow[] }>();
+    for (const row of rows) {
+      const name = row.collection.toLowerCase();
+      const def = defs.get(definitionKey(row.project_id, name));
+      if (!def || !readRuleNeedsDatabase(def)) continue;
+      const entry = judged.get(name);
+      if (entry) entry.rows.push(row);
+      else judged.set(name, { def, rows: [row] });
+    }
+    if (judged.size === 0) return;
+    const answers = new Map<string, Promise<Set<string> | null>>();
+    for (const sub of subs) {
+      if (sub.scope.keyKind !== 'publishable') continue;
+      for (const [name, { def, rows: changes }] of judged) {
+        if (!sub.subscriptions.some((s) => s.collection === name)) continue;
+        const readSql = def.rules_sql?.view ?? def.rules_sql?.list;
+        if (!readable || !readSql) continue;
+        const key = `${sub.scope.userId ?? ''}\u0000${name}`;
+        let answer = answers.get(key);
+        if (!answer) {
+          answer = readable({ projectId: sub.projectId, userId: sub.scope.userId }, def.id, readSql, changes).catch((err: unknown) => {
+            this.opts.log.warn({ err, collection: def.name }, 'realtime: could not judge a read rule; the changes are not sent');
+            return null;
+          });
+          answers.set(key, answer);
+        }
+        const admitted = await answer;
+        for (const row of changes) sub.verdicts.set(formatPosition(positionOf(row)), admitted?.has(formatPosition(positionOf(row))) === true);
+      }
     }
   }
 

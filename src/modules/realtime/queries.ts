@@ -102,3 +102,44 @@ export async function sweepChanges(db: Db, before: Date): Promise<number> {
     return r.n;
   });
 }
+
+/**
+ * Which of `rows` (changes of one collection with access rules) the caller's read rule admits,
+ * for a rule that needs the database (a lookup, `@auth.<users field>`; docs/rules.md). The
+ * rule is the SQL the server compiled and stored (collections.rules_sql), never client text;
+ * it is judged on each change's document as the change carries it (the row as it was after
+ * the write, or before a delete), standing in for the partition's row under the partition's
+ * name, so `$outer` in a lookup refers to it. Runs in the caller's tenant scope: the lookups
+ * read other collections under their own policies, as a list would. A change whose document
+ * was too large to carry is judged on the partition's current row instead. Answers the
+ * positions (`xid-id`) admitted.
+ */
+export async function readableChanges(tx: Db, collectionId: string, readSql: string, rows: ChangeRow[]): Promise<Set<string>> {
+  const table = sql.raw(`"documents_${collectionId.replace(/"/g, '""')}"`);
+  const rule = sql.raw(`(${readSql})`);
+  const out = new Set<string>();
+  const key = (r: ChangeRow) => `${r.xid}-${r.id}`;
+  const carried = rows.filter((r) => !r.truncated);
+  if (carried.length > 0) {
+    const image = carried.map((r) => ({
+      k: key(r),
+      id: r.doc_id,
+      owner_id: r.owner_id,
+      data: r.data ?? {},
+      created_at: new Date(r.created_ms).toISOString(),
+      updated_at: new Date(r.updated_ms).toISOString(),
+    }));
+    const { rows: ok } = await sql<{ k: string }>`
+      SELECT ${table}.k FROM jsonb_to_recordset(${JSON.stringify(image)}::jsonb)
+        AS ${table}(k text, id text, owner_id text, data jsonb, created_at timestamptz, updated_at timestamptz)
+      WHERE ${rule}`.execute(tx);
+    for (const r of ok) out.add(r.k);
+  }
+  const truncated = rows.filter((r) => r.truncated);
+  if (truncated.length > 0) {
+    const { rows: ok } = await sql<{ id: string }>`SELECT id FROM ${table} WHERE id = ANY(${truncated.map((r) => r.doc_id)}::text[])`.execute(tx);
+    const visible = new Set(ok.map((r) => r.id));
+    for (const r of truncated) if (visible.has(r.doc_id)) out.add(key(r));
+  }
+  return out;
+}

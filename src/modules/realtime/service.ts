@@ -12,8 +12,6 @@ import type { AppContext } from '../../context.js';
 import { isPlainObject } from '../../lib/objects.js';
 import { verifyAccessTokenClaims } from '../auth/tokens.js';
 import { assertProjectAssurance } from '../mfa/policy.js';
-import { RuleErrors } from '../rules/errors.js';
-import { readRuleTest } from '../rules/evaluate.js';
 import { CollectionErrors } from '../collections/errors.js';
 import { assertNotUsers } from '../data/access.js';
 import { readRules } from '../rules/has-rules.js';
@@ -55,7 +53,6 @@ async function compile(ctx: AppContext, scope: Omit<TicketClaims, 'subscriptions
     const col = await ctx.collections.get(scope.projectId, s.collection);
     if (!col) throw CollectionErrors.collection_not_found();
     if (!col.realtime) throw RealtimeErrors.collection_not_streaming(`Collection '${col.name}' does not stream its changes. Turn realtime on for it first.`);
-    if (scope.keyKind === 'publishable' && readRules(col) && !readRuleTest(col)) throw RuleErrors.rule_needs_database();
     const isPrivate = col.rls.enabled && col.rls.mode === 'private' && !readRules(col);
     if (scope.keyKind === 'publishable' && isPrivate && !scope.userId) {
       throw DataErrors.auth_required('Provide a valid user Bearer token to subscribe to a private collection.');

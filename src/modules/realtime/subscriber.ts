@@ -31,6 +31,12 @@ export const definitionKey = (projectId: string, collection: string) => `${proje
 export class Subscriber {
   private held: ChangeRow[] | null = [];
   private closed = false;
+  /**
+   * The feed's verdicts on changes of collections whose read rule needs the database, by
+   * position, judged in this stream's scope before the changes are offered (feed.ts); each is
+   * dropped once its change is sent or skipped.
+   */
+  readonly verdicts = new Map<string, boolean>();
 
   constructor(
     readonly scope: TicketClaims,
@@ -66,12 +72,14 @@ export class Subscriber {
     for (const row of rows) {
       if (!this.isOpen) return;
       const pos = positionOf(row);
+      const id = formatPosition(pos);
+      const verdict = this.verdicts.get(id);
+      this.verdicts.delete(id);
       if (!after(pos, this.position)) continue;
       this.position = pos;
       const def = defs.get(definitionKey(row.project_id, row.collection));
       if (!def) continue;
-      const id = formatPosition(pos);
-      if (!mayRead(this.scope, def, row)) {
+      if (!mayRead(this.scope, def, row, verdict)) {
         if (this.lostSight(row, def)) this.write(`id: ${id}\nevent: leave\ndata: ${JSON.stringify({ collection: def.name, id: row.doc_id, version: row.version })}\n\n`);
         continue;
       }

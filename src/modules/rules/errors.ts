@@ -3,10 +3,6 @@ import { defineErrors } from '../../lib/errors.js';
 
 export const RuleErrors = defineErrors('rules', {
   rule_invalid: { status: 400, message: 'Invalid rule.' },
-  rule_needs_database: {
-    status: 400,
-    message: "This collection's read rule uses a lookup or @auth fields, which realtime does not evaluate: subscribe with the secret key, or stream a collection whose read rule compares fields, @auth.id and the key kind only.",
-  },
   rule_preview_invalid: { status: 400, message: 'This preview needs a document id or data for its action.' },
   rule_denied: { status: 403, message: "The collection's access rules do not allow this." },
 });

@@ -1,0 +1,243 @@
+/* global document, FormData, URLSearchParams */
+// The blog example: posts with a long Markdown body and a cover image, drafts only their author
+// reads (the collection's access rules), comments only their author edits (row-level
+// security), full-text search, comment counts per post (aggregate) and cursor pages. The
+// published @urbackend/sdk does sign-up, sign-in, documents and uploads; `client.request` (the
+// SDK's own request, with its key and token) reaches the routes it has no method for: cursor
+// pages and the aggregate.
+import urBackend from '/sdk.js';
+import config from '/config.js';
+import { renderMarkdown } from './markdown.js';
+
+const client = urBackend({ apiKey: config.publishableKey, baseUrl: config.baseUrl });
+const $ = (id) => document.getElementById(id);
+const PAGE = 10;
+const LIST_FIELDS = 'title,cover,published,author,authorName';
+
+const state = { me: null, cursor: null, search: '', current: null };
+
+function fail(err) {
+  $('blog-error').textContent = err?.message ?? String(err);
+}
+
+// ---- sign-up and sign-in ------------------------------------------------------------------
+$('auth-form').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const form = new FormData(e.target);
+  const email = String(form.get('email'));
+  const password = String(form.get('password'));
+  $('auth-error').textContent = '';
+  try {
+    if (e.submitter?.value === 'signup') await client.auth.signUp({ email, password, name: String(form.get('name') || email) });
+    await client.auth.login({ email, password });
+    state.me = await client.auth.me();
+    $('signin').hidden = true;
+    $('blog').hidden = false;
+    $('me').textContent = state.me.name || state.me.email;
+    await showList();
+  } catch (err) {
+    $('auth-error').textContent = err.message;
+  }
+});
+
+// ---- the list: cursor pages, or search results; comment counts by aggregate ---------------
+async function showList(search = '') {
+  state.search = search;
+  state.cursor = null;
+  state.current = null;
+  $('post').hidden = true;
+  $('post-form').hidden = true;
+  $('list-title').textContent = search ? `Posts matching “${search}”` : 'Posts';
+  $('posts').replaceChildren();
+  await loadPage();
+}
+
+async function loadPage() {
+  $('blog-error').textContent = '';
+  try {
+    let items;
+    if (state.search) {
+      // full-text search over title and body, most relevant first
+      items = await client.db.getAll('posts', { search: state.search, fields: LIST_FIELDS, limit: 50 });
+      state.cursor = null;
+    } else {
+      // keyset pages, newest first: `cursor` is empty for the first page, then `nextCursor`
+      const query = new URLSearchParams({ sort: '-createdAt', limit: String(PAGE), fields: LIST_FIELDS, cursor: state.cursor ?? '' });
+      const page = await client.request('GET', `/api/data/posts?${query}`);
+      items = page.items;
+      state.cursor = page.nextCursor ?? null;
+    }
+    const counts = await commentCounts(items.map((p) => p._id));
+    $('posts').append(...items.map((p) => postItem(p, counts.get(p._id) ?? 0)));
+    $('more').hidden = !state.cursor;
+  } catch (err) {
+    fail(err);
+  }
+}
+
+/** Comments per post, one aggregate call for the page: `groupBy=post&count&post_in=…`. */
+async function commentCounts(ids) {
+  const counts = new Map();
+  if (ids.length === 0) return counts;
+  const query = new URLSearchParams({ groupBy: 'post', count: 'true', post_in: ids.join(','), limit: String(ids.length) });
+  const { groups } = await client.request('GET', `/api/data/comments/aggregate?${query}`);
+  for (const g of groups) counts.set(g.key.post, g.count);
+  return counts;
+}
+
+function postItem(post, comments) {
+  const li = document.createElement('li');
+  li.dataset.id = post._id;
+  if (post.cover) {
+    const img = document.createElement('img');
+    img.src = post.cover;
+    img.alt = '';
+    li.append(img);
+  }
+  const open = document.createElement('button');
+  open.type = 'button';
+  open.className = 'open';
+  open.textContent = post.title;
+  open.addEventListener('click', () => openPost(post._id).catch(fail));
+  const by = document.createElement('span');
+  by.className = 'meta';
+  by.textContent = `by ${post.authorName || 'someone'}`;
+  li.append(open, by);
+  if (post.published !== true) {
+    const draft = document.createElement('span');
+    draft.className = 'pill';
+    draft.textContent = 'draft';
+    li.append(draft);
+  }
+  const count = document.createElement('span');
+  count.className = 'count';
+  count.textContent = `${comments} comment${comments === 1 ? '' : 's'}`;
+  li.append(count);
+  return li;
+}
+
+$('more').addEventListener('click', () => loadPage());
+$('search-form').addEventListener('submit', (e) => {
+  e.preventDefault();
+  showList(e.target.elements.q.value.trim()).catch(fail);
+});
+$('clear-search').addEventListener('click', () => {
+  $('search-form').elements.q.value = '';
+  showList().catch(fail);
+});
+$('back').addEventListener('click', () => showList(state.search).catch(fail));
+
+// ---- writing a post: the cover through storage, then the document ------------------------------
+$('new-post').addEventListener('click', () => {
+  $('post').hidden = true;
+  $('post-form').hidden = false;
+  $('post-form').elements.title.focus();
+});
+$('cancel-post').addEventListener('click', () => {
+  $('post-form').reset();
+  $('post-form').hidden = true;
+});
+$('post-form').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const form = e.target;
+  $('blog-error').textContent = '';
+  try {
+    const file = form.elements.cover.files[0];
+    const cover = file ? (await client.storage.upload(file)).url : undefined;
+    const post = await client.db.insert('posts', {
+      title: form.elements.title.value.trim(),
+      body: form.elements.body.value,
+      published: form.elements.published.checked,
+      // the access rules refuse a post whose author is not the caller
+      author: state.me._id,
+      authorName: state.me.name || state.me.email,
+      ...(cover ? { cover } : {}),
+    });
+    form.reset();
+    form.hidden = true;
+    await openPost(post._id);
+  } catch (err) {
+    fail(err);
+  }
+});
+
+// ---- reading a post and its comments ----------------------------------------------------------
+async function openPost(id) {
+  const post = await client.db.getOne('posts', id);
+  state.current = post;
+  $('posts').replaceChildren();
+  $('more').hidden = true;
+  $('post-form').hidden = true;
+  $('post').hidden = false;
+  $('post-title').textContent = post.title;
+  $('post-author').textContent = `by ${post.authorName || 'someone'}`;
+  $('post-draft').hidden = post.published === true;
+  $('post-cover').hidden = !post.cover;
+  if (post.cover) $('post-cover').src = post.cover;
+  $('post-body').replaceChildren(...renderMarkdown(post.body ?? ''));
+  await loadComments();
+}
+
+async function loadComments() {
+  const comments = await client.db.getAll('comments', { post: state.current._id, sort: 'createdAt', limit: 100 });
+  $('comments').replaceChildren(...comments.map(commentItem));
+}
+
+function commentItem(c) {
+  const li = document.createElement('li');
+  li.dataset.id = c._id;
+  const who = document.createElement('span');
+  who.className = 'author';
+  who.textContent = c.authorName || 'someone';
+  const text = document.createElement('span');
+  text.className = 'text';
+  text.textContent = c.text;
+  li.append(who, text);
+  if (c.author === state.me._id) {
+    // only the author edits: the others get no button, and Plinth refuses them anyway
+    const edit = document.createElement('button');
+    edit.type = 'button';
+    edit.textContent = 'Edit';
+    edit.setAttribute('aria-label', 'Edit comment');
+    edit.addEventListener('click', () => editComment(li, c));
+    li.append(' ', edit);
+  }
+  return li;
+}
+
+function editComment(li, c) {
+  const form = document.createElement('form');
+  const label = document.createElement('label');
+  label.textContent = 'Edit comment ';
+  const input = document.createElement('textarea');
+  input.name = 'text';
+  input.value = c.text;
+  label.append(input);
+  const save = document.createElement('button');
+  save.type = 'submit';
+  save.textContent = 'Save comment';
+  form.append(label, save);
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    try {
+      const next = await client.db.patch('comments', c._id, { text: input.value.trim() });
+      li.replaceWith(commentItem({ ...c, ...next }));
+    } catch (err) {
+      fail(err);
+    }
+  });
+  li.replaceChildren(form);
+  input.focus();
+}
+
+$('comment-form').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const form = e.target;
+  try {
+    await client.db.insert('comments', { post: state.current._id, text: form.elements.text.value.trim(), authorName: state.me.name || state.me.email });
+    form.reset();
+    await loadComments();
+  } catch (err) {
+    fail(err);
+  }
+});

@@ -1,0 +1,48 @@
+/**
+ * What the blog needs of its project: end users, posts whose drafts only their author reads
+ * (access rules, docs/rules.md), and comments only their author edits (row-level security).
+ */
+import type { ExampleSpec } from '../lib/provision.js';
+
+const byAuthor = 'author = @auth.id';
+
+export const blog: ExampleSpec = {
+  project: 'Blog example',
+  collections: [
+    {
+      // End users: sign-up and sign-in need this collection (docs/auth.md).
+      name: 'users',
+      schema: [
+        { key: 'email', type: 'String', required: true, unique: true },
+        { key: 'password', type: 'String', required: true },
+        { key: 'name', type: 'String' },
+      ],
+    },
+    {
+      name: 'posts',
+      schema: [
+        { key: 'title', type: 'String', required: true, searchable: true },
+        // Markdown, tens of KB: searchable (full text), never compared whole.
+        { key: 'body', type: 'String', searchable: true },
+        { key: 'cover', type: 'String' },
+        { key: 'published', type: 'Boolean' },
+        { key: 'author', type: 'String' },
+        { key: 'authorName', type: 'String' },
+      ],
+      // Everyone reads published posts; a draft only its author. Only the author writes, and
+      // nobody writes as someone else (the update rule holds before and after).
+      rules: { list: `published = true || ${byAuthor}`, create: byAuthor, update: byAuthor, delete: byAuthor },
+    },
+    {
+      name: 'comments',
+      schema: [
+        { key: 'post', type: 'Ref', ref: 'posts', required: true },
+        { key: 'text', type: 'String', required: true },
+        { key: 'author', type: 'String' },
+        { key: 'authorName', type: 'String' },
+      ],
+      // Everyone reads comments; only the author edits or deletes hers (Plinth fills `author`).
+      rls: { enabled: true, mode: 'public-read', ownerField: 'author' },
+    },
+  ],
+};
