@@ -4,7 +4,7 @@
  * shared as a link, pasted, or filled by the AI query builder. Pages are keyset cursors with
  * no exact total (on a large collection the count is the slow part); "Count" asks for it.
  */
-import { useMemo, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, ApiError, projectPath } from '../lib/api';
 import { cell, dateTime, plural } from '../lib/format';
 import { savedColumns, setSavedColumns } from '../lib/prefs';
@@ -13,6 +13,7 @@ import { route, setQuery } from '../lib/router';
 import { toast, toastError } from '../lib/toast';
 import type { Collection, Doc, ListPage } from '../lib/types';
 import { INLINE_TYPES } from '../lib/doc-form';
+import { useLiveChanges, type Change } from '../lib/live';
 import { useLoad } from '../lib/use-load';
 import { Check, Confirm, Empty, ErrorBox, PageHead, Pager, Select, Spinner } from '../components/ui';
 import { FilterBar } from '../components/filter-bar';
@@ -75,6 +76,56 @@ function Browser({ projectId, col }: { projectId: string; col: Collection }) {
   const sort = parseSort(query.get('sort'));
   const showDeleted = query.get('include_deleted') === 'true';
   const items = page.data?.items ?? [];
+
+  // Live records: the page follows the collection's changes unless the operator is editing.
+  const paused = open !== null || editing !== null;
+  const [changed, setChanged] = useState<Set<string>>(new Set());
+  const [pending, setPending] = useState(0);
+  const pausedRef = useRef(paused);
+  pausedRef.current = paused;
+  const live = useLiveChanges(projectId, col.name, col.realtime === true, (changes) => {
+    const ids = changes.map((c) => c.id).filter(Boolean);
+    setChanged((prev) => new Set([...prev, ...ids]));
+    setTimeout(() => setChanged((prev) => {
+      const next = new Set(prev);
+      for (const id of ids) next.delete(id);
+      return next;
+    }), 2500);
+    if (pausedRef.current) setPending((n) => n + changes.length);
+    else if (!applyInPlace(changes)) page.reload();
+  });
+
+  /**
+   * The events carry the documents: a change of a row on this page, or a new document on the
+   * first page of the unfiltered newest-first view, is applied without asking the server.
+   * Anything else (a filter, a sort, another page, a document too large to travel) reloads.
+   */
+  const applyInPlace = (changes: Change[]): boolean => {
+    const data = page.data;
+    if (!data) return false;
+    const plain = !cursor && [...query.keys()].every((k) => k === 'limit');
+    const list = [...data.items];
+    for (const c of changes) {
+      const at = list.findIndex((d) => d._id === c.id);
+      if (!c.document || c.action === 'leave') return false;
+      if (c.action === 'create') {
+        if (!plain || at >= 0) return false;
+        list.unshift(c.document as Doc);
+      } else if (at >= 0) {
+        if (c.action === 'delete' && !showDeleted) list.splice(at, 1);
+        else list[at] = c.document as Doc;
+      } else if (c.action !== 'delete' || showDeleted) return false;
+    }
+    // Not trimmed to the page size: the next page's cursor follows the last row loaded.
+    page.set({ ...data, items: list });
+    return true;
+  };
+  useEffect(() => {
+    if (!paused && pending > 0) {
+      setPending(0);
+      page.reload();
+    }
+  }, [paused]);
 
   const fieldsByKey = useMemo(() => new Map(col.model.map((f) => [f.key, f])), [col]);
   const seenKeys = useMemo(() => {
@@ -184,6 +235,11 @@ function Browser({ projectId, col }: { projectId: string; col: Collection }) {
           }
         }}>Count</button>
         {count !== null && <span class="muted" role="status">{plural(count, 'match', 'matches')}</span>}
+        {live !== 'off' && (
+          <span class={`live-badge ${paused ? 'paused' : live}`} role="status" title="Changes come through the realtime API">
+            {paused ? `Paused while editing${pending ? ` · ${plural(pending, 'change')} waiting` : ''}` : live === 'live' ? 'Live' : live === 'connecting' ? 'Connecting…' : 'Reconnecting…'}
+          </span>
+        )}
       </div>
 
       {selected.size > 0 && (
@@ -227,7 +283,7 @@ function Browser({ projectId, col }: { projectId: string; col: Collection }) {
             </thead>
             <tbody>
               {items.map((d, i) => (
-                <tr key={d._id} class={selected.has(d._id) ? 'selected' : d.isDeleted ? 'deleted' : undefined}>
+                <tr key={d._id} class={[selected.has(d._id) ? 'selected' : d.isDeleted ? 'deleted' : '', changed.has(d._id) ? 'changed' : ''].filter(Boolean).join(' ') || undefined}>
                   <td class="sel">
                     <input type="checkbox" aria-label={`Select ${d._id}`} checked={selected.has(d._id)} onClick={(e) => { e.preventDefault(); pick(i, d._id, e); }} />
                   </td>
