@@ -99,9 +99,11 @@ describe.skipIf(!run)('console: records browser on 10 000 documents', { timeout:
     await page.locator('summary', { hasText: 'Columns' }).click();
     await page.getByRole('checkbox', { name: 'sku' }).uncheck();
     await expect.poll(() => page.locator('table.grid thead').textContent()).not.toContain('sku');
-    page.once('dialog', (d) => d.accept('cheap books'));
     await page.getByText('Query string, saved filters, AI').click();
-    await page.getByRole('button', { name: 'Save current' }).click();
+    await page.getByRole('button', { name: 'Save current…' }).click();
+    await page.getByRole('dialog', { name: 'Save this filter' }).getByLabel('Name').fill('cheap books');
+    await page.getByRole('dialog').getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
     await page.reload();
     await rows().first().waitFor();
     expect(await page.locator('table.grid thead').textContent()).not.toContain('sku');
@@ -111,6 +113,7 @@ describe.skipIf(!run)('console: records browser on 10 000 documents', { timeout:
 
   it('edits a document in the side panel, refusing what the schema refuses', async () => {
     await page.locator('table.grid tbody tr').first().locator('button.link').click();
+    await page.getByRole('button', { name: 'Raw JSON' }).click();
     const editor = page.locator('.json-editor .cm-content');
     await editor.waitFor();
     const id = (await page.locator('aside .meta dd').first().textContent())!;

@@ -9,6 +9,7 @@ import { skeleton, validateDocument, withoutSystem } from '../../ui/src/lib/vali
 import { parseListQuery } from '../../src/modules/data/query.js';
 import { validateDocument as serverValidate } from '../../src/modules/collections/validate.js';
 import type { FieldDef } from '../../ui/src/lib/types.js';
+import { fromForm, toForm } from '../../ui/src/lib/doc-form.js';
 
 describe('filter builder ↔ query string', () => {
   it('writes field=value for equality and field_<op>=value otherwise, which the server parses back', () => {
@@ -63,6 +64,7 @@ describe('pre-save document check', () => {
     ['bad array item', { title: 'x', tags: [1, 'two'] }, 'insert'],
     ['nested required', { title: 'x', address: {} }, 'insert'],
     ['update checks only given keys', { price: 'x' }, 'update'],
+    ['update clearing a required field (the form sends null for an emptied input)', { title: null }, 'update'],
   ];
   it.each(cases)('%s: the same message as the server', (_name, doc, mode) => {
     const server = serverValidate(fields as never, doc as Record<string, unknown>, mode);
@@ -77,5 +79,39 @@ describe('pre-save document check', () => {
     expect(validateDocument(fields, skeleton(fields), 'insert')).toBeNull();
     expect(withoutSystem({ _id: '1', createdAt: 'x', isDeleted: false, title: 'y' })).toEqual({ title: 'y' });
     expect(validateDocument(fields, [1], 'insert')).toBe('A document must be a JSON object.');
+  });
+});
+
+describe('document form ↔ document', () => {
+  const fields: FieldDef[] = [
+    { key: 'title', type: 'String', required: true },
+    { key: 'price', type: 'Number' },
+    { key: 'when', type: 'Date' },
+    { key: 'done', type: 'Boolean' },
+    { key: 'tags', type: 'Array', items: { type: 'String' } },
+  ];
+  it('round-trips a document, undeclared keys through the JSON box', () => {
+    const doc = { _id: 'x', createdAt: 'c', title: 'T', price: 2.5, when: '2026-01-02T03:04:05.678Z', done: true, tags: ['a'], extra: { n: 1 } };
+    const form = toForm(fields, doc);
+    expect(form.drafts.price).toBe('2.5');
+    expect(form.drafts.done).toBe(true);
+    expect(JSON.parse(form.extra)).toEqual({ extra: { n: 1 } });
+    expect(fromForm(fields, form, doc)).toEqual({ ok: true, value: { title: 'T', price: 2.5, when: '2026-01-02T03:04:05.678Z', done: true, tags: ['a'], extra: { n: 1 } } });
+  });
+  it('an emptied input clears the key on update (null) and is left out of a new document', () => {
+    const doc = { _id: 'x', title: 'T', price: 3 };
+    const form = toForm(fields, doc);
+    form.drafts.price = '';
+    expect(fromForm(fields, form, doc)).toEqual({ ok: true, value: { title: 'T', price: null } });
+    const fresh = toForm(fields, null);
+    fresh.drafts.title = 'New';
+    expect(fromForm(fields, fresh, null)).toEqual({ ok: true, value: { title: 'New' } });
+  });
+  it('keeps what does not parse as typed, so the pre-save check names the field', () => {
+    const form = toForm(fields, null);
+    form.drafts.title = 'x';
+    form.drafts.price = 'abc';
+    const r = fromForm(fields, form, null);
+    expect(r.ok && validateDocument(fields, r.value, 'insert')).toBe("Field 'price' must be a Number.");
   });
 });

@@ -74,6 +74,20 @@ export async function issueTicket(ctx: AppContext, caller: Caller, rawSubscripti
   return { ticket, expiresIn: TICKET_TTL_SECONDS, userId: scope.userId };
 }
 
+/**
+ * A ticket for the project's owner in the dashboard: the stream reads as the secret key does
+ * (every document of the subscribed collections), through the same stream route apps use.
+ * The caller has checked that the operator owns the project.
+ */
+export async function issueOwnerTicket(ctx: AppContext, projectId: string, rawSubscriptions: unknown) {
+  const now = ctx.clock.now();
+  const scope = { projectId, keyKind: 'secret' as const, userId: null, userExp: null };
+  const subscriptions = subscriptionsOf(rawSubscriptions, ctx.config.realtime.maxSubscriptions);
+  await compile(ctx, scope, subscriptions);
+  const ticket = await signTicket(ctx.realtime.ticketKey, { ...scope, subscriptions }, now);
+  return { ticket, expiresIn: TICKET_TTL_SECONDS, userId: null };
+}
+
 /** The ticket's claims and compiled subscriptions; 401 / 4xx before any byte of the stream. */
 export async function prepareStream(ctx: AppContext, ticket: string) {
   const claims = await verifyTicket(ctx.realtime.ticketKey, ticket, ctx.clock.now());

@@ -1,14 +1,17 @@
 /**
- * The side panel of the records browser: one document in full, in the JSON editor (loaded on
- * demand), checked against the collection schema before it is saved. Also soft delete,
- * restore and permanent delete of that document.
+ * The side panel of the records browser: one document as a form built from the schema (or, one
+ * click away, in the JSON editor, loaded on demand), checked against the collection schema with
+ * the server's messages before it is saved. Also soft delete, restore and permanent delete.
+ * It sits beside the grid (below the toolbar on narrow windows), never over the toolbar.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, projectPath } from '../lib/api';
+import { fieldOfMessage, fromForm, toForm, type FormState } from '../lib/doc-form';
 import { toast, toastError } from '../lib/toast';
 import type { Collection, Doc } from '../lib/types';
 import { useLoad } from '../lib/use-load';
-import { skeleton, validateDocument, withoutSystem } from '../lib/validate';
+import { validateDocument, withoutSystem } from '../lib/validate';
+import { DocumentForm } from './document-form';
 import { lazy } from './lazy';
 import { Confirm, ErrorBox, Spinner } from './ui';
 
@@ -44,35 +47,68 @@ export function DocumentPanel({ projectId, col, id, onClose, onChanged }: { proj
   );
 }
 
+type Problem = { message: string; field?: string };
+
 function Editor({ base, col, doc, onClose, onChanged }: { base: string; col: Collection; doc: Doc | null; onClose: () => void; onChanged: (d?: Doc) => void }) {
-  const initial = JSON.stringify(doc ? withoutSystem(doc) : skeleton(col.model), null, 2);
-  const [text, setText] = useState(initial);
-  const [problem, setProblem] = useState<string | null>(null);
+  const [mode, setMode] = useState<'form' | 'json'>('form');
+  const [form, setForm] = useState<FormState>(() => toForm(col.model, doc));
+  const [text, setText] = useState('');
+  const [problem, setProblem] = useState<Problem | null>(null);
   const [busy, setBusy] = useState(false);
   const [confirmHard, setConfirmHard] = useState(false);
+  const opType = doc ? 'update' : 'insert';
 
-  const check = (t: string): Record<string, unknown> | null => {
+  // The value the current view describes, or the first problem with it (the server's message).
+  const current = (m = mode, f = form, t = text): { value?: Record<string, unknown>; problem?: Problem } => {
     let value: unknown;
-    try {
-      value = JSON.parse(t);
-    } catch (e) {
-      setProblem(`Not valid JSON: ${(e as Error).message}`);
-      return null;
-    }
-    const err = validateDocument(col.model, value, doc ? 'update' : 'insert');
-    if (err) {
-      setProblem(err);
-      return null;
-    }
-    if (doc) {
-      const removed = Object.keys(withoutSystem(doc)).filter((k) => !(k in (value as object)));
-      if (removed.length) {
-        setProblem(`Removing keys is not possible with a merge update (${removed.join(', ')}); set them to null instead.`);
-        return null;
+    if (m === 'json') {
+      try {
+        value = JSON.parse(t);
+      } catch (e) {
+        return { problem: { message: `Not valid JSON: ${(e as Error).message}` } };
       }
+    } else {
+      const r = fromForm(col.model, f, doc);
+      if (!r.ok) return { problem: { message: r.message, field: r.field } };
+      value = r.value;
     }
-    setProblem(null);
-    return value as Record<string, unknown>;
+    const err = validateDocument(col.model, value, opType);
+    if (err) return { problem: { message: err, field: fieldOfMessage(err) } };
+    if (doc && m === 'json') {
+      const removed = Object.keys(withoutSystem(doc)).filter((k) => !(k in (value as object)));
+      if (removed.length) return { problem: { message: `Removing keys is not possible with a merge update (${removed.join(', ')}); set them to null instead.` } };
+    }
+    return { value: value as Record<string, unknown> };
+  };
+
+  const recheck = (m: 'form' | 'json', f: FormState, t: string) => setProblem(current(m, f, t).problem ?? null);
+
+  const switchTo = (next: 'form' | 'json') => {
+    if (next === mode) return;
+    const c = current();
+    if (next === 'json') {
+      // The JSON shows what the form holds, even half-typed (then the problem stays shown).
+      const r = fromForm(col.model, form, doc);
+      setText(JSON.stringify(r.ok ? r.value : doc ? withoutSystem(doc) : {}, null, 2));
+      setProblem(c.problem ?? null);
+      setMode('json');
+      return;
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (e) {
+      setProblem({ message: `Not valid JSON: ${(e as Error).message}` });
+      return;
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      setProblem({ message: 'A document must be a JSON object.' });
+      return;
+    }
+    const f = toForm(col.model, { ...(doc ?? {}), ...(parsed as Record<string, unknown>) } as Doc);
+    setForm(f);
+    recheck('form', f, text);
+    setMode('form');
   };
 
   const run = async (fn: () => Promise<void>) => {
@@ -87,14 +123,16 @@ function Editor({ base, col, doc, onClose, onChanged }: { base: string; col: Col
   };
 
   const save = () => run(async () => {
-    const value = check(text);
-    if (!value) return;
+    const c = current();
+    setProblem(c.problem ?? null);
+    if (!c.value) return;
     if (doc) {
-      const saved = await api.patch<Doc>(`${base}/${doc._id}`, value);
+      const saved = await api.patch<Doc>(`${base}/${doc._id}`, c.value);
       toast('Document saved');
+      setForm(toForm(col.model, saved));
       onChanged(saved);
     } else {
-      await api.post<Doc>(base, value);
+      await api.post<Doc>(base, c.value);
       toast('Document created');
       onChanged();
       onClose();
@@ -111,25 +149,36 @@ function Editor({ base, col, doc, onClose, onChanged }: { base: string; col: Col
           {doc.isDeleted === true && <><dt>Deleted</dt><dd>{String(doc.deletedAt)}</dd></>}
         </dl>
       )}
-      <JsonEditor value={initial} label="Document as JSON" onChange={(t: string) => { setText(t); if (problem) check(t); }} />
-      {problem && <p class="form-error" role="alert">{problem}</p>}
-      <div class="actions wrap">
-        <button type="button" class="btn primary" disabled={busy} onClick={save}>{doc ? 'Save' : 'Create'}</button>
-        {doc && !doc.isDeleted && (
-          <button type="button" class="btn" disabled={busy} onClick={() => run(async () => {
-            await api.del(`${base}/${doc._id}`);
-            toast('Document deleted (restorable)');
-            onChanged({ ...doc, isDeleted: true, deletedAt: new Date().toISOString() });
-          })}>Delete</button>
-        )}
-        {doc?.isDeleted === true && (
-          <button type="button" class="btn" disabled={busy} onClick={() => run(async () => {
-            onChanged(await api.post<Doc>(`${base}/${doc._id}/restore`));
-            toast('Document restored');
-          })}>Restore</button>
-        )}
-        {doc && <button type="button" class="btn danger" disabled={busy} onClick={() => setConfirmHard(true)}>Delete permanently</button>}
+      <div class="segmented" role="group" aria-label="Edit as">
+        <button type="button" class="btn" aria-pressed={mode === 'form'} onClick={() => switchTo('form')}>Form</button>
+        <button type="button" class="btn" aria-pressed={mode === 'json'} onClick={() => switchTo('json')}>Raw JSON</button>
       </div>
+      <form class="panel-form" onSubmit={(e) => { e.preventDefault(); void save(); }}>
+        {mode === 'form' ? (
+          <DocumentForm fields={col.model} state={form} problem={problem} onChange={(f) => { setForm(f); recheck('form', f, text); }} />
+        ) : (
+          <JsonEditor value={text} label="Document as JSON" onChange={(t: string) => { setText(t); if (problem) recheck('json', form, t); }} />
+        )}
+        {problem && (mode === 'json' || problem.field === undefined) && <p class="form-error" role="alert">{problem.message}</p>}
+        {problem && mode === 'form' && problem.field !== undefined && <p class="sr-only" role="alert">{problem.message}</p>}
+        <div class="actions wrap">
+          <button type="submit" class="btn primary" disabled={busy}>{doc ? 'Save' : 'Create'}</button>
+          {doc && !doc.isDeleted && (
+            <button type="button" class="btn" disabled={busy} onClick={() => run(async () => {
+              await api.del(`${base}/${doc._id}`);
+              toast('Document deleted (restorable)');
+              onChanged({ ...doc, isDeleted: true, deletedAt: new Date().toISOString() });
+            })}>Delete</button>
+          )}
+          {doc?.isDeleted === true && (
+            <button type="button" class="btn" disabled={busy} onClick={() => run(async () => {
+              onChanged(await api.post<Doc>(`${base}/${doc._id}/restore`));
+              toast('Document restored');
+            })}>Restore</button>
+          )}
+          {doc && <button type="button" class="btn danger" disabled={busy} onClick={() => setConfirmHard(true)}>Delete permanently</button>}
+        </div>
+      </form>
       {confirmHard && doc && (
         <Confirm
           title="Delete permanently?"

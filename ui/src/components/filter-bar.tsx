@@ -8,6 +8,7 @@ import { savedFilters, setSavedFilters, type SavedFilter } from '../lib/prefs';
 import { OPS, queryToRows, rowsToQuery, type FilterRow, type Op } from '../lib/query';
 import { toast, toastError } from '../lib/toast';
 import type { Collection } from '../lib/types';
+import { Dialog } from './ui';
 
 const SYSTEM_FIELDS = ['_id', 'createdAt', 'updatedAt'];
 
@@ -17,6 +18,7 @@ export function FilterBar({ projectId, col, query, onApply }: { projectId: strin
   const [saved, setSaved] = useState<SavedFilter[]>(() => savedFilters(projectId, col.name));
   const [ask, setAsk] = useState('');
   const [asking, setAsking] = useState(false);
+  const [dialog, setDialog] = useState<null | 'save' | 'manage'>(null);
   const listId = useId();
   const current = rowsToQuery(queryToRows(query)).toString();
   useEffect(() => {
@@ -76,22 +78,8 @@ export function FilterBar({ projectId, col, query, onApply }: { projectId: strin
             <option value="">{saved.length ? 'Choose…' : 'None yet'}</option>
             {saved.map((s) => <option value={s.name}>{s.name}</option>)}
           </select>
-          <button type="button" class="btn" disabled={!current} onClick={() => {
-            const name = window.prompt('Name of this filter', current);
-            if (!name) return;
-            const next = [...saved.filter((s) => s.name !== name), { name, query: current }];
-            setSaved(next);
-            setSavedFilters(projectId, col.name, next);
-            toast(`Filter “${name}” saved in this browser`);
-          }}>Save current</button>
-          {saved.length > 0 && (
-            <button type="button" class="btn ghost" onClick={() => {
-              const name = window.prompt('Delete which saved filter?', saved[saved.length - 1]!.name);
-              const next = saved.filter((s) => s.name !== name);
-              setSaved(next);
-              setSavedFilters(projectId, col.name, next);
-            }}>Delete one</button>
-          )}
+          <button type="button" class="btn" disabled={!current} onClick={() => setDialog('save')}>Save current…</button>
+          {saved.length > 0 && <button type="button" class="btn ghost" onClick={() => setDialog('manage')}>Manage…</button>}
         </div>
 
         <form class="inline-form" onSubmit={async (e) => {
@@ -112,6 +100,94 @@ export function FilterBar({ projectId, col, query, onApply }: { projectId: strin
           <button class="btn" disabled={!ask.trim() || asking}>{asking ? 'Thinking…' : 'Build'}</button>
         </form>
       </details>
+      {dialog && (
+        <SavedFiltersDialog mode={dialog} current={current} saved={saved} onClose={() => setDialog(null)} onChange={(next, message) => {
+          setSaved(next);
+          setSavedFilters(projectId, col.name, next);
+          if (message) toast(message);
+        }} />
+      )}
     </section>
+  );
+}
+
+/**
+ * Saved filters in the console's own dialog: name the current filter (a name already used is
+ * replaced, after saying so), rename or delete the saved ones. Names may be long: they wrap.
+ */
+function SavedFiltersDialog({ mode, current, saved, onClose, onChange }: {
+  mode: 'save' | 'manage';
+  current: string;
+  saved: SavedFilter[];
+  onClose: () => void;
+  onChange: (next: SavedFilter[], message?: string) => void;
+}) {
+  const id = useId();
+  const [name, setName] = useState('');
+  const [renaming, setRenaming] = useState<{ from: string; to: string } | null>(null);
+  const clash = saved.some((s) => s.name === name.trim());
+  if (mode === 'save') {
+    return (
+      <Dialog title="Save this filter" onClose={onClose}>
+        <form onSubmit={(e) => {
+          e.preventDefault();
+          const n = name.trim();
+          if (!n) return;
+          onChange([...saved.filter((s) => s.name !== n), { name: n, query: current }], `Filter “${n}” saved in this browser`);
+          onClose();
+        }}>
+          <p class="dialog-body mono wrap-anywhere">{current}</p>
+          <div class="field">
+            <label for={`${id}-name`}>Name</label>
+            <input id={`${id}-name`} value={name} maxLength={200} required autoFocus onInput={(e) => setName(e.currentTarget.value)} aria-describedby={`${id}-hint`} />
+            <small id={`${id}-hint`} class="hint">{clash ? 'A saved filter has this name: saving replaces it.' : 'Kept in this browser only.'}</small>
+          </div>
+          <div class="actions">
+            <button type="button" class="btn" onClick={onClose}>Cancel</button>
+            <button type="submit" class="btn primary" disabled={!name.trim()}>{clash ? 'Replace' : 'Save'}</button>
+          </div>
+        </form>
+      </Dialog>
+    );
+  }
+  return (
+    <Dialog title="Saved filters" onClose={onClose}>
+      {saved.length === 0 ? <p class="muted">No saved filter.</p> : (
+        <ul class="saved-list">
+          {saved.map((s) => (
+            <li key={s.name}>
+              {renaming?.from === s.name ? (
+                <form class="inline-form" onSubmit={(e) => {
+                  e.preventDefault();
+                  const to = renaming.to.trim();
+                  if (!to) return;
+                  onChange(saved.filter((x) => x.name !== to || x.name === s.name).map((x) => (x.name === s.name ? { ...x, name: to } : x)), `Renamed to “${to}”`);
+                  setRenaming(null);
+                }}>
+                  <label class="sr-only" for={`${id}-rename`}>New name for {s.name}</label>
+                  <input id={`${id}-rename`} class="grow" value={renaming.to} maxLength={200} autoFocus onInput={(e) => setRenaming({ from: s.name, to: e.currentTarget.value })} />
+                  <button class="btn primary" disabled={!renaming.to.trim()}>Rename</button>
+                  <button type="button" class="btn ghost" onClick={() => setRenaming(null)}>Cancel</button>
+                </form>
+              ) : (
+                <>
+                  <div class="saved-name">
+                    <strong class="wrap-anywhere">{s.name}</strong>
+                    <small class="mono muted truncate" title={s.query}>{s.query}</small>
+                  </div>
+                  <div class="row-actions">
+                    <button type="button" class="btn" aria-label={`Rename ${s.name}`} onClick={() => setRenaming({ from: s.name, to: s.name })}>Rename</button>
+                    <button type="button" class="btn danger" aria-label={`Delete ${s.name}`} onClick={() => onChange(saved.filter((x) => x.name !== s.name), `Filter “${s.name}” deleted`)}>Delete</button>
+                  </div>
+                </>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+      <div class="actions">
+        <button type="button" class="btn" onClick={onClose}>Done</button>
+      </div>
+    </Dialog>
   );
 }

@@ -8,6 +8,7 @@ export interface FieldDef {
   type: FieldType;
   required?: boolean;
   unique?: boolean;
+  searchable?: boolean;
   default?: unknown;
   ref?: string;
   items?: Omit<FieldDef, 'key'> & { key?: string };
@@ -27,6 +28,9 @@ export interface Collection {
   model: FieldDef[];
   rls: Rls;
   indexes: Array<{ fields: string[] }>;
+  /** Streams its changes (the records view is then live). */
+  realtime?: boolean;
+  searchLanguage?: string;
   schemaVersion: number;
   createdAt: string;
   updatedAt: string;

@@ -52,6 +52,8 @@ function checkFields(fields: FieldDef[], doc: Record<string, unknown>, mode: 'in
     const v = doc[f.key];
     if (v === undefined || v === null) {
       if (mode === 'insert' && f.required && f.default === undefined) return `Field '${label}' is required.`;
+      // An update may leave a required field out, not clear it (as the server says).
+      if (mode === 'update' && f.required && Object.hasOwn(doc, f.key)) return `Field '${label}' is required.`;
       continue;
     }
     const err = checkValue(f, v, label);

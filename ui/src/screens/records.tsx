@@ -4,19 +4,22 @@
  * shared as a link, pasted, or filled by the AI query builder. Pages are keyset cursors with
  * no exact total (on a large collection the count is the slow part); "Count" asks for it.
  */
-import { useMemo, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, ApiError, projectPath } from '../lib/api';
 import { cell, dateTime, plural } from '../lib/format';
 import { savedColumns, setSavedColumns } from '../lib/prefs';
 import { parseSort, RESERVED, sortParam, type SortState } from '../lib/query';
 import { route, setQuery } from '../lib/router';
 import { toast, toastError } from '../lib/toast';
-import type { Collection, ListPage } from '../lib/types';
+import type { Collection, Doc, ListPage } from '../lib/types';
+import { INLINE_TYPES } from '../lib/doc-form';
+import { useLiveChanges, type Change } from '../lib/live';
 import { useLoad } from '../lib/use-load';
 import { Check, Confirm, Empty, ErrorBox, PageHead, Pager, Select, Spinner } from '../components/ui';
 import { FilterBar } from '../components/filter-bar';
 import { DocumentPanel } from '../components/document-panel';
 import { ImportDialog } from '../components/import-dialog';
+import { InlineEditor } from '../components/inline-cell';
 import type { SectionProps } from './project-shell';
 
 const SYSTEM_COLUMNS = ['_id', 'createdAt', 'updatedAt', 'isDeleted'];
@@ -52,9 +55,14 @@ function Browser({ projectId, col }: { projectId: string; col: Collection }) {
   const qs = query.toString();
   const [cursors, setCursors] = useState<string[]>(['']);
   const [lastQs, setLastQs] = useState(qs);
+  const [open, setOpen] = useState<{ id: string | null } | null>(null);
+  const [editing, setEditing] = useState<{ id: string; key: string } | null>(null);
+  // A new view (filter, sort, page size) closes the panel: it showed a row of the old one.
   if (lastQs !== qs) {
     setLastQs(qs);
     setCursors(['']);
+    setOpen(null);
+    setEditing(null);
   }
   const cursor = cursors[cursors.length - 1] ?? '';
   const base = projectPath(projectId, 'data', col.name);
@@ -62,7 +70,6 @@ function Browser({ projectId, col }: { projectId: string; col: Collection }) {
   const [columns, setColumns] = useState<string[]>(() => savedColumns(projectId, col.name) ?? defaultColumns(col));
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const anchor = useRef<number | null>(null);
-  const [open, setOpen] = useState<{ id: string | null } | null>(null);
   const [count, setCount] = useState<number | null>(null);
   const [confirm, setConfirm] = useState<null | { hard: boolean }>(null);
   const [importing, setImporting] = useState(false);
@@ -70,6 +77,57 @@ function Browser({ projectId, col }: { projectId: string; col: Collection }) {
   const showDeleted = query.get('include_deleted') === 'true';
   const items = page.data?.items ?? [];
 
+  // Live records: the page follows the collection's changes unless the operator is editing.
+  const paused = open !== null || editing !== null;
+  const [changed, setChanged] = useState<Set<string>>(new Set());
+  const [pending, setPending] = useState(0);
+  const pausedRef = useRef(paused);
+  pausedRef.current = paused;
+  const live = useLiveChanges(projectId, col.name, col.realtime === true, (changes) => {
+    const ids = changes.map((c) => c.id).filter(Boolean);
+    setChanged((prev) => new Set([...prev, ...ids]));
+    setTimeout(() => setChanged((prev) => {
+      const next = new Set(prev);
+      for (const id of ids) next.delete(id);
+      return next;
+    }), 2500);
+    if (pausedRef.current) setPending((n) => n + changes.length);
+    else if (!applyInPlace(changes)) page.reload();
+  });
+
+  /**
+   * The events carry the documents: a change of a row on this page, or a new document on the
+   * first page of the unfiltered newest-first view, is applied without asking the server.
+   * Anything else (a filter, a sort, another page, a document too large to travel) reloads.
+   */
+  const applyInPlace = (changes: Change[]): boolean => {
+    const data = page.data;
+    if (!data) return false;
+    const plain = !cursor && [...query.keys()].every((k) => k === 'limit');
+    const list = [...data.items];
+    for (const c of changes) {
+      const at = list.findIndex((d) => d._id === c.id);
+      if (!c.document || c.action === 'leave') return false;
+      if (c.action === 'create') {
+        if (!plain || at >= 0) return false;
+        list.unshift(c.document as Doc);
+      } else if (at >= 0) {
+        if (c.action === 'delete' && !showDeleted) list.splice(at, 1);
+        else list[at] = c.document as Doc;
+      } else if (c.action !== 'delete' || showDeleted) return false;
+    }
+    // Not trimmed to the page size: the next page's cursor follows the last row loaded.
+    page.set({ ...data, items: list });
+    return true;
+  };
+  useEffect(() => {
+    if (!paused && pending > 0) {
+      setPending(0);
+      page.reload();
+    }
+  }, [paused]);
+
+  const fieldsByKey = useMemo(() => new Map(col.model.map((f) => [f.key, f])), [col]);
   const seenKeys = useMemo(() => {
     const keys = new Set<string>([...SYSTEM_COLUMNS, ...col.model.map((f) => f.key)]);
     for (const d of items) for (const k of Object.keys(d)) keys.add(k);
@@ -137,7 +195,7 @@ function Browser({ projectId, col }: { projectId: string; col: Collection }) {
   const allOnPage = items.length > 0 && items.every((d) => selected.has(d._id));
 
   return (
-    <section aria-labelledby="records-title">
+    <section aria-labelledby="records-title" class={open ? 'records has-panel' : 'records'}>
       <PageHead title={col.name}>
         <button type="button" class="btn primary" onClick={() => setOpen({ id: null })}>New document</button>
         <button type="button" class="btn" onClick={() => setImporting(true)}>Import</button>
@@ -177,6 +235,11 @@ function Browser({ projectId, col }: { projectId: string; col: Collection }) {
           }
         }}>Count</button>
         {count !== null && <span class="muted" role="status">{plural(count, 'match', 'matches')}</span>}
+        {live !== 'off' && (
+          <span class={`live-badge ${paused ? 'paused' : live}`} role="status" title="Changes come through the realtime API">
+            {paused ? `Paused while editing${pending ? ` · ${plural(pending, 'change')} waiting` : ''}` : live === 'live' ? 'Live' : live === 'connecting' ? 'Connecting…' : 'Reconnecting…'}
+          </span>
+        )}
       </div>
 
       {selected.size > 0 && (
@@ -187,6 +250,10 @@ function Browser({ projectId, col }: { projectId: string; col: Collection }) {
           <button type="button" class="btn danger" onClick={() => setConfirm({ hard: true })}>Delete permanently</button>
           <button type="button" class="btn ghost" onClick={() => setSelected(new Set())}>Clear selection</button>
         </div>
+      )}
+
+      {open && (
+        <DocumentPanel key={open.id ?? 'new'} projectId={projectId} col={col} id={open.id} onClose={() => setOpen(null)} onChanged={page.reload} />
       )}
 
       {page.error ? (
@@ -207,7 +274,7 @@ function Browser({ projectId, col }: { projectId: string; col: Collection }) {
                 </th>
                 {columns.map((c) => (
                   <th scope="col" key={c} aria-sort={sort?.field === c ? (sort.desc ? 'descending' : 'ascending') : undefined}>
-                    <button type="button" class="sort" onClick={() => toggleSort(c)}>
+                    <button type="button" class="sort" title={c} onClick={() => toggleSort(c)}>
                       {c} <span aria-hidden="true">{sort?.field === c ? (sort.desc ? '▼' : '▲') : ''}</span>
                     </button>
                   </th>
@@ -216,17 +283,36 @@ function Browser({ projectId, col }: { projectId: string; col: Collection }) {
             </thead>
             <tbody>
               {items.map((d, i) => (
-                <tr key={d._id} class={selected.has(d._id) ? 'selected' : d.isDeleted ? 'deleted' : undefined}>
+                <tr key={d._id} class={[selected.has(d._id) ? 'selected' : d.isDeleted ? 'deleted' : '', changed.has(d._id) ? 'changed' : ''].filter(Boolean).join(' ') || undefined}>
                   <td class="sel">
                     <input type="checkbox" aria-label={`Select ${d._id}`} checked={selected.has(d._id)} onClick={(e) => { e.preventDefault(); pick(i, d._id, e); }} />
                   </td>
-                  {columns.map((c) => (
-                    <td key={c} title={c === '_id' ? undefined : cell(d[c], 400)}>
-                      {c === '_id' ? (
-                        <button type="button" class="link mono" onClick={() => setOpen({ id: d._id })}>{d._id}</button>
-                      ) : c === 'createdAt' || c === 'updatedAt' ? dateTime(d[c] as string) : cell(d[c])}
-                    </td>
-                  ))}
+                  {columns.map((c) => {
+                    const field = fieldsByKey.get(c);
+                    const inline = !!field && INLINE_TYPES.has(field.type) && !d.isDeleted;
+                    if (editing && editing.id === d._id && editing.key === c && field) {
+                      return (
+                        <td key={c} class="editing">
+                          <InlineEditor field={field} value={d[c]} onCancel={() => setEditing(null)} onSave={async (v) => {
+                            const saved = await api.patch<Doc>(`${base}/${d._id}`, { [c]: v });
+                            page.set({ ...page.data!, items: items.map((x) => (x._id === d._id ? saved : x)) });
+                            setEditing(null);
+                            toast(`${c} saved`);
+                          }} />
+                        </td>
+                      );
+                    }
+                    return (
+                      <td key={c} title={c === '_id' ? undefined : cell(d[c], 400) + (inline ? '\n(double-click or Enter to edit)' : '')}
+                        class={inline ? 'editable' : undefined} tabIndex={inline ? -1 : undefined} data-field={inline ? c : undefined}
+                        onDblClick={inline ? () => setEditing({ id: d._id, key: c }) : undefined}
+                        onKeyDown={inline ? (e) => { if (e.key === 'Enter' && e.target === e.currentTarget) setEditing({ id: d._id, key: c }); } : undefined}>
+                        {c === '_id' ? (
+                          <button type="button" class="link mono" onClick={() => setOpen({ id: d._id })}>{d._id}</button>
+                        ) : c === 'createdAt' || c === 'updatedAt' ? dateTime(d[c] as string) : field?.type === 'Date' && d[c] ? dateTime(d[c] as string) : cell(d[c])}
+                      </td>
+                    );
+                  })}
                 </tr>
               ))}
             </tbody>
@@ -236,11 +322,8 @@ function Browser({ projectId, col }: { projectId: string; col: Collection }) {
 
       <Pager status={`Page ${cursors.length}${page.data ? ` · ${plural(items.length, 'row')}` : ''}`}
         hasPrevious={cursors.length > 1} hasNext={!!page.data?.nextCursor}
-        onPrevious={() => setCursors(cursors.slice(0, -1))} onNext={() => page.data?.nextCursor && setCursors([...cursors, page.data.nextCursor])} />
+        onPrevious={() => { setOpen(null); setCursors(cursors.slice(0, -1)); }} onNext={() => { if (page.data?.nextCursor) { setOpen(null); setCursors([...cursors, page.data.nextCursor]); } }} />
 
-      {open && (
-        <DocumentPanel projectId={projectId} col={col} id={open.id} onClose={() => setOpen(null)} onChanged={page.reload} />
-      )}
       {confirm && (
         <Confirm
           title={confirm.hard ? 'Delete permanently?' : 'Delete documents?'}

@@ -9,7 +9,7 @@ import { issueTicket } from '../service.js';
 
 const FilterValue = Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Array(Type.Union([Type.String(), Type.Number(), Type.Boolean()]))]);
 
-const Body = Type.Object(
+export const Body = Type.Object(
   {
     subscriptions: Type.Array(
       Type.Object(
@@ -25,7 +25,7 @@ const Body = Type.Object(
   { additionalProperties: false },
 );
 
-const Data = Type.Object({
+export const Data = Type.Object({
   ticket: Type.String({ description: 'open GET /api/realtime?ticket=… with it' }),
   expiresIn: Type.Number({ description: 'seconds the ticket can open a stream' }),
   userId: Type.Union([Type.String(), Type.Null()], { description: 'the end user the stream reads as (from the Bearer token), if any' }),

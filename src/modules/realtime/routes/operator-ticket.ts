@@ -1,0 +1,32 @@
+/**
+ * POST /api/projects/:projectId/realtime/ticket: the dashboard's live records view asks for a
+ * ticket as the project's owner, then opens the same stream apps open (GET /api/realtime).
+ */
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../../../context.js';
+import { ok } from '../../../lib/envelope.js';
+import type { App } from '../../../app.js';
+import { operatorOf } from '../../operators/auth.js';
+import { loadOwnedProject } from '../../projects/access.js';
+import { issueOwnerTicket } from '../service.js';
+import { Body, Data } from './ticket.js';
+
+export default async function operatorTicketRoute(app: App, ctx: AppContext): Promise<void> {
+  app.post(
+    '/api/projects/:projectId/realtime/ticket',
+    {
+      schema: {
+        tags: ['dashboard: realtime'],
+        summary: "A realtime ticket as the project's owner (the console's live records)",
+        description: 'Reads as the secret key. Open GET /api/realtime?ticket=… with it. See docs/realtime.md.',
+        params: Type.Object({ projectId: Type.String() }),
+        body: Body,
+        response: { 200: Type.Object({ success: Type.Boolean(), data: Data, message: Type.String() }) },
+      },
+    },
+    async (req) => {
+      const project = await loadOwnedProject(ctx, operatorOf(req), req.params.projectId);
+      return ok(await issueOwnerTicket(ctx, project.id, req.body.subscriptions), 'Realtime ticket issued');
+    },
+  );
+}
