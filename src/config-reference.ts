@@ -28,7 +28,7 @@ export const CONFIG_REFERENCE: readonly ConfigVariable[] = [
   { names: ["METRICS_PORT"], default: "—", meaning: "Serves `GET /metrics` without a token on a second listener bound to `127.0.0.1:<port>`, in API nodes and `plinth worker` alike. Neither this nor `METRICS_TOKEN` set: no metrics are served" },
   { names: ["SHUTDOWN_DRAIN_MS"], default: "`0`", meaning: "On SIGTERM, how long `/readyz` answers 503 (requests still served) before the listener closes: set it above your load balancer's or orchestrator's readiness-probe interval" },
   { names: ["PUBLIC_URL"], default: "`http://localhost:$PORT`", meaning: "Public address (signed URLs, OAuth callbacks)" },
-  { names: ["DASHBOARD_URL"], default: "`PUBLIC_URL`", meaning: "Dashboard address (CORS for dashboard routes)" },
+  { names: ["DASHBOARD_URL"], default: "`PUBLIC_URL`", meaning: "Dashboard address (CORS for dashboard routes); its host is the console's passkey relying party id and its origin the one passkey origin (a name, not an IP address: docs/operators-and-projects.md \"Second factors\")" },
   { names: ["ALLOWED_ORIGINS"], default: "—", meaning: "Extra comma-separated origins allowed on dashboard routes" },
   { names: ["TRUST_PROXY"], default: "`false` (no proxy: the client address is the TCP peer)", meaning: "Which `X-Forwarded-For` to believe for the client address (rate limits, sessions): a hop count (`1`), or the proxies' addresses / CIDR ranges (`10.0.0.0/8,127.0.0.1`); `true` believes any (only behind a proxy that always overwrites it). Set it when running behind a load balancer. See docs/security.md" },
   { names: ["ENCRYPTION_KEY"], default: "generated into the data dir", meaning: "64 hex chars; AES-256-GCM key for secrets at rest. Required in production" },
