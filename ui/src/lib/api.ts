@@ -8,7 +8,7 @@
 import { signal } from '@preact/signals';
 
 export class ApiError extends Error {
-  constructor(message: string, readonly status: number, readonly code: string) {
+  constructor(message: string, readonly status: number, readonly code: string, readonly body: Record<string, unknown> = {}) {
     super(message);
   }
 }
@@ -84,7 +84,7 @@ export async function request<T = unknown>(method: string, url: string, opts: Re
   } catch {
     throw new ApiError(`Unexpected answer from the server (${res.status}).`, res.status, 'bad_response');
   }
-  if (!res.ok || json.success === false) throw new ApiError(json.message ?? `Request failed (${res.status}).`, res.status, json.code ?? 'error');
+  if (!res.ok || json.success === false) throw new ApiError(json.message ?? `Request failed (${res.status}).`, res.status, json.code ?? 'error', json as Record<string, unknown>);
   return json.data as T;
 }
 

@@ -11,6 +11,7 @@ import { SCALAR_TYPES, type Collection, type FieldDef, type Rls } from '../lib/t
 import { Check, Confirm, Empty, Field, PageHead, Select } from '../components/ui';
 import { cleanFields, FieldsEditor } from '../components/schema-editor';
 import type { SectionProps } from './project-shell';
+import { RulesEditor } from './rules-editor';
 
 export default function Collections(props: SectionProps) {
   const [name] = props.rest;
@@ -202,6 +203,8 @@ function CollectionEditor({ project, collections, col, reload }: SectionProps & 
       </form>
       <h2>Row-level security</h2>
       <RlsEditor projectId={project._id} col={col} onSaved={reload} />
+      <h2>Access rules</h2>
+      <RulesEditor projectId={project._id} collection={col.name} />
       {deleting && (
         <Confirm
           title={`Delete collection “${col.name}”?`}
