@@ -6,12 +6,13 @@ import type { UserOtpPurpose } from './tables.js';
 
 export const USER_COLUMNS = [
   'id', 'email', 'password_hash', 'email_verified', 'data', 'github_id', 'google_id', 'auth_providers', 'created_at', 'updated_at',
-  'disabled_at',
+  'disabled_at', 'is_anonymous',
 ] as const;
 
 export interface UserRow {
   id: string;
-  email: string;
+  /** Null only for an anonymous user. */
+  email: string | null;
   password_hash: string;
   email_verified: boolean;
   data: Record<string, unknown>;
@@ -21,6 +22,7 @@ export interface UserRow {
   created_at: Date;
   updated_at: Date;
   disabled_at: Date | null;
+  is_anonymous: boolean;
 }
 
 export interface NewUser {

@@ -22,16 +22,23 @@ export interface NewSession {
   amr: AmrEntry[];
 }
 
-/** Inserts a session unless the user is disabled (then false): the one check every sign-in passes. */
-export async function insertSession(tx: Tx, s: NewSession): Promise<boolean> {
-  const res = await sql`
-    INSERT INTO app_user_sessions
-      (id, project_id, user_id, family_id, token_hash, ip, user_agent, created_at, last_used_at, expires_at, aal, amr)
-    SELECT ${s.id}, ${s.projectId}, ${s.userId}, ${s.familyId}, ${s.tokenHash}, ${s.ip}, ${s.userAgent}, ${s.now}, ${s.now}, ${s.expiresAt},
-           ${s.aal}, ${JSON.stringify(s.amr)}::jsonb
-    WHERE NOT EXISTS (SELECT 1 FROM app_users WHERE id = ${s.userId} AND disabled_at IS NOT NULL)
-    RETURNING id`.execute(tx);
-  return res.rows.length > 0;
+/**
+ * Inserts a session unless the user is disabled (then null): the one check every sign-in
+ * passes. Returns whether the user is anonymous, for the token's `isAnonymous` claim.
+ */
+export async function insertSession(tx: Tx, s: NewSession): Promise<{ isAnonymous: boolean } | null> {
+  const res = await sql<{ is_anonymous: boolean }>`
+    WITH u AS (SELECT is_anonymous FROM app_users WHERE id = ${s.userId} AND disabled_at IS NULL),
+    ins AS (
+      INSERT INTO app_user_sessions
+        (id, project_id, user_id, family_id, token_hash, ip, user_agent, created_at, last_used_at, expires_at, aal, amr)
+      SELECT ${s.id}, ${s.projectId}, ${s.userId}, ${s.familyId}, ${s.tokenHash}, ${s.ip}, ${s.userAgent}, ${s.now}, ${s.now}, ${s.expiresAt},
+             ${s.aal}, ${JSON.stringify(s.amr)}::jsonb
+        FROM u
+      RETURNING id)
+    SELECT u.is_anonymous FROM u, ins`.execute(tx);
+  const row = res.rows[0];
+  return row ? { isAnonymous: row.is_anonymous } : null;
 }
 
 export interface RotatedSession {
@@ -39,6 +46,7 @@ export interface RotatedSession {
   family_id: string;
   aal: Aal;
   amr: AmrEntry[];
+  is_anonymous: boolean;
 }
 
 /**
@@ -59,12 +67,14 @@ export async function rotateSession(
          AND used_at IS NULL AND revoked_at IS NULL AND expires_at > ${next.now}
          AND NOT EXISTS (SELECT 1 FROM app_users u WHERE u.id = app_user_sessions.user_id AND u.disabled_at IS NOT NULL)
       RETURNING project_id, user_id, family_id, aal, amr)
-    INSERT INTO app_user_sessions
-      (id, project_id, user_id, family_id, token_hash, ip, user_agent, created_at, last_used_at, expires_at, aal, amr)
-    SELECT ${next.id}, project_id, user_id, family_id, ${next.tokenHash}, ${next.ip}, ${next.userAgent},
-           ${next.now}, ${next.now}, ${next.expiresAt}, aal, amr
-      FROM old
-    RETURNING user_id, family_id, aal, amr`.execute(tx);
+    , ins AS (
+      INSERT INTO app_user_sessions
+        (id, project_id, user_id, family_id, token_hash, ip, user_agent, created_at, last_used_at, expires_at, aal, amr)
+      SELECT ${next.id}, project_id, user_id, family_id, ${next.tokenHash}, ${next.ip}, ${next.userAgent},
+             ${next.now}, ${next.now}, ${next.expiresAt}, aal, amr
+        FROM old
+      RETURNING user_id, family_id, aal, amr)
+    SELECT ins.user_id, ins.family_id, ins.aal, ins.amr, u.is_anonymous FROM ins JOIN app_users u ON u.id = ins.user_id`.execute(tx);
   return res.rows[0] ?? null;
 }
 

@@ -36,7 +36,7 @@ export async function passkeyRegistrationOptions(ctx: AppContext, project: Proje
     const user = await findUserById(tx, userId);
     if (!user) throw MfaErrors.mfa_required('Sign in again.');
     const existing = await listPasskeys(tx, userId);
-    const options = await registrationOptions(rp, { id: userId, name: user.email }, existing.map((p) => storedOf(p)));
+    const options = await registrationOptions(rp, { id: userId, name: user.email ?? `guest-${userId.slice(-8)}` }, existing.map((p) => storedOf(p)));
     await insertWebauthnChallenge(tx, { challenge: options.challenge, projectId: project.id, userId, purpose: 'register', expiresAt: expiry(ctx) });
     return options;
   });

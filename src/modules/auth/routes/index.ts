@@ -10,6 +10,7 @@ import { accountFlow, publicProfileFlow } from './profile.js';
 import refreshFlow from './refresh.js';
 import signupFlow from './signup.js';
 import verifyEmailFlow from './verify-email.js';
+import passwordlessFlow from './passwordless.js';
 import { warmPasswords } from '../../../lib/passwords.js';
 
 /** Every /api/userAuth route first checks that Auth is enabled with a valid users schema. */
@@ -19,6 +20,6 @@ async function preconditions(app: App, ctx: AppContext): Promise<void> {
 }
 
 export default [
-  defineRoutes('apiKey', preconditions, signupFlow, loginFlow, refreshFlow, logoutFlow, publicProfileFlow, verifyEmailFlow, passwordResetFlow),
+  defineRoutes('apiKey', preconditions, signupFlow, loginFlow, refreshFlow, logoutFlow, publicProfileFlow, verifyEmailFlow, passwordResetFlow, passwordlessFlow),
   defineRoutes('endUser', preconditions, accountFlow),
 ];
