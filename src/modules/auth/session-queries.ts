@@ -154,3 +154,50 @@ export async function raiseSessionAssurance(tx: Tx, familyId: string, userId: st
 export async function lowerUserSessions(tx: Tx, userId: string): Promise<void> {
   await tx.updateTable('app_user_sessions').set({ aal: 'aal1' }).where('user_id', '=', userId).where('aal', '=', 'aal2').execute();
 }
+
+// ---- a user's own sessions (GET/DELETE /api/userAuth/sessions) ----
+
+export interface OwnSessionRow {
+  family_id: string;
+  ip: string | null;
+  user_agent: string | null;
+  signed_in_at: Date;
+  last_used_at: Date;
+  expires_at: Date;
+  aal: Aal;
+}
+
+/** The user's live session families (their newest token), most recently used first; each with the time it was opened. */
+export async function listOwnSessions(tx: Tx, userId: string, now: Date, limit = 100): Promise<OwnSessionRow[]> {
+  const res = await sql<OwnSessionRow>`
+    SELECT s.family_id, s.ip, s.user_agent, s.last_used_at, s.expires_at, s.aal,
+           (SELECT min(f.created_at) FROM app_user_sessions f WHERE f.family_id = s.family_id) AS signed_in_at
+      FROM app_user_sessions s
+     WHERE s.user_id = ${userId} AND s.used_at IS NULL AND s.revoked_at IS NULL AND s.expires_at > ${now}
+     ORDER BY s.last_used_at DESC
+     LIMIT ${limit}`.execute(tx);
+  return res.rows;
+}
+
+/** Revokes one of the user's session families; 0 when it is not theirs (or already ended). */
+export async function revokeOwnFamily(tx: Tx, userId: string, familyId: string, now: Date): Promise<number> {
+  const res = await tx
+    .updateTable('app_user_sessions')
+    .set({ revoked_at: now })
+    .where('family_id', '=', familyId)
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows);
+}
+
+/** Revokes every session of the user except the family `keep`; returns how many families ended. */
+export async function revokeOtherFamilies(tx: Tx, userId: string, keep: string, now: Date): Promise<number> {
+  const res = await sql<{ n: number }>`
+    WITH ended AS (
+      UPDATE app_user_sessions SET revoked_at = ${now}
+       WHERE user_id = ${userId} AND family_id <> ${keep} AND revoked_at IS NULL
+      RETURNING family_id, used_at, expires_at)
+    SELECT count(*)::int AS n FROM ended WHERE used_at IS NULL AND expires_at > ${now}`.execute(tx);
+  return res.rows[0]?.n ?? 0;
+}

@@ -13,7 +13,7 @@ import {
   PASSKEY_CHALLENGE_TTL_SECONDS, registrationOptions, signedChallenge, verifyRegistration, type RegistrationResponseJSON,
 } from '../../lib/identity/passkeys.js';
 import { newRecoveryCodes } from '../../lib/identity/recovery-codes.js';
-import { findUserById } from '../auth/queries.js';
+import { clearAnonymous, findUserById } from '../auth/queries.js';
 import { lowerUserSessions, raiseSessionAssurance } from '../auth/session-queries.js';
 import { accessTokenFor } from '../auth/sessions.js';
 import type { UserTokenClaims } from '../auth/tokens.js';
@@ -60,6 +60,8 @@ export async function registerPasskey(ctx: AppContext, project: ProjectRecord, c
     const codes = firstFactor ? newRecoveryCodes(ctx.config.encryptionKey, 'app-user', userId) : null;
     if (codes) await replaceRecoveryCodes(tx, userId, project.id, codes.hashes, now);
     if (caller.sid) await raiseSessionAssurance(tx, caller.sid, userId, assurance.aal, assurance.amr, now);
+    // A guest with a passkey can come back: no longer anonymous (docs/auth.md "Anonymous users").
+    await clearAnonymous(tx, userId, now);
     return { id, recoveryCodes: codes?.codes };
   });
   const accessToken = caller.sid ? await accessTokenFor(ctx, project, userId, { sid: caller.sid, ...assurance }) : undefined;
