@@ -13,6 +13,7 @@ import { sweepChangesTask } from '../modules/realtime/retention.js';
 import { deliverTask, DELIVER_TASK } from '../modules/webhooks/delivery.js';
 import { dispatchTask } from '../modules/webhooks/dispatcher.js';
 import { deleteExpiredKeysTask } from '../modules/idempotency/cleanup.js';
+import { deleteExpiredPasswordlessTask, deleteUnusedAnonymousTask } from '../modules/auth/anonymous-cleanup.js';
 
 const taskFactories: Record<string, (ctx: AppContext) => Task> = {
   'storage.sweep': sweepTask,
@@ -25,6 +26,8 @@ const taskFactories: Record<string, (ctx: AppContext) => Task> = {
   [DELIVER_TASK]: deliverTask,
   'webhooks:dispatch': dispatchTask,
   'idempotency:delete_expired': deleteExpiredKeysTask,
+  'auth:delete_expired_passwordless': deleteExpiredPasswordlessTask,
+  'auth:delete_unused_anonymous': deleteUnusedAnonymousTask,
 };
 
 /**
@@ -37,6 +40,8 @@ export const CRONTAB = [
   '7 * * * * realtime:sweep_changes',
   '* * * * * webhooks:dispatch',
   '17 * * * * idempotency:delete_expired',
+  '*/10 * * * * auth:delete_expired_passwordless',
+  '37 * * * * auth:delete_unused_anonymous',
 ].join('\n');
 
 export function buildTaskList(ctx: AppContext): Record<string, Task> {

@@ -6,7 +6,7 @@
  * seconds) and `sid` (the session family), so apps and row-level policies can demand `aal2`.
  */
 export type Aal = 'aal1' | 'aal2';
-export type AmrMethod = 'pwd' | 'oauth' | 'otp' | 'totp' | 'recovery' | 'passkey';
+export type AmrMethod = 'pwd' | 'oauth' | 'otp' | 'magiclink' | 'anonymous' | 'totp' | 'recovery' | 'passkey';
 export interface AmrEntry {
   method: AmrMethod;
   timestamp: number;

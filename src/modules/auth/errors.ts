@@ -29,4 +29,9 @@ export const AuthErrors = defineErrors('auth', {
   session_not_found: { status: 404, message: 'Session not found or does not belong to this user' },
   app_user_not_found: { status: 404, message: 'User not found in this project' },
   user_disabled: { status: 403, message: 'This account has been disabled.' },
+  passwordless_invalid: { status: 400, message: 'Invalid or expired sign-in link or code.' },
+  redirect_not_allowed: { status: 400, message: "redirectTo is not one of the project's site URL or redirect URLs." },
+  signup_disabled: { status: 403, message: 'This project does not allow new accounts.' },
+  anonymous_disabled: { status: 403, message: 'This project does not allow anonymous sign-in.' },
+  user_not_anonymous: { status: 409, message: 'This account already has an email; only an anonymous account can link one this way.' },
 });

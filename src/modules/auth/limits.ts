@@ -46,3 +46,27 @@ export function otpLimit(ctx: AppContext, projectId: string, kind: 'verify-send'
 export function refreshLimit(ctx: AppContext, projectId: string, ip: string): Promise<void> {
   return ctx.limits.enforce(`ua:refresh:ip:${projectId}:${ip}`, 30, MIN, 'Too many refresh attempts from this IP');
 }
+
+/** Passwordless sign-in mails: 5 per 10 minutes per email (whether or not it has an account) and 20 per address. */
+export async function passwordlessSendLimit(ctx: AppContext, projectId: string, ip: string, email: string): Promise<void> {
+  await ctx.limits.enforce(`ua:pwless:send:ip:${projectId}:${ip}`, 20, TEN_MIN, 'Too many sign-in requests from this IP, please try again later.');
+  await ctx.limits.enforce(`ua:pwless:send:${projectId}:${email}`, 5, TEN_MIN, 'Too many attempts for this email, please try again later.');
+}
+
+/** Passwordless sign-in attempts (link or code): 30 per 10 minutes per address. */
+export function passwordlessVerifyLimit(ctx: AppContext, projectId: string, ip: string): Promise<void> {
+  return ctx.limits.enforce(`ua:pwless:verify:ip:${projectId}:${ip}`, 30, TEN_MIN, 'Too many sign-in attempts from this IP, please try again later.');
+}
+
+/**
+ * Code guesses per email, whatever the address and however many codes were requested: 5 per
+ * 10 minutes (each code also dies after 5 wrong tries).
+ */
+export function passwordlessCodeLimit(ctx: AppContext, projectId: string, email: string): Promise<void> {
+  return ctx.limits.enforce(`ua:pwless:code:${projectId}:${email}`, 5, TEN_MIN, 'Too many attempts for this email, please try again later.');
+}
+
+/** Guest sign-ins: 30 per hour per address. */
+export function anonymousLimit(ctx: AppContext, projectId: string, ip: string): Promise<void> {
+  return ctx.limits.enforce(`ua:anon:ip:${projectId}:${ip}`, 30, 3600, 'Too many guest sign-ins from this IP, please try again later.');
+}

@@ -39,6 +39,7 @@ export function newUserOtp(ctx: AppContext, projectId: string, userId: string, p
 
 /** Mails an issued code through the project's mail path (queued in `tx` when given: both commit or neither). */
 export async function mailOtp(ctx: AppContext, project: ProjectRecord, user: UserRow, purpose: UserOtpPurpose, code: string, tx?: Tx): Promise<void> {
+  if (!user.email) return; // an anonymous user has no mailbox (and never gets here: codes are asked for by email)
   const m = MAIL[purpose];
   const text = `Your code to ${m.what} is ${code}. It expires in 10 minutes. If you did not ask for it, ignore this email.`;
   await ctx.mailer.sendSystemMail({

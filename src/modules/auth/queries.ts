@@ -1,17 +1,19 @@
 /** SQL of the end-user tables, run in the project's tenant scope (`ctx.db.tenant` or `ctx.db.read`). */
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../../database.js';
 import type { Tx } from '../../db/pool.js';
 import type { NewSession } from './session-queries.js';
 import type { UserOtpPurpose } from './tables.js';
 
 export const USER_COLUMNS = [
   'id', 'email', 'password_hash', 'email_verified', 'data', 'github_id', 'google_id', 'auth_providers', 'created_at', 'updated_at',
-  'disabled_at',
+  'disabled_at', 'is_anonymous',
 ] as const;
 
 export interface UserRow {
   id: string;
-  email: string;
+  /** Null only for an anonymous user. */
+  email: string | null;
   password_hash: string;
   email_verified: boolean;
   data: Record<string, unknown>;
@@ -21,17 +23,20 @@ export interface UserRow {
   created_at: Date;
   updated_at: Date;
   disabled_at: Date | null;
+  is_anonymous: boolean;
 }
 
 export interface NewUser {
   projectId: string;
-  email: string;
+  /** Null only with isAnonymous. */
+  email: string | null;
   passwordHash: string;
   emailVerified: boolean;
   data: Record<string, unknown>;
   githubId?: string | null;
   googleId?: string | null;
   authProviders?: string[];
+  isAnonymous?: boolean;
   now: Date;
 }
 
@@ -48,6 +53,7 @@ export async function insertUser(tx: Tx, u: NewUser): Promise<UserRow | null> {
       github_id: u.githubId ?? null,
       google_id: u.googleId ?? null,
       auth_providers: u.authProviders ?? [],
+      is_anonymous: u.isAnonymous === true,
       created_at: u.now,
       updated_at: u.now,
     })
@@ -58,7 +64,7 @@ export async function insertUser(tx: Tx, u: NewUser): Promise<UserRow | null> {
 }
 
 /** A new email/password account: no provider ids (social sign-in creates its users with insertUser). */
-type NewEmailUser = Omit<NewUser, 'githubId' | 'googleId' | 'authProviders'> & { id: string };
+type NewEmailUser = Omit<NewUser, 'githubId' | 'googleId' | 'authProviders' | 'isAnonymous' | 'email'> & { id: string; email: string };
 
 /**
  * A new account in one statement: the user, the first session of its family and its email
@@ -221,4 +227,54 @@ export async function countOtpAttempt(tx: Tx, userId: string, purpose: UserOtpPu
 
 export async function deleteOtp(tx: Tx, userId: string, purpose: UserOtpPurpose): Promise<void> {
   await tx.deleteFrom('app_user_otps').where('user_id', '=', userId).where('purpose', '=', purpose).execute();
+}
+
+// ---- anonymous users ----
+
+/**
+ * Gives an anonymous user an email and a password: they stop being anonymous. Null when the
+ * user is not (or no longer) anonymous. A taken email fails on app_users_email_idx.
+ */
+export async function linkEmailToAnonymous(tx: Tx, id: string, email: string, passwordHash: string, now: Date): Promise<UserRow | null> {
+  const row = await tx
+    .updateTable('app_users')
+    .set({ email, password_hash: passwordHash, email_verified: false, is_anonymous: false, updated_at: now })
+    .where('id', '=', id)
+    .where('is_anonymous', '=', true)
+    .returning(USER_COLUMNS)
+    .executeTakeFirst();
+  return (row as UserRow | undefined) ?? null;
+}
+
+/** A user who linked a credential (passkey, social identity) is no longer anonymous. */
+export async function clearAnonymous(tx: Tx, id: string, now: Date): Promise<void> {
+  await tx.updateTable('app_users').set({ is_anonymous: false, updated_at: now }).where('id', '=', id).where('is_anonymous', '=', true).execute();
+}
+
+/**
+ * The clean-up of unused anonymous users (owner connection, every project): anonymous users
+ * created before `cutoff` that nobody can sign in as any more (no session that is unrevoked
+ * and unexpired, none used since `cutoff`) and that own no document and no file. At most
+ * `limit` per call; returns how many were deleted (their sessions, codes and factors go with
+ * them by foreign key).
+ */
+export async function deleteUnusedAnonymous(admin: Kysely<Database>, cutoff: Date, now: Date, limit: number): Promise<number> {
+  const res = await sql`
+    DELETE FROM app_users
+     WHERE id IN (
+       SELECT u.id FROM app_users u
+        WHERE u.is_anonymous AND u.created_at < ${cutoff}
+          AND NOT EXISTS (
+            SELECT 1 FROM app_user_sessions s
+             WHERE s.user_id = u.id AND ((s.revoked_at IS NULL AND s.expires_at > ${now}) OR s.last_used_at >= ${cutoff}))
+          AND NOT EXISTS (SELECT 1 FROM files f WHERE f.project_id = u.project_id AND f.owner_id = u.id)
+          AND NOT EXISTS (
+            SELECT 1 FROM collections c
+             WHERE c.project_id = u.project_id
+               AND EXISTS (SELECT 1 FROM documents d WHERE d.collection_id = c.id AND d.owner_id = u.id))
+        ORDER BY u.created_at
+        LIMIT ${limit}
+        FOR UPDATE SKIP LOCKED)
+       AND is_anonymous`.execute(admin);
+  return Number(res.numAffectedRows ?? 0);
 }

@@ -22,16 +22,23 @@ export interface NewSession {
   amr: AmrEntry[];
 }
 
-/** Inserts a session unless the user is disabled (then false): the one check every sign-in passes. */
-export async function insertSession(tx: Tx, s: NewSession): Promise<boolean> {
-  const res = await sql`
-    INSERT INTO app_user_sessions
-      (id, project_id, user_id, family_id, token_hash, ip, user_agent, created_at, last_used_at, expires_at, aal, amr)
-    SELECT ${s.id}, ${s.projectId}, ${s.userId}, ${s.familyId}, ${s.tokenHash}, ${s.ip}, ${s.userAgent}, ${s.now}, ${s.now}, ${s.expiresAt},
-           ${s.aal}, ${JSON.stringify(s.amr)}::jsonb
-    WHERE NOT EXISTS (SELECT 1 FROM app_users WHERE id = ${s.userId} AND disabled_at IS NOT NULL)
-    RETURNING id`.execute(tx);
-  return res.rows.length > 0;
+/**
+ * Inserts a session unless the user is disabled (then null): the one check every sign-in
+ * passes. Returns whether the user is anonymous, for the token's `isAnonymous` claim.
+ */
+export async function insertSession(tx: Tx, s: NewSession): Promise<{ isAnonymous: boolean } | null> {
+  const res = await sql<{ is_anonymous: boolean }>`
+    WITH u AS (SELECT is_anonymous FROM app_users WHERE id = ${s.userId} AND disabled_at IS NULL),
+    ins AS (
+      INSERT INTO app_user_sessions
+        (id, project_id, user_id, family_id, token_hash, ip, user_agent, created_at, last_used_at, expires_at, aal, amr)
+      SELECT ${s.id}, ${s.projectId}, ${s.userId}, ${s.familyId}, ${s.tokenHash}, ${s.ip}, ${s.userAgent}, ${s.now}, ${s.now}, ${s.expiresAt},
+             ${s.aal}, ${JSON.stringify(s.amr)}::jsonb
+        FROM u
+      RETURNING id)
+    SELECT u.is_anonymous FROM u, ins`.execute(tx);
+  const row = res.rows[0];
+  return row ? { isAnonymous: row.is_anonymous } : null;
 }
 
 export interface RotatedSession {
@@ -39,6 +46,7 @@ export interface RotatedSession {
   family_id: string;
   aal: Aal;
   amr: AmrEntry[];
+  is_anonymous: boolean;
 }
 
 /**
@@ -59,12 +67,14 @@ export async function rotateSession(
          AND used_at IS NULL AND revoked_at IS NULL AND expires_at > ${next.now}
          AND NOT EXISTS (SELECT 1 FROM app_users u WHERE u.id = app_user_sessions.user_id AND u.disabled_at IS NOT NULL)
       RETURNING project_id, user_id, family_id, aal, amr)
-    INSERT INTO app_user_sessions
-      (id, project_id, user_id, family_id, token_hash, ip, user_agent, created_at, last_used_at, expires_at, aal, amr)
-    SELECT ${next.id}, project_id, user_id, family_id, ${next.tokenHash}, ${next.ip}, ${next.userAgent},
-           ${next.now}, ${next.now}, ${next.expiresAt}, aal, amr
-      FROM old
-    RETURNING user_id, family_id, aal, amr`.execute(tx);
+    , ins AS (
+      INSERT INTO app_user_sessions
+        (id, project_id, user_id, family_id, token_hash, ip, user_agent, created_at, last_used_at, expires_at, aal, amr)
+      SELECT ${next.id}, project_id, user_id, family_id, ${next.tokenHash}, ${next.ip}, ${next.userAgent},
+             ${next.now}, ${next.now}, ${next.expiresAt}, aal, amr
+        FROM old
+      RETURNING user_id, family_id, aal, amr)
+    SELECT ins.user_id, ins.family_id, ins.aal, ins.amr, u.is_anonymous FROM ins JOIN app_users u ON u.id = ins.user_id`.execute(tx);
   return res.rows[0] ?? null;
 }
 
@@ -143,4 +153,51 @@ export async function raiseSessionAssurance(tx: Tx, familyId: string, userId: st
 /** Every aal2 session of a user falls back to aal1 (its second factor was removed or reset). */
 export async function lowerUserSessions(tx: Tx, userId: string): Promise<void> {
   await tx.updateTable('app_user_sessions').set({ aal: 'aal1' }).where('user_id', '=', userId).where('aal', '=', 'aal2').execute();
+}
+
+// ---- a user's own sessions (GET/DELETE /api/userAuth/sessions) ----
+
+export interface OwnSessionRow {
+  family_id: string;
+  ip: string | null;
+  user_agent: string | null;
+  signed_in_at: Date;
+  last_used_at: Date;
+  expires_at: Date;
+  aal: Aal;
+}
+
+/** The user's live session families (their newest token), most recently used first; each with the time it was opened. */
+export async function listOwnSessions(tx: Tx, userId: string, now: Date, limit = 100): Promise<OwnSessionRow[]> {
+  const res = await sql<OwnSessionRow>`
+    SELECT s.family_id, s.ip, s.user_agent, s.last_used_at, s.expires_at, s.aal,
+           (SELECT min(f.created_at) FROM app_user_sessions f WHERE f.family_id = s.family_id) AS signed_in_at
+      FROM app_user_sessions s
+     WHERE s.user_id = ${userId} AND s.used_at IS NULL AND s.revoked_at IS NULL AND s.expires_at > ${now}
+     ORDER BY s.last_used_at DESC
+     LIMIT ${limit}`.execute(tx);
+  return res.rows;
+}
+
+/** Revokes one of the user's session families; 0 when it is not theirs (or already ended). */
+export async function revokeOwnFamily(tx: Tx, userId: string, familyId: string, now: Date): Promise<number> {
+  const res = await tx
+    .updateTable('app_user_sessions')
+    .set({ revoked_at: now })
+    .where('family_id', '=', familyId)
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows);
+}
+
+/** Revokes every session of the user except the family `keep`; returns how many families ended. */
+export async function revokeOtherFamilies(tx: Tx, userId: string, keep: string, now: Date): Promise<number> {
+  const res = await sql<{ n: number }>`
+    WITH ended AS (
+      UPDATE app_user_sessions SET revoked_at = ${now}
+       WHERE user_id = ${userId} AND family_id <> ${keep} AND revoked_at IS NULL
+      RETURNING family_id, used_at, expires_at)
+    SELECT count(*)::int AS n FROM ended WHERE used_at IS NULL AND expires_at > ${now}`.execute(tx);
+  return res.rows[0]?.n ?? 0;
 }

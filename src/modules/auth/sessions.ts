@@ -56,17 +56,18 @@ export function newSession(ctx: AppContext, projectId: string, userId: string, m
 }
 
 /** The tokens a client gets for a stored session: a fresh access token and the refresh token. */
-export async function sessionTokens(ctx: AppContext, project: ProjectRecord, s: PendingSession): Promise<Tokens> {
+export async function sessionTokens(ctx: AppContext, project: ProjectRecord, s: PendingSession, anonymous = false): Promise<Tokens> {
   const { userId, familyId, aal, amr } = s.row;
-  const accessToken = await accessTokenFor(ctx, project, userId, { sid: familyId, aal, amr });
+  const accessToken = await accessTokenFor(ctx, project, userId, { sid: familyId, aal, amr, anonymous });
   return { accessToken, refreshToken: s.refreshToken, expiresIn: ctx.config.userAccessTokenTtl.text };
 }
 
 /** Starts a new session family for a user (login, social sign-in, a completed second factor) inside `tx`. */
 export async function startSession(ctx: AppContext, tx: Tx, project: ProjectRecord, userId: string, meta: ClientMeta, assurance?: Assurance): Promise<Tokens> {
   const s = newSession(ctx, project.id, userId, meta, assurance);
-  if (!(await insertSession(tx, s.row))) throw AuthErrors.user_disabled();
-  return sessionTokens(ctx, project, s);
+  const stored = await insertSession(tx, s.row);
+  if (!stored) throw AuthErrors.user_disabled();
+  return sessionTokens(ctx, project, s, stored.isAnonymous);
 }
 
 type Outcome = { ok: true; session: RotatedSession } | { ok: false; error: 'not_found' | 'reused' | 'disabled' };
@@ -111,8 +112,8 @@ export async function rotate(ctx: AppContext, project: ProjectRecord, raw: strin
     if (outcome.error === 'reused') throw IdentityErrors.refresh_reused();
     throw (await belongsElsewhere(ctx, parsed.id, tokenHash)) ? AuthErrors.refresh_wrong_project() : AuthErrors.refresh_not_found();
   }
-  const { user_id: userId, family_id: sid, aal, amr } = outcome.session;
-  const accessToken = await accessTokenFor(ctx, project, userId, { sid, aal, amr });
+  const { user_id: userId, family_id: sid, aal, amr, is_anonymous: anonymous } = outcome.session;
+  const accessToken = await accessTokenFor(ctx, project, userId, { sid, aal, amr, anonymous });
   return { accessToken, refreshToken: next.raw, expiresIn: ctx.config.userAccessTokenTtl.text };
 }
 

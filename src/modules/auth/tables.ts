@@ -7,7 +7,8 @@ import type { Aal, AmrEntry } from '../../lib/identity/assurance.js';
 export interface AppUsersTable {
   id: Generated<string>;
   project_id: string;
-  email: string;
+  /** NULL only for an anonymous user (migrations/055_passwordless_anonymous.sql). */
+  email: string | null;
   password_hash: string;
   email_verified: Generated<boolean>;
   data: JSONColumnType<Record<string, unknown>, Record<string, unknown> | undefined, Record<string, unknown>>;
@@ -18,6 +19,8 @@ export interface AppUsersTable {
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
   /** Set when an operator disabled the user (migrations/018_app_users_disabled.sql). */
   disabled_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** A guest user (POST /api/userAuth/anonymous) that has linked no email, passkey or social identity yet. */
+  is_anonymous: Generated<boolean>;
 }
 
 export interface AppUserSessionsTable {
@@ -61,6 +64,8 @@ export interface SocialStatesTable {
   nonce: string | null;
   expires_at: Timestamp;
   created_at: Timestamp;
+  /** Set when the flow links the identity to this signed-in user instead of signing in (migration 055). */
+  link_user_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface SocialExchangeCodesTable {
@@ -70,6 +75,19 @@ export interface SocialExchangeCodesTable {
   access_token_hash: string;
   refresh_token: JSONColumnType<Encrypted>;
   expires_at: Timestamp;
+}
+
+/** A passwordless sign-in in flight: magic link and code (migrations/055_passwordless_anonymous.sql). */
+export interface AppUserPasswordlessTable {
+  project_id: string;
+  email: string;
+  user_id: string | null;
+  link_hash: string;
+  code_hash: string;
+  attempts: Generated<number>;
+  signup_data: JSONColumnType<Record<string, unknown>, string | undefined, string>;
+  expires_at: Timestamp;
+  created_at: Timestamp;
 }
 
 /** Unique fields of a project's users schema (migrations/017_app_user_unique_values.sql). */
@@ -93,6 +111,7 @@ export interface AuthTables {
   app_user_unique_values: AppUserUniqueValuesTable;
   app_user_sessions: AppUserSessionsTable;
   app_user_otps: AppUserOtpsTable;
+  app_user_passwordless: AppUserPasswordlessTable;
   social_states: SocialStatesTable;
   social_exchange_codes: SocialExchangeCodesTable;
 }

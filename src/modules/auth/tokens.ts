@@ -1,7 +1,8 @@
 /**
  * End-user access tokens (src/lib/identity/jwt.ts), signed with the project's own secret and
  * audience `plinth:project:<id>`; claims `userId` and `projectId` as the SDK reads them, plus
- * the session's assurance (`aal`, `amr`) and its family id (`sid`): src/lib/identity/assurance.ts.
+ * the session's assurance (`aal`, `amr`) and its family id (`sid`): src/lib/identity/assurance.ts,
+ * and `isAnonymous` (a guest user, docs/auth.md "Anonymous users").
  */
 import { signAccessJwt, verifyAccessJwt } from '../../lib/identity/jwt.js';
 import { assuranceOf, type Assurance } from '../../lib/identity/assurance.js';
@@ -9,13 +10,16 @@ import type { ProjectRecord } from '../projects/cache.js';
 
 const audience = (projectId: string) => `plinth:project:${projectId}`;
 
-/** The session a token speaks for: its family id and assurance. */
+/** The session a token speaks for: its family id and assurance, and whether its user is anonymous (a guest). */
 export interface TokenSession extends Assurance {
   sid: string;
+  anonymous?: boolean;
 }
 
 export function signAccessToken(project: ProjectRecord, userId: string, ttlSeconds: number, now: Date, session?: TokenSession): Promise<string> {
-  const extra = session ? { aal: session.aal, amr: session.amr, sid: session.sid } : { aal: 'aal1' };
+  const extra = session
+    ? { aal: session.aal, amr: session.amr, sid: session.sid, isAnonymous: session.anonymous === true }
+    : { aal: 'aal1', isAnonymous: false };
   return signAccessJwt({
     secret: project.jwtSecret,
     audience: audience(project.id),
@@ -30,6 +34,8 @@ export interface UserTokenClaims extends Assurance {
   userId: string;
   exp: number;
   sid: string | null;
+  /** A guest's token (the claim `isAnonymous`); false for tokens issued before the claim existed. */
+  isAnonymous: boolean;
 }
 
 /** The user id of a valid, unexpired token of this project; null otherwise. */
@@ -44,5 +50,6 @@ export async function verifyAccessTokenClaims(project: ProjectRecord, token: str
   const userId = payload.userId;
   const valid = typeof userId === 'string' && userId === payload.sub && payload.projectId === project.id && typeof payload.exp === 'number';
   if (!valid) return null;
-  return { userId, exp: payload.exp!, sid: typeof payload.sid === 'string' ? payload.sid : null, ...assuranceOf(payload) };
+  const sid = typeof payload.sid === 'string' ? payload.sid : null;
+  return { userId, exp: payload.exp!, sid, isAnonymous: payload.isAnonymous === true, ...assuranceOf(payload) };
 }

@@ -14,7 +14,7 @@ import type { UsersSchema } from './schema.js';
 /** Keys a client can never set through signup or update-profile. */
 const PROTECTED = new Set([
   '_id', 'id', 'email', 'password', 'emailVerified', 'isVerified', 'isverified', 'githubId', 'googleId',
-  'authProviders', 'createdAt', 'updatedAt', '__proto__', 'constructor', 'prototype',
+  'authProviders', 'isAnonymous', 'createdAt', 'updatedAt', '__proto__', 'constructor', 'prototype',
 ]);
 
 /** The body's custom fields: protected keys and `$`-keys dropped. */
@@ -96,6 +96,7 @@ export function toUser(row: UserRow, schema?: UsersSchema): Record<string, unkno
   if (row.github_id) user.githubId = row.github_id;
   if (row.google_id) user.googleId = row.google_id;
   user.authProviders = row.auth_providers;
+  user.isAnonymous = row.is_anonymous;
   user.createdAt = row.created_at.toISOString();
   user.updatedAt = row.updated_at.toISOString();
   return user;

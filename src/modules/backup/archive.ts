@@ -53,7 +53,8 @@ export interface DocumentRecord {
 export interface UserRecord {
   type: 'user';
   id: string;
-  email: string;
+  /** Null for an anonymous user (isAnonymous). */
+  email: string | null;
   passwordHash: string;
   emailVerified: boolean;
   data: Record<string, unknown>;
@@ -63,6 +64,8 @@ export interface UserRecord {
   createdAt: string;
   updatedAt: string;
   disabledAt: string | null;
+  /** Absent in archives written before anonymous users existed: false. */
+  isAnonymous?: boolean;
 }
 
 export interface FileRecord {
@@ -121,7 +124,8 @@ function checkRecord(r: Record<string, unknown>, line: number): ArchiveRecord {
       if (!isTime(r.createdAt) || !isTime(r.updatedAt) || !isOptionalTime(r.deletedAt)) throw bad(line, 'a document needs createdAt, updatedAt and deletedAt times');
       return r as unknown as DocumentRecord;
     case 'user':
-      if (!isObjectId(r.id) || typeof r.email !== 'string' || typeof r.passwordHash !== 'string' || typeof r.emailVerified !== 'boolean') throw bad(line, 'a user needs an ObjectId id, email, passwordHash and emailVerified');
+      if (r.isAnonymous !== undefined && typeof r.isAnonymous !== 'boolean') throw bad(line, 'a user\'s isAnonymous is a boolean');
+      if (!isObjectId(r.id) || (r.isAnonymous === true ? r.email !== null : typeof r.email !== 'string') || typeof r.passwordHash !== 'string' || typeof r.emailVerified !== 'boolean') throw bad(line, 'a user needs an ObjectId id, email (null only when anonymous), passwordHash and emailVerified');
       if (!isPlainObject(r.data) || !isOptionalId(r.githubId) || !isOptionalId(r.googleId) || !Array.isArray(r.authProviders) || !r.authProviders.every((p) => typeof p === 'string')) throw bad(line, 'a user needs data, githubId, googleId and authProviders');
       if (!isTime(r.createdAt) || !isTime(r.updatedAt) || !isOptionalTime(r.disabledAt)) throw bad(line, 'a user needs createdAt, updatedAt and disabledAt times');
       return r as unknown as UserRecord;

@@ -60,6 +60,7 @@ async function writeUsers(tx: Tx, projectId: string, w: ArchiveWriter) {
     type: 'user', id: u.id, email: u.email, passwordHash: u.password_hash, emailVerified: u.email_verified, data: u.data,
     githubId: u.github_id, googleId: u.google_id, authProviders: u.auth_providers,
     createdAt: u.created_at.toISOString(), updatedAt: u.updated_at.toISOString(), disabledAt: iso(u.disabled_at),
+    ...(u.is_anonymous ? { isAnonymous: true } : {}),
   }));
 }
 

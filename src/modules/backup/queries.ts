@@ -40,7 +40,7 @@ export async function documentsAfter(tx: Tx, projectId: string, collectionId: st
 export async function usersAfter(tx: Tx, projectId: string, after: string) {
   return tx
     .selectFrom('app_users')
-    .select(['id', 'email', 'password_hash', 'email_verified', 'data', 'github_id', 'google_id', 'auth_providers', 'created_at', 'updated_at', 'disabled_at'])
+    .select(['id', 'email', 'password_hash', 'email_verified', 'data', 'github_id', 'google_id', 'auth_providers', 'created_at', 'updated_at', 'disabled_at', 'is_anonymous'])
     .where('project_id', '=', projectId)
     .where('id', '>', after)
     .orderBy('id')
@@ -102,6 +102,7 @@ export async function insertUsers(db: Db, projectId: string, users: UserRecord[]
       id: u.id, project_id: projectId, email: u.email, password_hash: u.passwordHash, email_verified: u.emailVerified,
       data: JSON.stringify(u.data) as unknown as Record<string, unknown>, github_id: u.githubId, google_id: u.googleId,
       auth_providers: u.authProviders, created_at: u.createdAt, updated_at: u.updatedAt, disabled_at: u.disabledAt ? new Date(u.disabledAt) : null,
+      is_anonymous: u.isAnonymous === true,
     })))
     .execute();
 }

@@ -35,5 +35,5 @@ export async function stepUp(ctx: AppContext, project: ProjectRecord, caller: Us
   const assurance = withSecondFactor(caller.amr, method, now);
   const raised = await ctx.db.read(userScope(project, caller.userId), (db) => raiseSessionAssurance(db, caller.sid!, caller.userId, assurance.aal, assurance.amr, now));
   if (!raised) throw MfaErrors.mfa_required('This session has ended: sign in again.');
-  return accessTokenFor(ctx, project, caller.userId, { sid: caller.sid, ...assurance });
+  return accessTokenFor(ctx, project, caller.userId, { sid: caller.sid, ...assurance, anonymous: caller.isAnonymous });
 }

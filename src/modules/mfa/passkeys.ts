@@ -12,7 +12,7 @@ import { MfaErrors } from '../../lib/identity/mfa-errors.js';
 import { beginRegistration, finishRegistration, passkeyName } from '../../lib/identity/passkey-ceremony.js';
 import type { RegistrationResponseJSON } from '../../lib/identity/passkeys.js';
 import { newRecoveryCodes } from '../../lib/identity/recovery-codes.js';
-import { findUserById } from '../auth/queries.js';
+import { clearAnonymous, findUserById } from '../auth/queries.js';
 import { lowerUserSessions, raiseSessionAssurance } from '../auth/session-queries.js';
 import { accessTokenFor } from '../auth/sessions.js';
 import type { UserTokenClaims } from '../auth/tokens.js';
@@ -33,7 +33,7 @@ export async function passkeyRegistrationOptions(ctx: AppContext, project: Proje
     if ((f.totp || f.passkeys > 0) && caller.aal !== 'aal2') throw MfaErrors.mfa_required();
     const user = await findUserById(tx, userId);
     if (!user) throw MfaErrors.mfa_required('Sign in again.');
-    return beginRegistration(userPasskeyStore(tx, project.id), rp, { id: userId, name: user.email }, ctx.clock.now());
+    return beginRegistration(userPasskeyStore(tx, project.id), rp, { id: userId, name: user.email ?? `guest-${userId.slice(-8)}` }, ctx.clock.now());
   });
 }
 
@@ -52,6 +52,8 @@ export async function registerPasskey(ctx: AppContext, project: ProjectRecord, c
     const codes = firstFactor ? newRecoveryCodes(ctx.config.encryptionKey, 'app-user', userId) : null;
     if (codes) await replaceRecoveryCodes(tx, userId, project.id, codes.hashes, now);
     if (caller.sid) await raiseSessionAssurance(tx, caller.sid, userId, assurance.aal, assurance.amr, now);
+    // A guest with a passkey can come back: no longer anonymous (docs/auth.md "Anonymous users").
+    await clearAnonymous(tx, userId, now);
     return { id, recoveryCodes: codes?.codes };
   });
   const accessToken = caller.sid ? await accessTokenFor(ctx, project, userId, { sid: caller.sid, ...assurance }) : undefined;

@@ -41,7 +41,7 @@ export async function startTotpEnrolment(ctx: AppContext, project: ProjectRecord
     if (!user || !(await upsertPendingTotp(tx, userId, project.id, encrypt(ctx.config.encryptionKey, secret), ctx.clock.now()))) {
       throw MfaErrors.mfa_already_enrolled();
     }
-    return user.email;
+    return user.email ?? `guest-${userId.slice(-8)}`;
   });
   const otpauthUri = totpUri(secret, project.name, email);
   return { secret, otpauthUri, qrCode: await totpQrDataUrl(otpauthUri) };
@@ -60,7 +60,7 @@ export async function confirmTotp(ctx: AppContext, project: ProjectRecord, calle
     await replaceRecoveryCodes(tx, userId, project.id, hashes, now);
     if (caller.sid) await raiseSessionAssurance(tx, caller.sid, userId, assurance.aal, assurance.amr, now);
   });
-  const accessToken = caller.sid ? await accessTokenFor(ctx, project, userId, { sid: caller.sid, ...assurance }) : null;
+  const accessToken = caller.sid ? await accessTokenFor(ctx, project, userId, { sid: caller.sid, ...assurance, anonymous: caller.isAnonymous }) : null;
   return { recoveryCodes: codes, accessToken };
 }
 

@@ -5,6 +5,7 @@
  * `providerFromEmail`/`resendFromEmail` (settings.providerFromEmail). Pure: no I/O.
  */
 import { encrypt, type Encrypted } from '../../lib/crypto.js';
+import { normaliseRedirectUrl } from '../../lib/redirect-target.js';
 import { ProjectErrors } from './errors.js';
 import type { ProjectPatch } from './queries.js';
 
@@ -23,6 +24,12 @@ export interface SettingsInput {
   mfaPolicy?: 'offer' | 'require';
   /** The WebAuthn relying party of the project's end users: its id (a domain) and the origins allowed to use it. */
   passkeys?: { rpId: string; origins: string[] } | null;
+  /** Whether new end-user accounts may be created by sign-up, passwordless sign-in or a guest linking an email (default true). */
+  allowSignup?: boolean;
+  /** Whether guests may sign in anonymously (default false). */
+  allowAnonymous?: boolean;
+  /** URLs besides the site URL that sign-in links may open (docs/auth.md "Passwordless by email"). */
+  redirectUrls?: string[];
 }
 
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
@@ -79,6 +86,17 @@ export function passkeySettings(input: { rpId: string; origins: string[] }): { r
   return { rpId, origins };
 }
 
+/** Redirect URLs: each https (http only on a loopback host), without credentials or fragment. */
+export function redirectUrls(list: string[]): string[] {
+  const out = new Set<string>();
+  for (const raw of list) {
+    const url = normaliseRedirectUrl(raw);
+    if (!url) throw ProjectErrors.invalid_settings(`Invalid redirect URL '${raw}': use https://… (http only on localhost), without credentials or #fragment.`);
+    out.add(url);
+  }
+  return [...out];
+}
+
 function mailKey(input: SettingsInput): string | null | undefined {
   const key = input.providerApiKey !== undefined ? input.providerApiKey : input.resendApiKey;
   if (key === undefined || key === null) return key;
@@ -117,6 +135,9 @@ export function settingsPatch(
   if (input.mfaPolicy !== undefined) settings.mfa = { policy: input.mfaPolicy };
   if (input.passkeys === null) delete settings.passkeys;
   else if (input.passkeys !== undefined) settings.passkeys = passkeySettings(input.passkeys);
+  if (input.allowSignup !== undefined) settings.allowSignup = input.allowSignup;
+  if (input.allowAnonymous !== undefined) settings.allowAnonymous = input.allowAnonymous;
+  if (input.redirectUrls !== undefined) settings.redirectUrls = redirectUrls(input.redirectUrls);
   const from = fromEmail(input);
   if (from === '') delete settings.providerFromEmail;
   else if (from !== undefined) settings.providerFromEmail = from;

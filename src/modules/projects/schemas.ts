@@ -30,6 +30,7 @@ export const ProjectView = Type.Composite([
     requireEmailVerification: Type.Boolean(),
     mfa: Type.Object({ policy: Type.Union([Type.Literal('offer'), Type.Literal('require')]) }),
     passkeys: Type.Object({ rpId: Type.Union([Type.String(), Type.Null()]), origins: Type.Array(Type.String()) }),
+    signIn: Type.Object({ allowSignup: Type.Boolean(), allowAnonymous: Type.Boolean(), redirectUrls: Type.Array(Type.String()) }),
     allowedDomains: Type.Array(Type.String()),
     providerFromEmail: Type.String(),
     resendFromEmail: Type.String(),

@@ -78,6 +78,11 @@ export function projectView(p: ProjectRow, planName: PlanName, collections: Coll
     requireEmailVerification: s.requireEmailVerification === true,
     mfa: { policy: (s.mfa as { policy?: string } | undefined)?.policy === 'require' ? ('require' as const) : ('offer' as const) },
     passkeys: passkeysView(s),
+    signIn: {
+      allowSignup: s.allowSignup !== false,
+      allowAnonymous: s.allowAnonymous === true,
+      redirectUrls: Array.isArray(s.redirectUrls) ? (s.redirectUrls as string[]) : [],
+    },
     allowedDomains: Array.isArray(s.allowedDomains) ? (s.allowedDomains as string[]) : ['*'],
     providerFromEmail: from,
     resendFromEmail: from,

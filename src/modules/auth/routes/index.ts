@@ -10,6 +10,9 @@ import { accountFlow, publicProfileFlow } from './profile.js';
 import refreshFlow from './refresh.js';
 import signupFlow from './signup.js';
 import verifyEmailFlow from './verify-email.js';
+import passwordlessFlow from './passwordless.js';
+import { anonymousLinkFlow, anonymousSignInFlow } from './anonymous.js';
+import ownSessionsFlow from './own-sessions.js';
 import { warmPasswords } from '../../../lib/passwords.js';
 
 /** Every /api/userAuth route first checks that Auth is enabled with a valid users schema. */
@@ -19,6 +22,6 @@ async function preconditions(app: App, ctx: AppContext): Promise<void> {
 }
 
 export default [
-  defineRoutes('apiKey', preconditions, signupFlow, loginFlow, refreshFlow, logoutFlow, publicProfileFlow, verifyEmailFlow, passwordResetFlow),
-  defineRoutes('endUser', preconditions, accountFlow),
+  defineRoutes('apiKey', preconditions, signupFlow, loginFlow, refreshFlow, logoutFlow, publicProfileFlow, verifyEmailFlow, passwordResetFlow, passwordlessFlow, anonymousSignInFlow),
+  defineRoutes('endUser', preconditions, accountFlow, anonymousLinkFlow, ownSessionsFlow),
 ];

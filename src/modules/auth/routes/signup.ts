@@ -9,6 +9,8 @@ import { checkEmail, checkNewPassword } from '../inputs.js';
 import { signupLimit } from '../limits.js';
 import { schemaOf } from '../schema.js';
 import { signup } from '../service.js';
+import { signupAllowed } from '../sign-in-settings.js';
+import { AuthErrors } from '../errors.js';
 import { toUser } from '../users.js';
 
 const Body = Type.Object(
@@ -31,6 +33,7 @@ export default async function signupFlow(app: App, ctx: AppContext): Promise<voi
     },
     handler: async (req, reply) => {
       const project = projectOf(req);
+      if (!signupAllowed(project)) throw AuthErrors.signup_disabled();
       await signupLimit(ctx, project.id, req.ip);
       const email = checkEmail(req.body.email);
       const password = checkNewPassword(req.body.password);

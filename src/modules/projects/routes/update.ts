@@ -25,6 +25,12 @@ const Body = Type.Object(
     providerFromEmail: FromEmail,
     resendFromEmail: FromEmail,
     mfaPolicy: Type.Optional(Type.Union([Type.Literal('offer'), Type.Literal('require')], { description: "End users' second factor: offered (default) or required" })),
+    allowSignup: Type.Optional(Type.Boolean({ description: 'New accounts by sign-up, passwordless sign-in or a guest linking an email (default true)' })),
+    allowAnonymous: Type.Optional(Type.Boolean({ description: 'Guest (anonymous) sign-in (default false)' })),
+    redirectUrls: Type.Optional(Type.Array(Type.String({ maxLength: 2048 }), {
+      maxItems: 20,
+      description: 'URLs besides siteUrl that sign-in links may open (a target must be one of them or below its path)',
+    })),
     passkeys: Type.Optional(
       Type.Union([
         Type.Null(),

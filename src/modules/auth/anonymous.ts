@@ -1,0 +1,84 @@
+/**
+ * Anonymous (guest) users (docs/auth.md "Anonymous users"): a sign-in with no email that
+ * returns normal tokens (claim `isAnonymous: true`) for a user marked `is_anonymous`. The app
+ * later links an email and password (here), a passkey (src/modules/mfa/passkeys.ts) or a social
+ * identity (src/modules/social/link.ts) to the same user id, so everything the guest owns stays
+ * theirs; linking an identity that belongs to another user is refused. Projects opt in
+ * (`allowAnonymous`); unused guests are removed by a crontab job (anonymous-cleanup.ts).
+ */
+import type { AppContext } from '../../context.js';
+import { isUniqueViolation } from '../../db/errors.js';
+import { firstFactor } from '../../lib/identity/assurance.js';
+import { hashPassword } from '../../lib/passwords.js';
+import type { ProjectRecord } from '../projects/cache.js';
+import { AuthErrors } from './errors.js';
+import { mailOtp, newUserOtp } from './otp.js';
+import { findUserByEmail, findUserById, insertUser, linkEmailToAnonymous, upsertOtp, type UserRow } from './queries.js';
+import type { UsersSchema } from './schema.js';
+import { accessTokenFor, startSession, type ClientMeta, type Tokens } from './sessions.js';
+import { anonymousAllowed, signupAllowed } from './sign-in-settings.js';
+import type { UserTokenClaims } from './tokens.js';
+import { freeDerivedValues, rethrowTaken } from './unique.js';
+
+/**
+ * The password column of a guest: not an argon2 hash, so no password ever matches it (argon2
+ * refuses to verify it). Guests have no email, so login never reaches them; linking an email
+ * sets a real hash in the same statement.
+ */
+const NO_PASSWORD = '!anonymous';
+
+const scope = (project: ProjectRecord, userId?: string) => ({ projectId: project.id, userId: userId ?? null, keyKind: 'publishable' as const });
+
+/** Required `name`/`username` of the users schema, for a guest: `guest` (made unique by a suffix). */
+function guestData(schema: UsersSchema): { data: Record<string, unknown>; derived: string[] } {
+  const data: Record<string, unknown> = {};
+  for (const key of ['name', 'username']) {
+    if (schema.fields.some((f) => f.key === key && f.required)) data[key] = 'guest';
+  }
+  return { data, derived: Object.keys(data) };
+}
+
+/** A new guest and its first session (amr `anonymous`), in one transaction. */
+export async function signInAnonymously(ctx: AppContext, project: ProjectRecord, schema: UsersSchema, meta: ClientMeta): Promise<{ user: UserRow; tokens: Tokens }> {
+  if (!anonymousAllowed(project)) throw AuthErrors.anonymous_disabled();
+  return ctx.db.tenant(scope(project), async (tx) => {
+    const { data, derived } = guestData(schema);
+    await freeDerivedValues(tx, project.id, data, derived);
+    const now = ctx.clock.now();
+    const user = await insertUser(tx, { projectId: project.id, email: null, passwordHash: NO_PASSWORD, emailVerified: false, data, isAnonymous: true, now });
+    if (!user) throw new Error('an anonymous user conflicted on a null email');
+    return { user, tokens: await startSession(ctx, tx, project, user.id, meta, firstFactor('anonymous', now)) };
+  }).catch(rethrowTaken);
+}
+
+/**
+ * Links an email and a password to the signed-in guest: the same user id, no longer anonymous,
+ * email unverified (a verification code is mailed, as at sign-up). An email another user holds
+ * is refused (409 email_taken, as sign-up answers): no guest can take over an account. Returns
+ * a fresh access token of the caller's session, which now says `isAnonymous: false`.
+ */
+export async function linkEmail(
+  ctx: AppContext, project: ProjectRecord, caller: UserTokenClaims, email: string, password: string,
+): Promise<{ user: UserRow; accessToken: string | null }> {
+  if (!signupAllowed(project)) throw AuthErrors.signup_disabled();
+  const { userId } = caller;
+  const current = await ctx.db.read(scope(project, userId), (db) => findUserById(db, userId));
+  if (!current) throw AuthErrors.user_not_found();
+  if (!current.is_anonymous) throw AuthErrors.user_not_anonymous();
+  const passwordHash = await hashPassword(password);
+  const user = await ctx.db.tenant(scope(project, userId), async (tx) => {
+    if (await findUserByEmail(tx, email)) throw AuthErrors.email_taken();
+    const now = ctx.clock.now();
+    const linked = await linkEmailToAnonymous(tx, userId, email, passwordHash, now);
+    if (!linked) throw AuthErrors.user_not_anonymous();
+    const otp = newUserOtp(ctx, project.id, userId, 'verify_email');
+    await upsertOtp(tx, otp.row);
+    await mailOtp(ctx, project, linked, 'verify_email', otp.code, tx);
+    return linked;
+  }).catch((err: unknown) => {
+    if (isUniqueViolation(err) && (err as { constraint?: unknown }).constraint === 'app_users_email_idx') throw AuthErrors.email_taken();
+    throw err;
+  });
+  const accessToken = caller.sid ? await accessTokenFor(ctx, project, userId, { sid: caller.sid, aal: caller.aal, amr: caller.amr, anonymous: false }) : null;
+  return { user, accessToken };
+}

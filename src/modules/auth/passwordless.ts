@@ -1,0 +1,190 @@
+/**
+ * Passwordless sign-in by email (docs/auth.md "Passwordless by email"): one request mails a
+ * magic link and a 6-digit code; either signs the user in once, within 10 minutes, in the
+ * project that issued it, for the email it was sent to. Knows no HTTP.
+ *
+ * - The link is 256 random bits, stored as SHA-256; the code is an HMAC (ENCRYPTION_KEY) bound
+ *   to the project, the email and the purpose `passwordless`, in a table of its own: a sign-in
+ *   code is no verification or reset code and the other way round (src/lib/identity/otp.ts).
+ * - A new request replaces the previous one; 5 wrong codes kill the code (the link stays).
+ * - The link opens the project's site URL (`<siteUrl>/auth/callback`), or `redirectTo` when it
+ *   lies under the site URL or a configured redirect URL (src/lib/redirect-target.ts); the
+ *   token travels in the fragment (`#type=magiclink&token=…`), which browsers never send to a
+ *   server nor put in a Referer. The page posts it to /passwordless/verify: a mail scanner that
+ *   fetches the link spends nothing.
+ * - A sign-in issued for an account stops working when that account's email changes; one
+ *   issued for a new address creates the account at sign-in (when the project allows sign-up).
+ * - The answer to a request never depends on whether the email has an account.
+ */
+import type { AppContext } from '../../context.js';
+import type { Tx } from '../../db/pool.js';
+import { randomToken, sha256Hex } from '../../lib/crypto.js';
+import { tooManyRequests } from '../../lib/errors.js';
+import { firstFactor } from '../../lib/identity/assurance.js';
+import { checkOtp, newOtp, otpCooldown, OTP_TTL_SECONDS } from '../../lib/identity/otp.js';
+import { randomPasswordHash } from '../../lib/passwords.js';
+import { allowedRedirect } from '../../lib/redirect-target.js';
+import { escapeHtml } from '../mail/render.js';
+import { openChallengeIfEnrolled, type OpenedChallenge } from '../mfa/challenge.js';
+import type { ProjectRecord } from '../projects/cache.js';
+import { AuthErrors } from './errors.js';
+import { countCodeAttempt, deletePasswordless, findForCode, takeByLink, upsertPasswordless, type PasswordlessRow } from './passwordless-queries.js';
+import { findUserByEmail, findUserById, insertUser, markEmailVerified, setPasswordHash, type UserRow } from './queries.js';
+import type { UsersSchema } from './schema.js';
+import { revokeUserSessions } from './session-queries.js';
+import { startSession, type ClientMeta, type Tokens } from './sessions.js';
+import { redirectTargets, signupAllowed } from './sign-in-settings.js';
+import { freeDerivedValues, rethrowTaken } from './unique.js';
+import { newUserData } from './users.js';
+
+export const PASSWORDLESS_TTL_SECONDS = OTP_TTL_SECONDS;
+const PURPOSE = 'passwordless';
+export const MAGIC_LINK_TAG = 'auth.passwordless';
+
+const scope = (project: ProjectRecord) => ({ projectId: project.id, keyKind: 'publishable' as const });
+/** The code's HMAC subject: the project and the email (there may be no account yet). */
+const subject = (project: ProjectRecord, email: string) => `${project.id}:${email}`;
+
+export interface StartInput {
+  email: string;
+  redirectTo?: string;
+  /** false: only existing accounts may sign in this way (nothing is created). */
+  createUser?: boolean;
+  /** Custom fields of the account to create (validated against the users schema). */
+  data?: Record<string, unknown>;
+}
+
+/** Where the link goes: `redirectTo` when configured for the project, else `<siteUrl>/auth/callback`; null: no link (code only). */
+export function linkTarget(project: ProjectRecord, redirectTo: string | undefined): URL | null {
+  if (redirectTo !== undefined && redirectTo !== '') {
+    const url = allowedRedirect(redirectTo, redirectTargets(project));
+    if (!url) throw AuthErrors.redirect_not_allowed();
+    return url;
+  }
+  return project.siteUrl ? new URL(`${project.siteUrl.replace(/\/+$/, '')}/auth/callback`) : null;
+}
+
+function magicLink(target: URL, token: string): string {
+  const url = new URL(target.href);
+  url.hash = new URLSearchParams({ type: 'magiclink', token }).toString();
+  return url.href;
+}
+
+/** The sign-in mail, through the project's mail settings and the queue (in `tx`: both commit or neither). */
+async function mailSignIn(ctx: AppContext, project: ProjectRecord, email: string, code: string, link: string | null, tx: Tx): Promise<void> {
+  const minutes = PASSWORDLESS_TTL_SECONDS / 60;
+  const linkText = link ? ` or open this link: ${link}` : '';
+  const text = `Your code to sign in to ${project.name} is ${code}. Enter it${linkText}. It works once and expires in ${minutes} minutes. If you did not ask for it, ignore this email.`;
+  const linkHtml = link ? `<p><a href="${escapeHtml(link)}">Sign in to ${escapeHtml(project.name)}</a></p>` : '';
+  const html = `<p>Your code to sign in to ${escapeHtml(project.name)} is <strong>${code}</strong>.</p>${linkHtml}<p>It works once and expires in ${minutes} minutes. If you did not ask for it, ignore this email.</p>`;
+  await ctx.mailer.sendSystemMail({ projectId: project.id, to: email, subject: `Sign in to ${project.name}`, text, html, tag: MAGIC_LINK_TAG }, tx);
+}
+
+/** One request per email per minute, whether or not the email has an account (so the 429 tells nothing). */
+async function cooldown(ctx: AppContext, project: ProjectRecord, email: string): Promise<void> {
+  const wait = await otpCooldown(ctx.limiter, ctx.config.rateLimitScale, `app-user:${PURPOSE}:${project.id}:${email}`);
+  if (wait > 0) throw tooManyRequests(wait, `Please wait ${wait} seconds before requesting another code.`);
+}
+
+/**
+ * Mails a link and a code when the email may sign in: it has an enabled account, or the
+ * project allows sign-up and the caller did not refuse creation. Silent otherwise: the caller
+ * answers the same in every case. A bad `redirectTo` or bad custom fields are refused for every
+ * email alike, before anything is looked up.
+ */
+export async function startPasswordless(ctx: AppContext, project: ProjectRecord, schema: UsersSchema, input: StartInput): Promise<void> {
+  const target = linkTarget(project, input.redirectTo);
+  const mayCreate = signupAllowed(project) && input.createUser !== false;
+  const signup = mayCreate ? newUserData(schema, input.email, input.data ?? {}) : { data: {}, derived: [] };
+  await cooldown(ctx, project, input.email);
+  const user = await ctx.db.read(scope(project), (db) => findUserByEmail(db, input.email));
+  if (user ? user.disabled_at !== null : !mayCreate) return;
+  const now = ctx.clock.now();
+  const token = randomToken(32);
+  const otp = newOtp(ctx.config.encryptionKey, 'app-user', subject(project, input.email), PURPOSE, now);
+  await ctx.db.tenant(scope(project), async (tx) => {
+    await upsertPasswordless(tx, {
+      projectId: project.id, email: input.email, userId: user?.id ?? null, linkHash: sha256Hex(token), codeHash: otp.codeHash,
+      signupData: signup, expiresAt: otp.expiresAt, now,
+    });
+    await mailSignIn(ctx, project, input.email, otp.code, target && magicLink(target, token), tx);
+  });
+}
+
+export type PasswordlessOutcome =
+  | { user: UserRow; tokens: Tokens; isNewUser: boolean; challenge?: undefined }
+  | { user: UserRow; challenge: OpenedChallenge; isNewUser: false; tokens?: undefined };
+
+/** Signs in with a magic link's token: single use, this project's, unexpired. */
+export async function verifyMagicLink(ctx: AppContext, project: ProjectRecord, token: string, meta: ClientMeta): Promise<PasswordlessOutcome> {
+  const row = await ctx.db.read(scope(project), (db) => takeByLink(db, project.id, sha256Hex(token)));
+  if (!row || row.expires_at.getTime() <= ctx.clock.now().getTime()) throw AuthErrors.passwordless_invalid();
+  return signIn(ctx, project, row, 'magiclink', meta);
+}
+
+/**
+ * Signs in with the code mailed to `email`. A wrong code counts a try (committed) and dies at
+ * the fifth; every failure is the same 400, for known and unknown emails alike.
+ */
+export async function verifyEmailCode(ctx: AppContext, project: ProjectRecord, email: string, code: string, meta: ClientMeta): Promise<PasswordlessOutcome> {
+  const row = await ctx.db.tenant(scope(project), async (tx) => {
+    const found = await findForCode(tx, project.id, email);
+    const check = checkOtp(ctx.config.encryptionKey, 'app-user', subject(project, email), PURPOSE, code, found ?? undefined, ctx.clock.now());
+    if (check === 'wrong') await countCodeAttempt(tx, project.id, email);
+    if (check !== 'valid') return null;
+    await deletePasswordless(tx, project.id, email);
+    return found;
+  });
+  if (!row) throw AuthErrors.passwordless_invalid();
+  return signIn(ctx, project, row, 'otp', meta);
+}
+
+/**
+ * The account the sign-in was issued for, still holding the email it was sent to. A sign-in for
+ * a new address finds the account someone created with it since (the mailbox is now proven).
+ */
+async function accountOf(tx: Tx, row: PasswordlessRow): Promise<UserRow | null | 'gone'> {
+  if (!row.user_id) return findUserByEmail(tx, row.email);
+  const user = await findUserById(tx, row.user_id);
+  return user && user.email === row.email ? user : 'gone';
+}
+
+/**
+ * The mailbox is proven: an account whose email was never verified is claimed by its owner,
+ * as for social sign-in (docs/auth.md): whoever created it without proving the address loses
+ * its password and sessions, and the email becomes verified.
+ */
+async function claimUnverified(ctx: AppContext, tx: Tx, user: UserRow): Promise<UserRow> {
+  if (user.email_verified) return user;
+  const now = ctx.clock.now();
+  await setPasswordHash(tx, user.id, await randomPasswordHash(), now);
+  await revokeUserSessions(tx, user.id, now);
+  await markEmailVerified(tx, user.id, now);
+  return { ...user, email_verified: true };
+}
+
+async function createAccount(ctx: AppContext, tx: Tx, project: ProjectRecord, row: PasswordlessRow): Promise<UserRow> {
+  if (!signupAllowed(project)) throw AuthErrors.signup_disabled();
+  const stored = row.signup_data as { data?: Record<string, unknown>; derived?: string[] };
+  const data = { ...(stored.data ?? {}) };
+  await freeDerivedValues(tx, project.id, data, stored.derived ?? []);
+  const user = await insertUser(tx, {
+    projectId: project.id, email: row.email, passwordHash: await randomPasswordHash(), emailVerified: true, data, now: ctx.clock.now(),
+  });
+  if (!user) throw AuthErrors.passwordless_invalid('This account was created at the same moment; please sign in again.');
+  return user;
+}
+
+/** Finds or creates the account and opens its session (or its MFA challenge) in one transaction. */
+async function signIn(ctx: AppContext, project: ProjectRecord, row: PasswordlessRow, method: 'magiclink' | 'otp', meta: ClientMeta): Promise<PasswordlessOutcome> {
+  return ctx.db.tenant(scope(project), async (tx): Promise<PasswordlessOutcome> => {
+    const found = await accountOf(tx, row);
+    if (found === 'gone') throw AuthErrors.passwordless_invalid();
+    if (found?.disabled_at) throw AuthErrors.user_disabled();
+    const user = found ? await claimUnverified(ctx, tx, found) : await createAccount(ctx, tx, project, row);
+    const first = firstFactor(method, ctx.clock.now());
+    const challenge = await openChallengeIfEnrolled(ctx, tx, project, user.id, first);
+    if (challenge) return { user, challenge, isNewUser: false };
+    return { user, tokens: await startSession(ctx, tx, project, user.id, meta, first), isNewUser: !found };
+  }).catch(rethrowTaken);
+}
