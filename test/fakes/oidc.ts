@@ -34,6 +34,8 @@ export interface FakeOidc {
   tamper?: Tamper;
   /** Apple: the public key the client-secret JWT must verify with, and its expected issuer (team id). */
   appleKey?: { publicKey: CryptoKey; teamId: string; keyId: string };
+  /** Discord (plain OAuth 2.0, under the issuer path): the profile `/api/users/@me` answers. */
+  discordUser: Record<string, unknown>;
   /** Extra form fields posted with a form_post answer (Apple's `user`). */
   formPostExtra?: Record<string, string>;
   /** Every token request's client authentication method seen ('basic' | 'post' | 'apple-jwt'). */
@@ -83,6 +85,7 @@ export async function startFakeOidc(opts: { issuerPath?: string; clientId?: stri
     nextUser: { sub: 'oidc-user-1', email: 'olga@example.com', email_verified: true, name: 'Olga OIDC' },
     clientAuthSeen: [],
     authorizeRequests: [],
+    discordUser: { id: '80351110224678912', username: 'nelly', global_name: 'Nelly', email: 'nelly@example.com', verified: true, avatar: null },
     close: async () => {},
   };
 
@@ -149,7 +152,7 @@ export async function startFakeOidc(opts: { issuerPath?: string; clientId?: stri
       });
     }
     if (path === '/protocol/openid-connect/certs') return json(res, 200, { keys: [jwk] });
-    if (path === '/protocol/openid-connect/auth') {
+    if (path === '/oauth2/authorize' || path === '/protocol/openid-connect/auth') {
       fake.authorizeRequests.push(new URLSearchParams(u.search));
       const redirectUri = u.searchParams.get('redirect_uri')!;
       const code = newCode();
@@ -167,7 +170,7 @@ export async function startFakeOidc(opts: { issuerPath?: string; clientId?: stri
       res.writeHead(302, { location: back.toString() }).end();
       return;
     }
-    if (path === '/protocol/openid-connect/token' && req.method === 'POST') {
+    if ((path === '/protocol/openid-connect/token' || path === '/api/oauth2/token') && req.method === 'POST') {
       const code = body.get('code') ?? '';
       const grant = grants.get(code);
       grants.delete(code);
@@ -178,7 +181,11 @@ export async function startFakeOidc(opts: { issuerPath?: string; clientId?: stri
       if (!valid) return json(res, 400, { error: 'invalid_grant', error_description: 'Bad Request' });
       const token = `at-${newCode()}`;
       tokens.set(token, grant.user);
+      if (path === '/api/oauth2/token') return json(res, 200, { access_token: token, token_type: 'Bearer', expires_in: 300, scope: 'identify email' });
       return json(res, 200, { access_token: token, token_type: 'Bearer', expires_in: 300, id_token: await idToken(grant) });
+    }
+    if (path === '/api/users/@me') {
+      return tokens.has(bearer(req) ?? '') ? json(res, 200, fake.discordUser) : json(res, 401, { message: '401: Unauthorized' });
     }
     if (path === '/protocol/openid-connect/userinfo') {
       const user = tokens.get(bearer(req) ?? '');

@@ -300,6 +300,31 @@ describe('account linking', () => {
   });
 });
 
+describe('Discord preset (plain OAuth 2.0)', () => {
+  it('signs in from the profile API; an unverified Discord email does not link to an account', async () => {
+    const discord = await startFakeOidc({ issuerPath: '/discord' });
+    try {
+      const res = await putProvider(p, 'discord', { preset: 'discord', issuer: discord.issuer, clientId: discord.clientId, clientSecret: discord.clientSecret, enabled: true });
+      expect(res.statusCode, res.body).toBe(200);
+      const email = uniqueEmail('nelly');
+      discord.discordUser = { id: '80351110224678912', username: 'nelly', global_name: 'Nelly', email, verified: true, avatar: 'abc' };
+      const r = await runOidc('discord');
+      expect(discord.authorizeRequests.at(-1)!.get('scope')).toBe('identify email');
+      expect(discord.authorizeRequests.at(-1)!.get('code_challenge_method')).toBe('S256');
+      expect(r.redirect!.searchParams.get('error')).toBeNull();
+      const user = await userByEmail(email);
+      expect(user!.data).toMatchObject({ name: 'Nelly', avatarUrl: 'https://cdn.discordapp.com/avatars/80351110224678912/abc.png' });
+      const victim = uniqueEmail('dvictim');
+      await signup(env, p, { email: victim });
+      discord.discordUser = { id: '99', username: 'mallory', email: victim, verified: false };
+      const refused = await runOidc('discord');
+      expect(refused.redirect!.searchParams.get('error')).toMatch(/not verified/);
+    } finally {
+      await discord.close();
+    }
+  });
+});
+
 describe('Apple preset', () => {
   it('form_post callback and a client-secret JWT made from the private key', async () => {
     const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
