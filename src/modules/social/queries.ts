@@ -140,16 +140,6 @@ export async function markIdentityLinked(tx: Tx, userId: string, provider: strin
     .execute();
 }
 
-/** The identities of one user (the dashboard's user view). */
-export async function identitiesOfUser(tx: Tx, userId: string) {
-  return tx
-    .selectFrom('app_user_identities')
-    .select(['provider', 'issuer', 'subject', 'email', 'created_at', 'last_sign_in_at'])
-    .where('user_id', '=', userId)
-    .orderBy('created_at')
-    .execute();
-}
-
 /**
  * Sets one OpenID Connect provider in `settings.oidcProviders` in one statement (concurrent
  * saves of other providers are kept) and, when given, its encrypted secret.
