@@ -28,13 +28,14 @@ import { ticketKey } from './modules/realtime/ticket.js';
 import { createQuotaLeases } from './modules/data/quota.js';
 import { createMailGroups } from './modules/mail/group-commit.js';
 import { createOAuthServers } from './modules/social/providers.js';
+import { OidcDiscovery } from './modules/social/oidc-discovery.js';
 import { createPlatformDriver } from './modules/storage/backends.js';
 import { createUploadBatchers } from './modules/storage/batching.js';
 import { ResumableUploads } from './modules/storage/resumable/server.js';
 import { ImageRenderer } from './modules/storage/images/renderer.js';
 
 /** The context's fields that the domains build from the rest of it (set right after). */
-type DomainState = 'mailer' | 'collections' | 'storage' | 'quotaLeases' | 'mailGroups' | 'oauthServers' | 'realtime';
+type DomainState = 'mailer' | 'collections' | 'storage' | 'quotaLeases' | 'mailGroups' | 'oauthServers' | 'oidc' | 'realtime';
 
 export interface BootOptions {
   clock?: Clock;
@@ -112,6 +113,7 @@ export async function boot(config: Config, opts: BootOptions = {}): Promise<Boot
   ctx.quotaLeases = createQuotaLeases(ctx);
   ctx.mailGroups = createMailGroups(ctx);
   ctx.oauthServers = createOAuthServers(config);
+  ctx.oidc = new OidcDiscovery({ allowPrivate: config.oauth.allowPrivateIssuers, timeoutMs: config.oauth.httpTimeoutMs });
   ctx.realtime = {
     feed: new ChangeFeed({
       db: db.admin,

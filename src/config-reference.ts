@@ -75,4 +75,6 @@ export const CONFIG_REFERENCE: readonly ConfigVariable[] = [
   { names: ["AI_TIMEOUT_MS"], default: "`20000`", meaning: "AI provider timeout" },
   { names: ["GITHUB_BASE_URL", "GITHUB_API_BASE_URL"], default: "`https://github.com`, `https://api.github.com`", meaning: "GitHub OAuth endpoints" },
   { names: ["GOOGLE_AUTH_URL", "GOOGLE_TOKEN_URL", "GOOGLE_USERINFO_URL", "GOOGLE_JWKS_URL"], default: "Google's", meaning: "Google OAuth endpoints and ID-token signing keys" },
+  { names: ["OIDC_ALLOW_PRIVATE_ISSUERS"], default: "`true` outside production, else `false`", meaning: "A project's OpenID Connect issuer may be `http:` and on loopback/private addresses (SSRF guard; development only; [docs/auth.md](docs/auth.md))" },
+  { names: ["OIDC_HTTP_TIMEOUT_MS"], default: "`10000`", meaning: "How long one request to an OpenID Connect provider (discovery, keys, token) may take" },
 ];

@@ -92,6 +92,10 @@ export interface Config {
     googleTokenUrl: string;
     googleUserinfoUrl: string;
     googleJwksUrl: string;
+    /** OIDC_ALLOW_PRIVATE_ISSUERS: a project's OpenID Connect issuer may be plain http on loopback/private addresses. */
+    allowPrivateIssuers: boolean;
+    /** OIDC_HTTP_TIMEOUT_MS: how long a request to an OpenID Connect provider may take. */
+    httpTimeoutMs: number;
   };
   workerConcurrency: number;
   /** WORKER_DEAD_AFTER_MS: a worker process silent this long is dead; its locked jobs go to others. */
@@ -333,6 +337,8 @@ export function loadConfig(env: Env = process.env, stdoutIsTty = process.stdout.
       googleTokenUrl: url(env, 'GOOGLE_TOKEN_URL', 'https://oauth2.googleapis.com/token')!,
       googleUserinfoUrl: url(env, 'GOOGLE_USERINFO_URL', 'https://openidconnect.googleapis.com/v1/userinfo')!,
       googleJwksUrl: url(env, 'GOOGLE_JWKS_URL', 'https://www.googleapis.com/oauth2/v3/certs')!,
+      allowPrivateIssuers: bool(env, 'OIDC_ALLOW_PRIVATE_ISSUERS', !production),
+      httpTimeoutMs: int(env, 'OIDC_HTTP_TIMEOUT_MS', 10_000, 500, 120_000),
     },
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 10, 1, 200),
     workerDeadAfterMs: int(env, 'WORKER_DEAD_AFTER_MS', 45_000, 1000, 4 * 3600_000),

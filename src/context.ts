@@ -16,6 +16,7 @@ import type { CollectionCache } from './modules/collections/cache.js';
 import type { MailGroups } from './modules/mail/group-types.js';
 import type { ProjectCache } from './modules/projects/cache.js';
 import type { OAuthServers } from './modules/social/provider-names.js';
+import type { OidcDiscovery } from './modules/social/oidc-discovery.js';
 import type { UploadBatchers } from './modules/storage/batching.js';
 import type { StorageDriver } from './modules/storage/drivers/types.js';
 import type { ResumableUploadsHandle } from './modules/storage/resumable/handle.js';
@@ -105,6 +106,8 @@ export interface AppContext {
   mailGroups: MailGroups;
   /** OAuth providers' authorization-server metadata (stable objects: JWKS caching keys). */
   oauthServers: OAuthServers;
+  /** Projects' OpenID Connect issuers: discovered metadata (JWKS cache keys) and the guarded fetch. */
+  oidc: OidcDiscovery;
   /** The node's reader of the change stream and the key of realtime tickets (src/modules/realtime). */
   realtime: RealtimeNode;
 }

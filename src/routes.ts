@@ -18,6 +18,7 @@ import authAdminRoutes from './modules/auth/routes/project-users.js';
 import socialRoutes from './modules/social/routes/index.js';
 import { mfaDashboardRoutes, mfaPublicRoutes } from './modules/mfa/routes/index.js';
 import socialSettingsRoutes from './modules/social/routes/providers.js';
+import oidcSettingsRoutes from './modules/social/routes/oidc-settings.js';
 import { mailDashboardRoutes, mailPublicRoutes } from './modules/mail/routes/index.js';
 import collectionRoutes from './modules/collections/routes/index.js';
 import rulesRoutes from './modules/rules/routes/index.js';
@@ -40,7 +41,7 @@ export const dashboardRoutes: RouteModule[] = [
   defineRoutes('admin', adminRoutes),
   ...aiRoutes,
   ...storageDashboardRoutes,
-  defineRoutes('operator', authAdminRoutes, socialSettingsRoutes, backupRoutes),
+  defineRoutes('operator', authAdminRoutes, socialSettingsRoutes, oidcSettingsRoutes, backupRoutes),
   ...mfaDashboardRoutes,
   ...mailDashboardRoutes,
   ...collectionRoutes,

@@ -48,5 +48,6 @@ export function presentedRefreshToken(req: FastifyRequest): { token?: string; fr
 
 export function clientMeta(req: FastifyRequest): ClientMeta {
   const ua = req.headers['user-agent'];
-  return { ip: req.ip ?? null, userAgent: typeof ua === 'string' ? ua.slice(0, 512) : null };
+  const lang = req.headers['accept-language'];
+  return { ip: req.ip ?? null, userAgent: typeof ua === 'string' ? ua.slice(0, 512) : null, acceptLanguage: typeof lang === 'string' ? lang.slice(0, 512) : null };
 }

@@ -9,13 +9,12 @@ import { tooManyRequests } from '../../lib/errors.js';
 import { checkOtp, newOtp, otpCooldown as cooldown } from '../../lib/identity/otp.js';
 import type { ProjectRecord } from '../projects/cache.js';
 import { AuthErrors } from './errors.js';
+import { sendAuthMail } from '../mail/auth-mails.js';
 import { countOtpAttempt, deleteOtp, findOtp, findUserByEmail, upsertOtp, type NewOtp, type UserRow } from './queries.js';
 import type { UserOtpPurpose } from './tables.js';
 
-const MAIL = {
-  verify_email: { tag: 'auth.verify-email', subject: (p: string) => `Verify your email for ${p}`, what: 'verify your email' },
-  reset_password: { tag: 'auth.password-reset', subject: (p: string) => `Reset your ${p} password`, what: 'reset your password' },
-} as const;
+/** The localized mail of each purpose (src/modules/mail/auth-mails.ts). */
+const MAIL_KIND = { verify_email: 'verification', reset_password: 'reset' } as const;
 
 const scope = (project: ProjectRecord) => ({ projectId: project.id, keyKind: 'publishable' as const });
 
@@ -37,25 +36,26 @@ export function newUserOtp(ctx: AppContext, projectId: string, userId: string, p
   return { code, row: { userId, projectId, purpose, codeHash, expiresAt, now } };
 }
 
-/** Mails an issued code through the project's mail path (queued in `tx` when given: both commit or neither). */
-export async function mailOtp(ctx: AppContext, project: ProjectRecord, user: UserRow, purpose: UserOtpPurpose, code: string, tx?: Tx): Promise<void> {
+/**
+ * Mails an issued code through the project's mail path (queued in `tx` when given: both commit
+ * or neither), in the user's locale, else the request's Accept-Language, else the project's.
+ */
+export async function mailOtp(
+  ctx: AppContext, project: ProjectRecord, user: UserRow, purpose: UserOtpPurpose, code: string, tx?: Tx, acceptLanguage?: string | null,
+): Promise<void> {
   if (!user.email) return; // an anonymous user has no mailbox (and never gets here: codes are asked for by email)
-  const m = MAIL[purpose];
-  const text = `Your code to ${m.what} is ${code}. It expires in 10 minutes. If you did not ask for it, ignore this email.`;
-  await ctx.mailer.sendSystemMail({
-    projectId: project.id,
+  await sendAuthMail(ctx, project, {
+    kind: MAIL_KIND[purpose],
     to: user.email,
-    subject: m.subject(project.name),
-    text,
-    html: `<p>Your code to ${m.what} is <strong>${code}</strong>.</p><p>It expires in 10 minutes. If you did not ask for it, ignore this email.</p>`,
-    tag: m.tag,
+    vars: { code, expiresInMinutes: '10' },
+    hints: { userData: user.data, acceptLanguage },
   }, tx);
 }
 
 /** Issues a new code for the user (replacing any older one) and mails it. */
-async function sendOtp(ctx: AppContext, project: ProjectRecord, user: UserRow, purpose: UserOtpPurpose): Promise<void> {
+async function sendOtp(ctx: AppContext, project: ProjectRecord, user: UserRow, purpose: UserOtpPurpose, acceptLanguage?: string | null): Promise<void> {
   const code = await ctx.db.read(scope(project), (db) => issueOtp(ctx, db, project, user, purpose));
-  await mailOtp(ctx, project, user, purpose, code);
+  await mailOtp(ctx, project, user, purpose, code, undefined, acceptLanguage);
 }
 
 /** One code per email and purpose per minute, whether or not the email is registered (so the 429 reveals nothing). */
@@ -65,11 +65,11 @@ async function otpCooldown(ctx: AppContext, project: ProjectRecord, purpose: Use
 }
 
 /** Sends a code when the email belongs to a user that needs one; silent otherwise. */
-export async function requestCode(ctx: AppContext, project: ProjectRecord, email: string, purpose: UserOtpPurpose): Promise<void> {
+export async function requestCode(ctx: AppContext, project: ProjectRecord, email: string, purpose: UserOtpPurpose, acceptLanguage?: string | null): Promise<void> {
   await otpCooldown(ctx, project, purpose, email);
   const user = await ctx.db.read(scope(project), (db) => findUserByEmail(db, email));
   if (!user || (purpose === 'verify_email' && user.email_verified)) return;
-  await sendOtp(ctx, project, user, purpose);
+  await sendOtp(ctx, project, user, purpose, acceptLanguage);
 }
 
 /**

@@ -41,7 +41,7 @@ export async function signup(ctx: AppContext, project: ProjectRecord, schema: Us
     await freeDerivedValues(tx, project.id, data, derived);
     const account = { id, projectId: project.id, email: input.email, passwordHash, emailVerified: false, data, now };
     const created = await insertAccount(tx, { user: account, session: session.row, otp: otp.row });
-    if (created) await mailOtp(ctx, project, created, 'verify_email', otp.code, tx);
+    if (created) await mailOtp(ctx, project, created, 'verify_email', otp.code, tx, meta.acceptLanguage);
     return created;
   }).catch(rethrowTaken);
   if (!user) throw AuthErrors.email_taken();

@@ -20,6 +20,8 @@ import { firstFactor, type Assurance } from '../../lib/identity/assurance.js';
 export interface ClientMeta {
   ip: string | null;
   userAgent: string | null;
+  /** The request's Accept-Language: the language of mails it causes (src/modules/mail/auth-mails.ts). */
+  acceptLanguage?: string | null;
 }
 
 export interface Tokens {

@@ -59,7 +59,8 @@ export interface SocialStatesTable {
   /** SHA-256 of the key the starting browser holds in a cookie (social/cookie.ts). */
   browser_hash: string;
   project_id: string;
-  provider: 'github' | 'google';
+  /** 'github', 'google' or the id of one of the project's OpenID Connect providers. */
+  provider: string;
   code_verifier: JSONColumnType<Encrypted>;
   nonce: string | null;
   expires_at: Timestamp;

@@ -3,6 +3,9 @@ import { AppError, defineErrors } from '../../lib/errors.js';
 
 export const MailErrors = defineErrors('mail', {
   mail_invalid_payload: { status: 400, message: 'Invalid mail payload.' },
+  auth_mail_locale_invalid: { status: 400, message: 'The locale must be a language tag such as en, de or pt-BR.' },
+  auth_mail_template_missing: { status: 404, message: 'The project has no own template of this auth mail in this locale.' },
+  auth_mail_template_content: { status: 422, message: 'An auth mail template needs a subject and at least one of html or text.' },
   mail_invalid_recipient: { status: 400, message: 'Invalid recipient email format' },
   mail_mode_ambiguous: { status: 400, message: 'Provide either (subject + html/text) or a templateId/templateName.' },
   mail_template_both: { status: 400, message: 'Provide only one of templateId or templateName.' },

@@ -62,7 +62,19 @@ export interface MailOutboxTable {
   created_at: Timestamp;
 }
 
+/** A project's own text of one auth mail in one locale (migrations/061_auth_mail_templates.sql). */
+export interface AuthMailTemplatesTable {
+  project_id: string;
+  kind: string;
+  locale: string;
+  subject: string;
+  html: string;
+  text: string;
+  updated_at: Timestamp;
+}
+
 export interface MailTables {
+  auth_mail_templates: AuthMailTemplatesTable;
   mail_logs: MailLogsTable;
   mail_events: MailEventsTable;
   mail_templates: MailTemplatesTable;

@@ -13,15 +13,29 @@
  */
 import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/pool.js';
-import { findUserByEmail, findUserByProvider, insertUser, linkProvider, setPasswordHash, type UserRow } from '../auth/queries.js';
+import { findUserByEmail, findUserById, findUserByProvider, insertUser, linkProvider, setPasswordHash, type UserRow } from '../auth/queries.js';
 import { revokeUserSessions } from '../auth/session-queries.js';
 import { freeDerivedValues, rethrowTaken } from '../auth/unique.js';
 import { randomPasswordHash } from '../../lib/passwords.js';
 import type { UsersSchema } from '../auth/schema.js';
 import type { ProjectRecord } from '../projects/cache.js';
 import { SocialErrors } from './errors.js';
-import { providerLabel as label, type ProviderName, type SocialProfile } from './providers.js';
+import { providerLabel, type ProviderName, type SocialProfile } from './providers.js';
+import { insertIdentity, markIdentityLinked, touchIdentity } from './queries.js';
 import { IdentityErrors } from '../../lib/identity/errors.js';
+
+/** One of the project's OpenID Connect providers, and the issuer that vouched for the person. */
+export interface OidcRef {
+  id: string;
+  label: string;
+  issuer: string;
+}
+
+/** GitHub or Google (columns of app_users), or an OpenID Connect provider (app_user_identities). */
+export type ProviderRef = ProviderName | OidcRef;
+
+const label = (p: ProviderRef) => (typeof p === 'string' ? providerLabel(p) : p.label);
+const nameOf = (p: ProviderRef) => (typeof p === 'string' ? p : p.id);
 
 export interface SignedIn {
   user: UserRow;
@@ -41,7 +55,7 @@ function profileData(profile: SocialProfile, schema: UsersSchema): Record<string
   return data;
 }
 
-function unverifiedEmail(p: ProviderName, existing: UserRow | null) {
+function unverifiedEmail(p: ProviderRef, existing: UserRow | null) {
   const what = existing ? `Cannot link ${label(p)} account` : `Cannot sign in with ${label(p)}`;
   return IdentityErrors.email_not_verified(`${what}: the provider email is not verified. Please verify your email with ${label(p)} first.`);
 }
@@ -54,16 +68,33 @@ async function dropUnprovenCredentials(ctx: AppContext, tx: Tx, user: UserRow): 
 }
 
 /** Steps (a)–(c) in `tx`; null means "create a new user". */
-async function findOrLink(ctx: AppContext, tx: Tx, p: ProviderName, profile: SocialProfile): Promise<SignedIn | null> {
-  const known = await findUserByProvider(tx, p, profile.providerId);
+async function knownUser(ctx: AppContext, tx: Tx, p: ProviderRef, profile: SocialProfile): Promise<UserRow | null> {
+  if (typeof p === 'string') return findUserByProvider(tx, p, profile.providerId);
+  const userId = await touchIdentity(tx, { provider: p.id, issuer: p.issuer, subject: profile.providerId }, ctx.clock.now());
+  return userId ? findUserById(tx, userId) : null;
+}
+
+async function link(ctx: AppContext, tx: Tx, projectId: string, user: UserRow, p: ProviderRef, profile: SocialProfile): Promise<UserRow> {
+  const extra = profile.avatarUrl ? { avatarUrl: profile.avatarUrl } : {};
+  if (typeof p === 'string') return linkProvider(tx, user.id, p, profile.providerId, extra, ctx.clock.now());
+  const now = ctx.clock.now();
+  const key = { provider: p.id, issuer: p.issuer, subject: profile.providerId };
+  if (!(await insertIdentity(tx, projectId, key, user.id, profile.email, now))) {
+    throw SocialErrors.invalid_state('This account was linked at the same moment; please sign in again.');
+  }
+  await markIdentityLinked(tx, user.id, p.id, extra, now);
+  return (await findUserById(tx, user.id))!;
+}
+
+async function findOrLink(ctx: AppContext, tx: Tx, projectId: string, p: ProviderRef, profile: SocialProfile): Promise<SignedIn | null> {
+  const known = await knownUser(ctx, tx, p, profile);
   if (known) return { user: known, isNewUser: false, linkedByEmail: false };
   if (!profile.email) throw SocialErrors.no_email(`${label(p)} did not return an email address for this account.`);
   const existing = await findUserByEmail(tx, profile.email);
   if (!profile.emailVerified) throw unverifiedEmail(p, existing);
   if (!existing) return null;
   if (!existing.email_verified) await dropUnprovenCredentials(ctx, tx, existing);
-  const extra = profile.avatarUrl ? { avatarUrl: profile.avatarUrl } : {};
-  const user = await linkProvider(tx, existing.id, p, profile.providerId, extra, ctx.clock.now());
+  const user = await link(ctx, tx, projectId, existing, p, profile);
   return { user, isNewUser: false, linkedByEmail: true };
 }
 
@@ -77,13 +108,13 @@ export async function signInWithProvider<T>(
   ctx: AppContext,
   project: ProjectRecord,
   schema: UsersSchema,
-  p: ProviderName,
+  p: ProviderRef,
   profile: SocialProfile,
   then: (tx: Tx, result: SignedIn) => Promise<T>,
 ): Promise<T> {
   const scope = { projectId: project.id, keyKind: 'publishable' as const };
   const found = await ctx.db.tenant(scope, async (tx) => {
-    const r = await findOrLink(ctx, tx, p, profile);
+    const r = await findOrLink(ctx, tx, project.id, p, profile);
     if (r) checkVerified(project, r.user);
     return r ? { r, out: await then(tx, r) } : null;
   }).catch(rethrowTaken);
@@ -100,10 +131,16 @@ export async function signInWithProvider<T>(
       data,
       githubId: p === 'github' ? profile.providerId : null,
       googleId: p === 'google' ? profile.providerId : null,
-      authProviders: [p],
+      authProviders: [nameOf(p)],
       now: ctx.clock.now(),
     });
     if (!user) throw SocialErrors.invalid_state('This account was created at the same moment; please sign in again.');
+    if (typeof p !== 'string') {
+      const key = { provider: p.id, issuer: p.issuer, subject: profile.providerId };
+      if (!(await insertIdentity(tx, project.id, key, user.id, profile.email, ctx.clock.now()))) {
+        throw SocialErrors.invalid_state('This account was created at the same moment; please sign in again.');
+      }
+    }
     return then(tx, { user, isNewUser: true, linkedByEmail: false });
   }).catch(rethrowTaken);
 }

@@ -14,4 +14,8 @@ export const SocialErrors = defineErrors('social', {
   client_secret_empty: { status: 400, message: 'clientSecret cannot be empty when provided.' },
   provider_incomplete: { status: 422, message: 'Incomplete provider config' },
   provider_site_url: { status: 422, message: 'siteUrl required' },
+  oidc_provider_invalid: { status: 422, message: 'Invalid OpenID Connect provider settings.' },
+  oidc_provider_missing: { status: 404, message: 'No OpenID Connect provider with this id in the project.' },
+  oidc_provider_limit: { status: 422, message: 'A project can have at most 20 OpenID Connect providers.' },
+  oidc_discovery_failed: { status: 502, message: 'The OpenID Connect provider could not be reached or its discovery document is invalid.' },
 });

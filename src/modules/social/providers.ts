@@ -11,6 +11,7 @@ import { decrypt } from '../../lib/crypto.js';
 import { isEmail, normalizeEmail } from '../../lib/email.js';
 import type { ProjectRecord } from '../projects/cache.js';
 import { PROVIDERS, type OAuthServers, type ProviderName } from './provider-names.js';
+import { OIDC_ID } from './oidc-config.js';
 
 export { PROVIDERS, type OAuthServers, type ProviderName } from './provider-names.js';
 
@@ -18,6 +19,9 @@ export { PROVIDERS, type OAuthServers, type ProviderName } from './provider-name
 export const providerLabel = (p: ProviderName) => (p === 'github' ? 'GitHub' : 'Google');
 
 export const isProvider = (p: string): p is ProviderName => (PROVIDERS as readonly string[]).includes(p);
+
+/** GitHub, Google, or a name an OpenID Connect provider of a project may have (oidc-config.ts). */
+export const isProviderName = (p: string): boolean => isProvider(p) || OIDC_ID.test(p);
 
 export interface ProviderSetting {
   enabled: boolean;

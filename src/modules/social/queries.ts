@@ -3,13 +3,13 @@ import { sql, type Kysely } from 'kysely';
 import type { Tx } from '../../db/pool.js';
 import type { Database } from '../../database.js';
 import type { Encrypted } from '../../lib/crypto.js';
-import type { ProviderName } from './providers.js';
 
 export interface NewState {
   stateHash: string;
   browserHash: string;
   projectId: string;
-  provider: ProviderName;
+  /** 'github', 'google' or an OpenID Connect provider's id. */
+  provider: string;
   codeVerifier: Encrypted;
   nonce: string | null;
   now: Date;
@@ -92,4 +92,84 @@ export async function saveProviderSettings(
     })
     .where('id', '=', projectId)
     .execute();
+}
+
+// ---- OpenID Connect identities (migrations/060_oidc_identities.sql) and provider settings ----
+
+export interface IdentityKey {
+  provider: string;
+  issuer: string;
+  subject: string;
+}
+
+/** The user an identity belongs to, its last sign-in noted (tenant scope). */
+export async function touchIdentity(tx: Tx, k: IdentityKey, now: Date): Promise<string | null> {
+  const row = await tx
+    .updateTable('app_user_identities')
+    .set({ last_sign_in_at: now })
+    .where('provider', '=', k.provider)
+    .where('issuer', '=', k.issuer)
+    .where('subject', '=', k.subject)
+    .returning('user_id')
+    .executeTakeFirst();
+  return row?.user_id ?? null;
+}
+
+/** Records an identity for a user; false when it already belongs to someone (a race). */
+export async function insertIdentity(tx: Tx, projectId: string, k: IdentityKey, userId: string, email: string | null, now: Date): Promise<boolean> {
+  const row = await tx
+    .insertInto('app_user_identities')
+    .values({ project_id: projectId, provider: k.provider, issuer: k.issuer, subject: k.subject, user_id: userId, email, created_at: now, last_sign_in_at: now })
+    .onConflict((oc) => oc.columns(['project_id', 'provider', 'issuer', 'subject']).doNothing())
+    .returning('user_id')
+    .executeTakeFirst();
+  return !!row;
+}
+
+/** The provider joins the user's `auth_providers`, the email counts as verified, the avatar fills a gap. */
+export async function markIdentityLinked(tx: Tx, userId: string, provider: string, extra: Record<string, unknown>, now: Date): Promise<void> {
+  await tx
+    .updateTable('app_users')
+    .set({
+      auth_providers: sql`(SELECT array_agg(DISTINCT p) FROM unnest(auth_providers || ARRAY[${provider}]::text[]) p)` as never,
+      email_verified: true,
+      data: sql`${JSON.stringify(extra)}::jsonb || data` as never,
+      updated_at: now,
+    })
+    .where('id', '=', userId)
+    .execute();
+}
+
+/**
+ * Sets one OpenID Connect provider in `settings.oidcProviders` in one statement (concurrent
+ * saves of other providers are kept) and, when given, its encrypted secret.
+ */
+export async function saveOidcProvider(
+  admin: Kysely<Database>, projectId: string, id: string, setting: Record<string, unknown>, secret: { name: string; value: Encrypted } | null, now: Date,
+): Promise<void> {
+  const secrets = secret ? { [secret.name]: secret.value } : {};
+  await admin
+    .updateTable('projects')
+    .set({
+      settings: sql`jsonb_set(settings, '{oidcProviders}', coalesce(settings -> 'oidcProviders', '{}'::jsonb) || jsonb_build_object(${id}::text, ${JSON.stringify(setting)}::jsonb))` as never,
+      secrets: sql`secrets || ${JSON.stringify(secrets)}::jsonb` as never,
+      updated_at: now,
+    })
+    .where('id', '=', projectId)
+    .execute();
+}
+
+/** Removes one provider and its secret; false when the project had none by that id. */
+export async function deleteOidcProvider(admin: Kysely<Database>, projectId: string, id: string, secretName: string, now: Date): Promise<boolean> {
+  const res = await admin
+    .updateTable('projects')
+    .set({
+      settings: sql`jsonb_set(settings, '{oidcProviders}', (settings -> 'oidcProviders') - ${id}::text)` as never,
+      secrets: sql`secrets - ${secretName}::text` as never,
+      updated_at: now,
+    })
+    .where('id', '=', projectId)
+    .where(sql<boolean>`settings -> 'oidcProviders' ? ${id}::text`)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
 }

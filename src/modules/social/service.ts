@@ -9,11 +9,13 @@ import { decrypt, encrypt, randomToken, safeEqual, sha256Hex } from '../../lib/c
 import { usersSchemaOf } from '../auth/schema.js';
 import { startSession, type ClientMeta } from '../auth/sessions.js';
 import type { ProjectRecord } from '../projects/cache.js';
-import { signInWithProvider } from './accounts.js';
+import { signInWithProvider, type ProviderRef } from './accounts.js';
 import { SocialErrors } from './errors.js';
 import { githubProfile } from './github.js';
 import { googleProfile } from './google.js';
-import { authorizeUrl, credentialsOf, type Credentials, type ProviderName } from './providers.js';
+import { authorizeUrl, credentialsOf, isProvider, type Credentials, type ProviderName, type SocialProfile } from './providers.js';
+import { oidcRuntimeOf, type OidcRuntime } from './oidc-config.js';
+import { oidcAuthorizeUrl, oidcProfile } from './oidc.js';
 import { firstFactor } from '../../lib/identity/assurance.js';
 import { openChallengeIfEnrolled, type OpenedChallenge } from '../mfa/challenge.js';
 import { insertExchangeCode, insertState, takeExchangeCode, takeState } from './queries.js';
@@ -36,13 +38,33 @@ export interface Begun {
   browserKey: string;
 }
 
-/** Creates the single-use state, bound to a key for the starting browser. */
-export async function begin(ctx: AppContext, project: ProjectRecord, p: ProviderName): Promise<Begun> {
-  const creds = requireCredentials(ctx, project, p);
+/** One of the project's OpenID Connect providers, or 422 when it is disabled or incomplete (404: no such id). */
+function requireOidc(ctx: AppContext, project: ProjectRecord, id: string): OidcRuntime {
+  const rt = oidcRuntimeOf(ctx, project, id);
+  if (rt) return rt;
+  const settings = project.settings.oidcProviders;
+  const exists = !!settings && typeof settings === 'object' && Object.hasOwn(settings, id);
+  if (!exists) throw SocialErrors.unsupported_provider();
+  throw SocialErrors.provider_not_configured(`${id} sign-in is disabled or incomplete for this project.`);
+}
+
+/**
+ * Creates the single-use state, bound to a key for the starting browser. `p`: 'github',
+ * 'google' or the id of one of the project's OpenID Connect providers.
+ */
+export async function begin(ctx: AppContext, project: ProjectRecord, p: string): Promise<Begun> {
+  const builtin = isProvider(p);
+  const creds = builtin ? requireCredentials(ctx, project, p) : null;
+  const oidc = builtin ? null : requireOidc(ctx, project, p);
   const state = oauth.generateRandomState();
   const browserKey = randomToken(32);
   const verifier = oauth.generateRandomCodeVerifier();
-  const nonce = p === 'google' ? oauth.generateRandomNonce() : null;
+  const nonce = p === 'google' || oidc?.info.oidc ? oauth.generateRandomNonce() : null;
+  const codeChallenge = await oauth.calculatePKCECodeChallenge(verifier);
+  // The provider's address first: an unreachable issuer fails before a state is stored.
+  const url = oidc
+    ? await oidcAuthorizeUrl(ctx, oidc, { state, nonce, codeChallenge })
+    : authorizeUrl(ctx, p as ProviderName, { clientId: creds!.clientId, state, codeChallenge, nonce });
   const now = ctx.clock.now();
   await ctx.db.read({ projectId: project.id, keyKind: 'publishable' }, (tx) =>
     insertState(tx, {
@@ -56,13 +78,13 @@ export async function begin(ctx: AppContext, project: ProjectRecord, p: Provider
       expiresAt: new Date(now.getTime() + STATE_TTL_SECONDS * 1000),
     }),
   );
-  const codeChallenge = await oauth.calculatePKCECodeChallenge(verifier);
-  return { url: authorizeUrl(ctx, p, { clientId: creds.clientId, state, codeChallenge, nonce }), state, browserKey };
+  return { url, state, browserKey };
 }
 
 export interface PendingFlow {
   project: ProjectRecord;
-  provider: ProviderName;
+  /** 'github', 'google' or an OpenID Connect provider's id. */
+  provider: string;
   verifier: string;
   nonce: string | null;
   callbackUrl: string;
@@ -106,12 +128,22 @@ export interface SecondFactorDue {
 export async function finish(ctx: AppContext, flow: PendingFlow, params: URLSearchParams, meta: ClientMeta): Promise<Finished | SecondFactorDue> {
   const { project, provider } = flow;
   const schema = await usersSchemaOf(ctx, project);
-  const creds = requireCredentials(ctx, project, provider);
-  const profile = provider === 'github'
-    ? await githubProfile(ctx, creds, params, flow.verifier)
-    : await googleProfile(ctx, creds, params, flow.verifier, flow.nonce ?? '');
+  let ref: ProviderRef;
+  let profile: SocialProfile;
+  if (isProvider(provider)) {
+    const creds = requireCredentials(ctx, project, provider);
+    profile = provider === 'github'
+      ? await githubProfile(ctx, creds, params, flow.verifier)
+      : await googleProfile(ctx, creds, params, flow.verifier, flow.nonce ?? '');
+    ref = provider;
+  } else {
+    const rt = requireOidc(ctx, project, provider);
+    const signIn = await oidcProfile(ctx, rt, params, flow.verifier, flow.nonce);
+    profile = signIn.profile;
+    ref = { id: provider, label: rt.setting.label, issuer: signIn.issuer };
+  }
   const rtCode = randomToken(32);
-  return signInWithProvider<Finished | SecondFactorDue>(ctx, project, schema, provider, profile, async (tx, r) => {
+  return signInWithProvider<Finished | SecondFactorDue>(ctx, project, schema, ref, profile, async (tx, r) => {
     const first = firstFactor('oauth', ctx.clock.now());
     const mfa = await openChallengeIfEnrolled(ctx, tx, project, r.user.id, first);
     if (mfa) return { mfa, userId: r.user.id };

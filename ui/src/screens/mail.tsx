@@ -1,5 +1,6 @@
 /**
  * Mail: settings (own Resend key, sender, webhook secret), templates with a live preview,
+ * localized auth mails (per kind and locale, with previews),
  * logs with live status, the dev outbox, audiences and contacts, broadcasts (Pro).
  */
 import { useEffect, useState } from 'preact/hooks';
@@ -10,8 +11,9 @@ import { toast, toastError } from '../lib/toast';
 import { useLoad } from '../lib/use-load';
 import { Confirm, Empty, Field, Loadable, PageHead } from '../components/ui';
 import type { SectionProps } from './project-shell';
+import { AuthMails } from './auth-mails';
 
-const TABS = [['settings', 'Settings'], ['templates', 'Templates'], ['logs', 'Logs'], ['outbox', 'Dev outbox'], ['audiences', 'Audiences'], ['broadcasts', 'Broadcasts']] as const;
+const TABS = [['settings', 'Settings'], ['templates', 'Templates'], ['auth-mails', 'Auth mails'], ['logs', 'Logs'], ['outbox', 'Dev outbox'], ['audiences', 'Audiences'], ['broadcasts', 'Broadcasts']] as const;
 type Tab = (typeof TABS)[number][0];
 
 export default function Mail(props: SectionProps) {
@@ -25,6 +27,7 @@ export default function Mail(props: SectionProps) {
       </nav>
       {tab === 'settings' && <Settings {...props} />}
       {tab === 'templates' && <Templates pid={pid} />}
+      {tab === 'auth-mails' && <AuthMails pid={pid} />}
       {tab === 'logs' && <Logs pid={pid} />}
       {tab === 'outbox' && <Outbox pid={pid} />}
       {tab === 'audiences' && <Audiences pid={pid} />}

@@ -1,10 +1,11 @@
-/** Project settings: general, authentication, allowed origins, API keys (rotate), deletion. */
+/** Project settings: general, authentication, sign-in providers, allowed origins, API keys (rotate), deletion. */
 import { useState } from 'preact/hooks';
 import { api, projectPath } from '../lib/api';
 import { navigate } from '../lib/router';
 import { toast, toastError } from '../lib/toast';
 import { Check, Confirm, Field, PageHead, SecretOnce } from '../components/ui';
 import type { SectionProps } from './project-shell';
+import { SignInProviders } from './sign-in-providers';
 
 export default function Settings({ project, reload }: SectionProps) {
   const [s, setS] = useState({
@@ -54,6 +55,8 @@ export default function Settings({ project, reload }: SectionProps) {
         <Check label="Require email verification before login" checked={s.requireEmailVerification} onChange={(v) => setS({ ...s, requireEmailVerification: v })} />
         <div class="actions"><button class="btn primary" disabled={busy}>{busy ? 'Saving…' : 'Save settings'}</button></div>
       </form>
+
+      <SignInProviders projectId={project._id} />
 
       <h2>API keys</h2>
       <p class="muted">Keys are stored hashed and shown once. Rotating one makes the old key fail at once.</p>

@@ -26,7 +26,7 @@ export default async function passwordResetFlow(app: App, ctx: AppContext): Prom
       const project = projectOf(req);
       const email = checkEmail(req.body.email);
       await otpLimit(ctx, project.id, 'reset-send', email);
-      await requestCode(ctx, project, email, 'reset_password');
+      await requestCode(ctx, project, email, 'reset_password', req.headers['accept-language']);
       return done('If that email exists, a reset code has been sent.');
     },
   });

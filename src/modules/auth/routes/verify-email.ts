@@ -40,7 +40,7 @@ export default async function verifyEmailFlow(app: App, ctx: AppContext): Promis
       const project = projectOf(req);
       const email = checkEmail(req.body.email);
       await otpLimit(ctx, project.id, 'verify-send', email);
-      await requestCode(ctx, project, email, 'verify_email');
+      await requestCode(ctx, project, email, 'verify_email', req.headers['accept-language']);
       return done('If that email needs verification, a code has been sent.');
     },
   });

@@ -1,6 +1,7 @@
 /** The mail domain's route modules, by route group (see src/routes.ts). */
 import { defineRoutes } from '../../../route-groups.js';
 import audienceRoutes from './audiences.js';
+import authTemplateRoutes from './auth-templates.js';
 import broadcastRoutes from './broadcasts.js';
 import dashboardMailRoutes from './dashboard.js';
 import dashboardMailExtraRoutes from './dashboard-extra.js';
@@ -16,4 +17,4 @@ export const mailPublicRoutes = [
   defineRoutes('public', webhookRoute),
 ];
 
-export const mailDashboardRoutes = [defineRoutes('operator', dashboardMailRoutes, templateRoutes, dashboardMailExtraRoutes)];
+export const mailDashboardRoutes = [defineRoutes('operator', dashboardMailRoutes, templateRoutes, authTemplateRoutes, dashboardMailExtraRoutes)];

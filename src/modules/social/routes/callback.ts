@@ -4,7 +4,7 @@
  * (the refresh token never appears in a URL); after the state is known every failure is a
  * redirect with `?error=`; before that, JSON 400.
  */
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import * as oauth from 'oauth4webapi';
 import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../../../context.js';
@@ -13,7 +13,7 @@ import { AppError } from '../../../lib/errors.js';
 import { clientMeta, setRefreshCookie } from '../../auth/delivery.js';
 import { SocialErrors } from '../errors.js';
 import { takeBrowserKey } from '../cookie.js';
-import { isProvider } from '../providers.js';
+import { isProviderName } from '../providers.js';
 import { finish, resume, type Finished, type PendingFlow, type SecondFactorDue } from '../service.js';
 
 const Query = Type.Object({
@@ -21,6 +21,10 @@ const Query = Type.Object({
   state: Type.Optional(Type.String({ maxLength: 512 })),
   error: Type.Optional(Type.String({ maxLength: 1024 })),
   error_description: Type.Optional(Type.String({ maxLength: 2048 })),
+  /** RFC 9207: the issuer of the authorization response, checked by oauth4webapi when the provider sends it. */
+  iss: Type.Optional(Type.String({ maxLength: 2048 })),
+  /** Apple, on the first consent only: the person's name as JSON (form_post). */
+  user: Type.Optional(Type.String({ maxLength: 2048 })),
 });
 
 function redirectError(reply: FastifyReply, flow: PendingFlow, message: string) {
@@ -65,17 +69,47 @@ function failureMessage(err: unknown, provider: string): string {
   return `${provider} sign-in failed. Please try again.`;
 }
 
+/**
+ * The callback as a GET of the same path: a provider's `form_post` (Apple) arrives as a
+ * cross-site POST, which carries no SameSite=Lax cookie, so the browser-binding cookie
+ * (cookie.ts) would be missing. A 303 turns it into a top-level GET, which carries it.
+ */
+function asGet(provider: string, body: Static<typeof Query>): string {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(body)) if (typeof v === 'string') params.set(k, v);
+  return `/api/userAuth/social/${encodeURIComponent(provider)}/callback?${params.toString()}`;
+}
+
 export default async function socialCallbackFlow(app: App, ctx: AppContext): Promise<void> {
+  // Only this scope (the public social routes) reads form bodies: the provider's form_post.
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 16 * 1024 }, (_req, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(body as string)));
+  });
+
+  app.post('/api/userAuth/social/:provider/callback', {
+    schema: {
+      tags: ['userAuth social'],
+      summary: 'OAuth callback for providers that post their answer (response_mode=form_post, e.g. Apple): 303 to the GET callback',
+      params: Type.Object({ provider: Type.String({ maxLength: 40 }) }),
+      body: Query,
+    },
+    handler: async (req, reply) => {
+      if (!isProviderName(req.params.provider)) throw SocialErrors.unsupported_provider();
+      if (!req.body.state) throw SocialErrors.invalid_state();
+      return reply.header('cache-control', 'no-store').redirect(asGet(req.params.provider, req.body), 303);
+    },
+  });
+
   app.get('/api/userAuth/social/:provider/callback', {
     schema: {
       tags: ['userAuth social'],
       summary: 'OAuth callback (registered with the provider); redirects to the project site',
-      params: Type.Object({ provider: Type.String() }),
+      params: Type.Object({ provider: Type.String({ maxLength: 40 }) }),
       querystring: Query,
     },
     handler: async (req, reply) => {
       const { provider } = req.params;
-      if (!isProvider(provider)) throw SocialErrors.unsupported_provider();
+      if (!isProviderName(provider)) throw SocialErrors.unsupported_provider();
       if (!req.query.state) throw SocialErrors.invalid_state();
       const flow = await resume(ctx, req.query.state, takeBrowserKey(ctx, req, reply, req.query.state));
       // Another browser than the one that started the flow (login CSRF), or another provider.
@@ -85,6 +119,8 @@ export default async function socialCallbackFlow(app: App, ctx: AppContext): Pro
       }
       if (!req.query.code) return redirectError(reply, flow, 'Missing code or state');
       const params = new URLSearchParams({ code: req.query.code, state: req.query.state });
+      if (req.query.iss) params.set('iss', req.query.iss);
+      if (req.query.user) params.set('user', req.query.user);
       try {
         const done = await finish(ctx, flow, params, clientMeta(req));
         if (done.mfa) return reply.header('cache-control', 'no-store').redirect(challengeUrl(flow, done), 302);
