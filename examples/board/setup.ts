@@ -36,8 +36,8 @@ export const board: ExampleSpec = {
         { key: 'owner', type: 'String' },
       ],
       // A member sees her memberships, the list's owner all of them; only the owner of the list
-      // adds or removes one. (No rule here may look `lists` up while `lists` looks `members` up:
-      // PostgreSQL refuses policies that reach each other.)
+      // adds or removes one. (`lists` does not look `members` up: with both lookups and
+      // `email = @auth.email`, adding a member answered 500; see the example's README.)
       rules: {
         list: 'email = @auth.email || owner = @auth.id',
         create: 'owner = @auth.id && @collection.lists(id = $outer.list && owner = @auth.id)',
