@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { blog } from '../examples/blog/setup.js';
+import { board } from '../examples/board/setup.js';
 import { chat } from '../examples/chat/setup.js';
 import type { ExampleSpec } from '../examples/lib/provision.js';
 import { provision } from '../examples/lib/provision.js';
@@ -17,7 +18,7 @@ import { serveExample } from '../examples/lib/serve.js';
 import { freePort } from '../src/db/embedded.js';
 import { ROOT_DIR } from '../src/paths.js';
 
-const EXAMPLES = new Map<string, ExampleSpec>([['blog', blog], ['chat', chat]]);
+const EXAMPLES = new Map<string, ExampleSpec>([['blog', blog], ['board', board], ['chat', chat]]);
 
 async function waitHealthy(base: string, child: ReturnType<typeof spawn>): Promise<void> {
   for (let i = 0; i < 240; i++) {

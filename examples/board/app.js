@@ -1,0 +1,270 @@
+/* global document, window, fetch, EventSource, URL, URLSearchParams, FormData, setTimeout */
+// The team board example: private lists, lists shared by email through a `members` collection
+// (access rules with lookups decide who reads and writes a list's cards, docs/rules.md), cards
+// moved between columns in one atomic batch, live updates through realtime that resume after a
+// network cut, soft delete and restore. The published @urbackend/sdk does sign-up, sign-in and
+// documents; `client.request` (the SDK's own request, with its key and the user's token)
+// reaches the batch, restore and `include_deleted` lists; the stream is a ticket, then EventSource.
+import urBackend from '/sdk.js';
+import config from '/config.js';
+
+const client = urBackend({ apiKey: config.publishableKey, baseUrl: config.baseUrl });
+const $ = (id) => document.getElementById(id);
+const COLUMNS = ['todo', 'doing', 'done'];
+const NAMES = { todo: 'To do', doing: 'Doing', done: 'Done' };
+
+const state = {
+  me: null,
+  lists: new Map(), // id → list
+  current: null,
+  cards: new Map(), // id → card of the current list (deleted ones too)
+  lastEventId: null,
+};
+
+function fail(err) {
+  $('error').textContent = err?.message ?? String(err);
+}
+
+// ---- sign-up and sign-in ------------------------------------------------------------------
+$('auth-form').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const form = new FormData(e.target);
+  const email = String(form.get('email'));
+  const password = String(form.get('password'));
+  $('auth-error').textContent = '';
+  try {
+    if (e.submitter?.value === 'signup') await client.auth.signUp({ email, password, name: String(form.get('name') || email) });
+    await client.auth.login({ email, password });
+    state.me = await client.auth.me();
+    $('signin').hidden = true;
+    $('app').hidden = false;
+    $('me').textContent = state.me.name || state.me.email;
+    // the lists I own, and those shared with me through my memberships (the rules decide)
+    const [own, memberships] = await Promise.all([
+      client.db.getAll('lists', { sort: 'createdAt', limit: 100 }),
+      client.db.getAll('members', { email: state.me.email, sort: 'createdAt', limit: 100 }),
+    ]);
+    for (const list of own) state.lists.set(list._id, list);
+    for (const m of memberships) addShared(m);
+    renderLists();
+    connect();
+  } catch (err) {
+    $('auth-error').textContent = err.message;
+  }
+});
+
+// ---- lists ------------------------------------------------------------------------------------
+/** A list shared with me, as my membership names it. */
+function addShared(m) {
+  if (m.email !== state.me.email || state.lists.has(m.list)) return;
+  state.lists.set(m.list, { _id: m.list, name: m.listName, owner: m.owner });
+}
+
+function renderLists() {
+  $('lists').replaceChildren(...[...state.lists.values()].map((list) => {
+    const li = document.createElement('li');
+    li.dataset.id = list._id;
+    li.setAttribute('aria-current', String(list._id === state.current));
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.textContent = list.name;
+    if (list.owner !== state.me._id) {
+      const shared = document.createElement('span');
+      shared.className = 'shared';
+      shared.textContent = '(shared with me)';
+      button.append(shared);
+    }
+    button.addEventListener('click', () => openList(list._id).catch(fail));
+    li.append(button);
+    return li;
+  }));
+}
+
+$('list-form').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const input = e.target.elements.name;
+  try {
+    const list = await client.db.insert('lists', { name: input.value.trim(), owner: state.me._id });
+    state.lists.set(list._id, list);
+    input.value = '';
+    await openList(list._id);
+  } catch (err) {
+    fail(err);
+  }
+});
+
+$('share-form').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const input = e.target.elements.email;
+  try {
+    const list = state.lists.get(state.current);
+    await client.db.insert('members', { list: list._id, listName: list.name, email: input.value.trim().toLowerCase(), owner: state.me._id });
+    input.value = '';
+  } catch (err) {
+    fail(err);
+  }
+});
+
+async function openList(id) {
+  state.current = id;
+  const list = state.lists.get(id);
+  $('list-title').textContent = list?.name ?? '';
+  $('share-form').hidden = list?.owner !== state.me._id;
+  $('columns').hidden = false;
+  $('card-form').hidden = false;
+  $('trash').hidden = false;
+  renderLists();
+  // every card of the list, the deleted ones too (for the trash); realtime keeps it current
+  const query = new URLSearchParams({ list: id, include_deleted: 'true', sort: 'position', limit: '100' });
+  const page = await client.request('GET', `/api/data/cards?${query}`);
+  state.cards = new Map(page.items.map((c) => [c._id, c]));
+  renderCards();
+}
+
+// ---- cards ------------------------------------------------------------------------------------
+const live = (column) => [...state.cards.values()].filter((c) => !c.isDeleted && c.column === column).sort((a, b) => (a.position ?? 0) - (b.position ?? 0));
+
+function renderCards() {
+  for (const column of COLUMNS) {
+    const ol = document.querySelector(`.column[data-column="${column}"] ol`);
+    ol.replaceChildren(...live(column).map((card) => cardItem(card)));
+  }
+  const trash = [...state.cards.values()].filter((c) => c.isDeleted);
+  $('trash').querySelector('ul').replaceChildren(...trash.map((card) => {
+    const li = document.createElement('li');
+    li.dataset.id = card._id;
+    const text = document.createElement('span');
+    text.className = 'text';
+    text.textContent = card.text;
+    const restore = button('Restore', `Restore ${card.text}`, () => restoreCard(card));
+    li.append(text, ' ', restore);
+    return li;
+  }));
+}
+
+function button(label, aria, onClick) {
+  const b = document.createElement('button');
+  b.type = 'button';
+  b.textContent = label;
+  b.setAttribute('aria-label', aria);
+  b.addEventListener('click', () => onClick().catch(fail));
+  return b;
+}
+
+function cardItem(card) {
+  const li = document.createElement('li');
+  li.className = 'card';
+  li.dataset.id = card._id;
+  const text = document.createElement('span');
+  text.className = 'text';
+  text.textContent = card.text;
+  const actions = document.createElement('div');
+  actions.className = 'actions';
+  const at = COLUMNS.indexOf(card.column);
+  if (at > 0) actions.append(button('←', `Move ${card.text} to ${NAMES[COLUMNS[at - 1]]}`, () => move(card, COLUMNS[at - 1])));
+  if (at < COLUMNS.length - 1) actions.append(button('→', `Move ${card.text} to ${NAMES[COLUMNS[at + 1]]}`, () => move(card, COLUMNS[at + 1])));
+  actions.append(button('Delete', `Delete ${card.text}`, () => deleteCard(card)));
+  li.append(text, actions);
+  return li;
+}
+
+$('card-form').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const input = e.target.elements.text;
+  try {
+    const last = live('todo').at(-1);
+    const card = await client.db.insert('cards', { list: state.current, column: 'todo', text: input.value.trim(), position: (last?.position ?? 0) + 1 });
+    state.cards.set(card._id, card);
+    input.value = '';
+    renderCards();
+  } catch (err) {
+    fail(err);
+  }
+});
+
+/**
+ * A move is one atomic batch: the card goes to the end of its new column, and the cards left
+ * behind are numbered again, all or nothing (POST /api/data/batch).
+ */
+async function move(card, column) {
+  const last = live(column).at(-1);
+  const operations = [{ op: 'update', collection: 'cards', id: card._id, data: { column, position: (last?.position ?? 0) + 1 } }];
+  live(card.column).filter((c) => c._id !== card._id).forEach((c, i) => {
+    if (c.position !== i + 1) operations.push({ op: 'update', collection: 'cards', id: c._id, data: { position: i + 1 } });
+  });
+  const { results } = await client.request('POST', '/api/data/batch', { body: { operations } });
+  for (const r of results) state.cards.set(r.id, r.data);
+  renderCards();
+}
+
+/** Soft delete: the card goes to the trash, whence it can be restored. */
+async function deleteCard(card) {
+  await client.db.delete('cards', card._id);
+  state.cards.set(card._id, { ...card, isDeleted: true });
+  renderCards();
+}
+
+async function restoreCard(card) {
+  const restored = await client.request('POST', `/api/data/cards/${card._id}/restore`);
+  state.cards.set(card._id, restored);
+  renderCards();
+}
+
+// ---- realtime: a ticket, then EventSource; after a cut it resumes from the last event -----------
+async function connect() {
+  try {
+    const res = await fetch(`${config.baseUrl}/api/realtime/ticket`, {
+      method: 'POST',
+      headers: { 'x-api-key': config.publishableKey, authorization: `Bearer ${client.auth.getToken()}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ subscriptions: [{ collection: 'lists' }, { collection: 'members' }, { collection: 'cards' }] }),
+    });
+    const { data } = await res.json();
+    const url = new URL(`${config.baseUrl}/api/realtime`);
+    url.searchParams.set('ticket', data.ticket);
+    if (state.lastEventId) url.searchParams.set('lastEventId', state.lastEventId);
+    const source = new EventSource(url);
+    source.addEventListener('ready', () => setLive(true));
+    for (const action of ['create', 'update', 'delete', 'restore']) {
+      source.addEventListener(action, (e) => {
+        state.lastEventId = e.lastEventId;
+        onChange(JSON.parse(e.data));
+      });
+    }
+    source.addEventListener('reset', () => window.location.reload());
+    source.addEventListener('expired', () => {
+      source.close();
+      setLive(false);
+      setTimeout(connect, 1000);
+    });
+    source.onerror = () => {
+      setLive(false);
+      if (source.readyState === EventSource.CLOSED) setTimeout(connect, 1000); // ticket gone: ask again
+    };
+  } catch {
+    setLive(false);
+    setTimeout(connect, 2000); // the network is away: try again
+  }
+}
+
+function setLive(on) {
+  $('live').textContent = on ? 'live' : 'offline';
+  $('live').classList.toggle('on', on);
+}
+
+function onChange({ collection, action, document: doc }) {
+  if (!doc) return;
+  if (collection === 'members') {
+    if (action !== 'delete') addShared(doc);
+    renderLists();
+    return;
+  }
+  if (collection === 'lists') {
+    if (action === 'delete') state.lists.delete(doc._id);
+    else state.lists.set(doc._id, doc);
+    renderLists();
+    return;
+  }
+  if (doc.list !== state.current) return;
+  state.cards.set(doc._id, action === 'delete' ? { ...doc, isDeleted: true } : doc);
+  renderCards();
+}
