@@ -25,7 +25,7 @@ export interface FilterRow {
 
 /** Parameters that are options, not filters (the server's reserved list). */
 export const RESERVED = new Set([
-  'page', 'sort', 'limit', 'fields', 'populate', 'expand', 'count', 'meta', 'cursor', 'include_deleted', 'include_total', 'skip', 'key', 'x-api-key', 'hard',
+  'page', 'sort', 'limit', 'fields', 'populate', 'expand', 'count', 'meta', 'cursor', 'include_deleted', 'include_total', 'skip', 'key', 'x-api-key', 'hard', 'search',
 ]);
 
 const SUFFIXES: Array<[string, Op]> = [

@@ -19,6 +19,7 @@ const SECTIONS = {
   users: lazy<SectionProps>(() => import('./users')),
   files: lazy<SectionProps>(() => import('./files')),
   mail: lazy<SectionProps>(() => import('./mail')),
+  webhooks: lazy<SectionProps>(() => import('./webhooks')),
   ai: lazy<SectionProps>(() => import('./ai')),
   usage: lazy<SectionProps>(() => import('./usage')),
   settings: lazy<SectionProps>(() => import('./settings')),
@@ -29,6 +30,7 @@ const NAV: Array<[keyof typeof SECTIONS, string]> = [
   ['users', 'Users'],
   ['files', 'Files'],
   ['mail', 'Mail'],
+  ['webhooks', 'Webhooks'],
   ['ai', 'AI'],
   ['usage', 'Usage'],
   ['settings', 'Settings'],
@@ -65,7 +67,7 @@ export default function ProjectShell({ projectId, section, rest }: { projectId: 
                 {collections.map((c) => (
                   <li key={c._id}>
                     {/* The users collection is served by the end-user API: its screen is Users. */}
-                    <a href={c.name.toLowerCase() === 'users' ? href('p', projectId, 'users') : href('p', projectId, 'data', c.name)} aria-current={current === c.name ? 'page' : undefined}>{c.name}</a>
+                    <a href={c.name.toLowerCase() === 'users' ? href('p', projectId, 'users') : href('p', projectId, 'data', c.name)} aria-current={current === c.name ? 'page' : undefined} title={c.name}>{c.name}</a>
                   </li>
                 ))}
               </ul>

@@ -20,6 +20,8 @@ import { FilterBar } from '../components/filter-bar';
 import { DocumentPanel } from '../components/document-panel';
 import { ImportDialog } from '../components/import-dialog';
 import { InlineEditor } from '../components/inline-cell';
+import { AggregatePanel } from '../components/aggregate-panel';
+import { BatchEditor } from '../components/batch-editor';
 import type { SectionProps } from './project-shell';
 
 const SYSTEM_COLUMNS = ['_id', 'createdAt', 'updatedAt', 'isDeleted'];
@@ -73,6 +75,10 @@ function Browser({ projectId, col }: { projectId: string; col: Collection }) {
   const [count, setCount] = useState<number | null>(null);
   const [confirm, setConfirm] = useState<null | { hard: boolean }>(null);
   const [importing, setImporting] = useState(false);
+  const [batchEditing, setBatchEditing] = useState(false);
+  const [tool, setTool] = useState<'aggregate' | null>(null);
+  const searchable = col.model.some((f) => f.searchable);
+  const [searchText, setSearchText] = useState(query.get('search') ?? '');
   const sort = parseSort(query.get('sort'));
   const showDeleted = query.get('include_deleted') === 'true';
   const items = page.data?.items ?? [];
@@ -204,6 +210,19 @@ function Browser({ projectId, col }: { projectId: string; col: Collection }) {
       </PageHead>
       <h2 id="records-title" class="sr-only">Documents of {col.name}</h2>
 
+      {searchable && (
+        <form role="search" class="inline-form search-box" aria-label="Full-text search" onSubmit={(e) => {
+          e.preventDefault();
+          update((q) => (searchText.trim() ? q.set('search', searchText.trim()) : q.delete('search')));
+        }}>
+          <label for="records-search" class="sr-only">Search {col.model.filter((f) => f.searchable).map((f) => f.key).join(', ')}</label>
+          <input id="records-search" type="search" class="grow" placeholder={`Search ${col.model.filter((f) => f.searchable).map((f) => f.key).join(', ')}`}
+            value={searchText} onInput={(e) => setSearchText(e.currentTarget.value)} />
+          <button class="btn">Search</button>
+          {query.get('search') && <button type="button" class="btn ghost" onClick={() => { setSearchText(''); update((q) => q.delete('search')); }}>Clear search</button>}
+        </form>
+      )}
+
       <FilterBar projectId={projectId} col={col} query={query} onApply={(params) => update((q) => {
         for (const k of [...q.keys()]) if (!RESERVED.has(k)) q.delete(k);
         for (const [k, v] of params) q.append(k, v);
@@ -235,6 +254,7 @@ function Browser({ projectId, col }: { projectId: string; col: Collection }) {
           }
         }}>Count</button>
         {count !== null && <span class="muted" role="status">{plural(count, 'match', 'matches')}</span>}
+        <button type="button" class="btn" aria-pressed={tool === 'aggregate'} onClick={() => setTool(tool === 'aggregate' ? null : 'aggregate')}>Aggregate</button>
         {live !== 'off' && (
           <span class={`live-badge ${paused ? 'paused' : live}`} role="status" title="Changes come through the realtime API">
             {paused ? `Paused while editing${pending ? ` · ${plural(pending, 'change')} waiting` : ''}` : live === 'live' ? 'Live' : live === 'connecting' ? 'Connecting…' : 'Reconnecting…'}
@@ -242,9 +262,12 @@ function Browser({ projectId, col }: { projectId: string; col: Collection }) {
         )}
       </div>
 
+      {tool === 'aggregate' && <AggregatePanel base={base} col={col} filter={query} />}
+
       {selected.size > 0 && (
         <div class="bulkbar" role="region" aria-label="Bulk actions">
           <span>{selected.size} selected</span>
+          <button type="button" class="btn" disabled={selected.size > 100} title={selected.size > 100 ? 'At most 100 documents per batch' : undefined} onClick={() => setBatchEditing(true)}>Edit fields…</button>
           <button type="button" class="btn" onClick={() => setConfirm({ hard: false })}>Delete</button>
           {showDeleted && <button type="button" class="btn" onClick={() => bulk('restore').catch(toastError)}>Restore</button>}
           <button type="button" class="btn danger" onClick={() => setConfirm({ hard: true })}>Delete permanently</button>
@@ -335,6 +358,7 @@ function Browser({ projectId, col }: { projectId: string; col: Collection }) {
           onClose={() => setConfirm(null)}
         />
       )}
+      {batchEditing && <BatchEditor projectId={projectId} col={col} ids={[...selected]} onClose={() => setBatchEditing(false)} onDone={() => { setSelected(new Set()); page.reload(); }} />}
       {importing && <ImportDialog base={base} onClose={() => setImporting(false)} onDone={page.reload} />}
     </section>
   );

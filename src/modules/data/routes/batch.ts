@@ -11,7 +11,7 @@ import { BATCH_MAX, named, runBatch, type BatchOperation, type BatchTarget } fro
 import { DataErrors } from '../errors.js';
 import { loadTarget, TAGS } from '../target.js';
 
-const Operation = Type.Object(
+export const Operation = Type.Object(
   {
     op: Type.Union([Type.Literal('create'), Type.Literal('update'), Type.Literal('delete'), Type.Literal('restore')]),
     collection: Type.String({ minLength: 1, maxLength: 200 }),
