@@ -11,7 +11,7 @@ import type { Bus } from '../../db/bus.js';
 import type { Database } from '../../database.js';
 import { planOf, type Plan, type PlanName } from '../plans/plans.js';
 import { keyKindOf, type ApiKeyKind } from './keys.js';
-import { findProjectWithOwner } from './queries.js';
+import { findProjectWithOwner, type ProjectWithOwnerRow } from './queries.js';
 
 export interface ProjectRecord {
   id: string;
@@ -70,7 +70,14 @@ export class ProjectCache {
 
   private async load(column: 'secret_key_hash' | 'publishable_key_hash' | 'id', value: string) {
     const row = await findProjectWithOwner(this.db, column, value);
-    if (!row) return null;
+    return row ? this.recordOf(row) : null;
+  }
+
+  /**
+   * A project from its PROJECT_WITH_OWNER columns (projects/queries.ts): also for callers that
+   * read the project in the same statement as something else (uncached, as byId).
+   */
+  recordOf(row: ProjectWithOwnerRow): ProjectRecord {
     const secret = decrypt(this.encryptionKey, row.jwt_secret) ?? '';
     return {
       id: row.id,

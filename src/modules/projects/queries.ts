@@ -131,15 +131,23 @@ export async function lockOwner(db: Kysely<Database>, ownerId: string): Promise<
 }
 
 /** A project with its owner's plan and verification, by key hash or id (the project cache's load). */
+/**
+ * What a ProjectRecord is built from (cache.ts), of `projects as p` joined to its owner
+ * `operators as o`: shared with the statements that read a project together with something
+ * else (storage's public serving reads the file and its project in one).
+ */
+export const PROJECT_WITH_OWNER = ['p.id', 'p.owner_id', 'p.name', 'p.site_url', 'p.settings', 'p.secrets', 'p.jwt_secret', 'o.plan', 'o.email as owner_email', 'o.is_verified'] as const;
+
 export function findProjectWithOwner(db: Kysely<Database>, column: 'secret_key_hash' | 'publishable_key_hash' | 'id', value: string) {
   return db
     .selectFrom('projects as p')
     .innerJoin('operators as o', 'o.id', 'p.owner_id')
-    .select(['p.id', 'p.owner_id', 'p.name', 'p.site_url', 'p.settings', 'p.secrets', 'p.jwt_secret'])
-    .select(['o.plan', 'o.email as owner_email', 'o.is_verified'])
+    .select(PROJECT_WITH_OWNER)
     .where(`p.${column}`, '=', value)
     .executeTakeFirst();
 }
+
+export type ProjectWithOwnerRow = NonNullable<Awaited<ReturnType<typeof findProjectWithOwner>>>;
 
 /**
  * Sets (or, with null, removes) one encrypted entry of projects.secrets: a jsonb merge, not a

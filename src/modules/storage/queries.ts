@@ -1,8 +1,10 @@
 /** SQL of the storage domain. Tenant calls take the transaction of `ctx.db.tenant`. */
 import { METRICS, refund } from '../../lib/quota-queries.js';
 import { sql, type Kysely, type Selectable } from 'kysely';
+import { jsonObjectFrom } from 'kysely/helpers/postgres';
 import type { Database } from '../../database.js';
 import type { Encrypted } from '../../lib/crypto.js';
+import { PROJECT_WITH_OWNER } from '../projects/queries.js';
 import type { FilesTable, FileProvider } from './tables.js';
 
 type ProjectSecrets = { id: string; settings: Record<string, unknown>; secrets: Record<string, Encrypted> };
@@ -94,9 +96,28 @@ export async function deletePending(db: Db, projectId: string, id: string): Prom
   return refundRow(db, row);
 }
 
-/** Any project's file by path (admin connection): for the signed PUT and public serving. */
+/** Any project's file by path (admin connection): for the signed PUT (serving: fileWithProjectByPath). */
 export async function fileByPath(db: Db, path: string): Promise<FileRow | undefined> {
   return db.selectFrom('files').selectAll().where('path', '=', path).executeTakeFirst();
+}
+
+/**
+ * Any project's file by path with its project and owner (PROJECT_WITH_OWNER), in ONE statement
+ * (admin connection): public serving and rendering need both on every request. `project` is
+ * null only if the project is gone.
+ */
+export async function fileWithProjectByPath(db: Db, path: string) {
+  const found = await db
+    .selectFrom('files as f')
+    .selectAll('f')
+    .select((eb) => jsonObjectFrom(
+      eb.selectFrom('projects as p').innerJoin('operators as o', 'o.id', 'p.owner_id').select(PROJECT_WITH_OWNER).whereRef('p.id', '=', 'f.project_id'),
+    ).as('project'))
+    .where('f.path', '=', path)
+    .executeTakeFirst();
+  if (!found) return undefined;
+  const { project, ...file } = found;
+  return { file: file as FileRow, project };
 }
 
 /**

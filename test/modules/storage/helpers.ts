@@ -1,9 +1,30 @@
 /** Shared steps of the storage tests: the three-step upload through the app (inject). */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { vi } from 'vitest';
 import type { TestEnv } from '../../helpers/context.js';
 
 export type Headers = Record<string, string>;
+
+/**
+ * The SQL statements the admin connection pool runs while `fn` runs that read `table` (public
+ * serving reads files and projects there).
+ */
+export async function statementsReading<T>(env: TestEnv, table: string, fn: () => Promise<T>): Promise<{ result: T; statements: string[] }> {
+  const statements: string[] = [];
+  const reads = new RegExp(`\\b(from|join)\\s+"${table}"`, 'i');
+  const executor = env.ctx.db.admin.getExecutor();
+  const original = executor.executeQuery.bind(executor);
+  const spy = vi.spyOn(executor, 'executeQuery').mockImplementation((query, ...rest) => {
+    if (reads.test(query.sql)) statements.push(query.sql);
+    return original(query, ...rest);
+  });
+  try {
+    return { result: await fn(), statements };
+  } finally {
+    spy.mockRestore();
+  }
+}
 
 export async function requestUpload(env: TestEnv, headers: Headers, body: Record<string, unknown>) {
   return env.app.inject({ method: 'POST', url: '/api/storage/upload-request', headers, payload: body });

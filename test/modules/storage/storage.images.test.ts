@@ -12,7 +12,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv } from '../../helpers/context.js';
 import { makeProject, type TestProject } from '../../helpers/fixtures.js';
-import { upload } from './helpers.js';
+import { statementsReading, upload } from './helpers.js';
 
 let env: TestEnv;
 let p: TestProject;
@@ -171,5 +171,10 @@ describe('threats', () => {
     const ok = await get(renderUrl(filePath, 'width=10'), q.sk);
     expect(ok.statusCode).toBe(200);
     expect(ok.headers['cache-control']).toBe('private, no-cache');
+    // A revalidation reads the file and its project's settings in one statement.
+    const { result, statements } = await statementsReading(env, 'projects', () => get(renderUrl(filePath, 'width=10'), { ...q.sk, 'if-none-match': ok.headers.etag as string }));
+    expect(result.statusCode).toBe(304);
+    expect(statements.filter((s) => /from "files"/i.test(s))).toHaveLength(1);
+    expect(statements.filter((s) => !/from "files"/i.test(s))).toEqual([]);
   });
 });

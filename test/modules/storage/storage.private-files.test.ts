@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv } from '../../helpers/context.js';
 import { makeProject, makeUserToken, type TestProject } from '../../helpers/fixtures.js';
-import { upload } from './helpers.js';
+import { statementsReading, upload } from './helpers.js';
 
 let env: TestEnv;
 let p: TestProject;
@@ -89,6 +89,14 @@ describe('a project whose files are private by default', () => {
     const mine = new URL((await signed(p.sk, path)).json().data.url);
     mine.searchParams.set('expires', String(Number(mine.searchParams.get('expires')) + 3600));
     expect((await get(mine.pathname + mine.search)).statusCode).toBe(403);
+  });
+
+  it("reads the file and its project's settings in one statement per download (the owner's token checked against them)", async () => {
+    const { result, statements } = await statementsReading(env, 'projects', () => get(fileUrl(path), { authorization: alice.authorization! }));
+    expect(result.statusCode).toBe(200);
+    expect(result.body).toBe('dear diary, 0123456789');
+    expect(statements).toHaveLength(1);
+    expect(statements[0]).toMatch(/from "files"/i);
   });
 
   it("serves it to the secret key and to its owner's Bearer token, not to another user's", async () => {

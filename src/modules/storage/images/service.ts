@@ -13,7 +13,7 @@ import { checkRead, type ReadAttempt } from '../download-service.js';
 import { StorageErrors } from '../errors.js';
 import { fileSettingsOf, isPrivate } from '../file-settings.js';
 import { checkPath, derivedPrefix, projectOfPath } from '../paths.js';
-import { fileByPath } from '../queries.js';
+import { fileWithProjectByPath } from '../queries.js';
 import { notModified } from '../ranges.js';
 import { canonical, outputFormat, parseTransform, type OutFormat, type TransformQuery } from './params.js';
 
@@ -37,8 +37,10 @@ export interface RenderAnswer {
 export async function renderFile(ctx: AppContext, key: Buffer, r: RenderRequest): Promise<RenderAnswer> {
   const { path, fileId } = checkPath(projectOfPath(r.rawPath), r.rawPath);
   const t = parseTransform(r.query);
-  const row = await fileByPath(ctx.db.admin, path);
-  const project = row?.status === 'confirmed' ? await ctx.projects.byId(row.project_id) : null;
+  // The file and its project's settings in one statement (privacy, signing, the file's store).
+  const found = await fileWithProjectByPath(ctx.db.admin, path);
+  const row = found?.file;
+  const project = row?.status === 'confirmed' && found?.project ? ctx.projects.recordOf(found.project) : null;
   if (!row || !project) throw StorageErrors.file_not_found();
   const settings = fileSettingsOf(project);
   await checkRead(ctx, key, project, row, { ...r.attempt, transform: canonical(t), signatureRequired: settings.signedTransformsOnly });

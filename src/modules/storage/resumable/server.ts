@@ -50,6 +50,7 @@ export class ResumableUploads implements ResumableUploadsHandle {
   async handle(req: IncomingMessage, res: ServerResponse, caller: Caller): Promise<void> {
     const server = await this.server();
     this.callers.set(req, caller);
+    jsonErrors(res);
     await server.handle(req, res);
   }
 
@@ -155,6 +156,37 @@ export class ResumableUploads implements ResumableUploadsHandle {
       },
     });
   }
+}
+
+/**
+ * @tus/server writes every answer as text/plain; its error answers carry our envelope
+ * (onResponseError), so they go out as JSON like every other error of the API.
+ */
+function jsonErrors(res: ServerResponse): void {
+  const writeHead = res.writeHead.bind(res) as (status: number, ...rest: unknown[]) => ServerResponse;
+  res.writeHead = ((status: number, ...rest: unknown[]) => {
+    if (status >= 400) {
+      const i = rest.findIndex((a) => a !== null && typeof a === 'object');
+      if (i >= 0) rest[i] = withJsonType(rest[i] as object);
+      else res.setHeader('content-type', JSON_TYPE);
+    }
+    return writeHead(status, ...rest);
+  }) as ServerResponse['writeHead'];
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Headers as Node's writeHead takes them (an object or a flat name, value list), typed JSON. */
+function withJsonType(headers: object): object {
+  if (!Array.isArray(headers)) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() !== 'content-type') out[k] = v;
+    return { ...out, 'content-type': JSON_TYPE };
+  }
+  const pairs: Array<[string, unknown]> = headers.every((h) => Array.isArray(h))
+    ? (headers as Array<[string, unknown]>)
+    : Array.from({ length: headers.length / 2 }, (_, i) => [String(headers[2 * i]), headers[2 * i + 1]] as [string, unknown]);
+  return [...pairs.filter(([k]) => k.toLowerCase() !== 'content-type'), ['content-type', JSON_TYPE]].flat();
 }
 
 /**

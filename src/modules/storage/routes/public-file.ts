@@ -13,7 +13,7 @@ import type { App } from '../../../app.js';
 import { localDriver } from '../backends.js';
 import { StorageErrors } from '../errors.js';
 import { checkPath } from '../paths.js';
-import { fileByPath } from '../queries.js';
+import { fileWithProjectByPath } from '../queries.js';
 import { etagOf, notModified, parseRange, rangeStillValid } from '../ranges.js';
 import { bearerToken } from '../../operators/auth.js';
 import { checkRead } from '../download-service.js';
@@ -43,9 +43,11 @@ async function serve(ctx: AppContext, key: Buffer, req: FastifyRequest, reply: F
   if (hasEncodedTricks(req.raw.url ?? '')) throw StorageErrors.access_denied();
   const raw = (req.params as { '*': string })['*'];
   const { path } = checkPath(raw.split('/')[0] ?? '', raw);
-  const row = await fileByPath(ctx.db.admin, path);
-  const stat = row?.status === 'confirmed' && row.provider === 'internal' ? await local.stat(path) : null;
-  const project = row && stat ? await ctx.projects.byId(row.project_id) : null;
+  // The file and its project's settings in one statement (privacy, signing, the owner's tokens).
+  const found = await fileWithProjectByPath(ctx.db.admin, path);
+  const row = found?.file;
+  const stat = row?.status === 'confirmed' && row.provider === 'internal' && found?.project ? await local.stat(path) : null;
+  const project = stat && found?.project ? ctx.projects.recordOf(found.project) : null;
   if (!row || !stat || !project) throw StorageErrors.file_not_found();
   await checkRead(ctx, key, project, row, attemptOf(req));
   const restricted = isPrivate(project, row);

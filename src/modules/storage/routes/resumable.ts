@@ -12,6 +12,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../../context.js';
 import type { App } from '../../../app.js';
 import { StorageErrors } from '../errors.js';
+import { checkTusHeaders } from '../resumable/headers.js';
 import { TUS_PATH } from '../resumable/server.js';
 import { deleteFile } from '../service.js';
 import { storageCaller } from './caller.js';
@@ -36,6 +37,7 @@ async function serveTus(ctx: AppContext, req: FastifyRequest, reply: FastifyRepl
   // @tus/server answers a missing or other version in plain text; ours has the envelope.
   if (req.headers['tus-resumable'] !== '1.0.0') throw StorageErrors.tus_resumable_required(undefined, undefined, { headers: { 'tus-version': '1.0.0' } });
   const caller = await storageCaller(ctx, req);
+  await checkTusHeaders(req.method, req.headers);
   // Headers set by the CORS hook go out with tus's own response.
   for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
   reply.hijack();
