@@ -61,9 +61,14 @@ export async function boot(config: Config, opts: BootOptions = {}): Promise<Boot
     embedded = await startEmbeddedPostgres(config.dataDir, 'plinth', { log: (m) => log.info(m) });
     url = embedded.url;
   }
-  if (!opts.skipMigrations) await prepareDatabase(url, (m) => log.debug(m));
+  // Sessions (migrations' advisory lock, the bus's LISTEN, graphile-worker) go to PostgreSQL
+  // itself; request queries to DATABASE_URL, which may be a transaction pooler.
+  const directUrl = (!embedded && config.databaseDirectUrl) || url;
+  if (!opts.skipMigrations) await prepareDatabase(directUrl, (m) => log.debug(m));
   const db = createDb(url, { tenant: 20, admin: 8 + (config.runWorker ? config.workerConcurrency : 0) }, config.tenantDb, {
     connectTimeoutMs: config.dbConnectTimeoutMs,
+    directUrl,
+    preparedStatements: config.databasePreparedStatements === 'auto' ? undefined : config.databasePreparedStatements === 'on',
     onAvailabilityChange: ({ reachable, ...detail }) =>
       reachable ? log.info(detail, 'database reachable again') : log.warn(detail, 'database unreachable: requests answer 503 until it is back'),
   });
@@ -71,7 +76,7 @@ export async function boot(config: Config, opts: BootOptions = {}): Promise<Boot
     const rebuilt = await reconcileAllIndexes(db.admin, (collectionId, err) => log.warn({ err, collectionId }, 'collection indexes left as they were'));
     if (rebuilt) log.info({ rebuilt }, 'collection indexes brought in line with this version');
   }
-  const bus = await createBus(url, db.pool, {
+  const bus = await createBus(directUrl, db.pool, {
     onStateChange: (listening, err) =>
       listening ? log.info('cache-invalidation listener reconnected') : log.warn({ err }, 'cache-invalidation listener lost; caches bypassed until it reconnects'),
   });
