@@ -9,6 +9,7 @@ import { createBus } from './db/bus.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
 import { migrate } from './db/migrate.js';
 import { createDb } from './db/pool.js';
+import { parseLsn } from './db/replicas.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { createLogger } from './lib/logger.js';
 import { setPasswordHashConcurrency } from './lib/passwords.js';
@@ -69,6 +70,8 @@ export async function boot(config: Config, opts: BootOptions = {}): Promise<Boot
     connectTimeoutMs: config.dbConnectTimeoutMs,
     directUrl,
     preparedStatements: config.databasePreparedStatements === 'auto' ? undefined : config.databasePreparedStatements === 'on',
+    readUrls: config.databaseReadUrls,
+    replicas: config.replicas,
     onAvailabilityChange: ({ reachable, ...detail }) =>
       reachable ? log.info(detail, 'database reachable again') : log.warn(detail, 'database unreachable: requests answer 503 until it is back'),
   });
@@ -80,6 +83,14 @@ export async function boot(config: Config, opts: BootOptions = {}): Promise<Boot
     onStateChange: (listening, err) =>
       listening ? log.info('cache-invalidation listener reconnected') : log.warn({ err }, 'cache-invalidation listener lost; caches bypassed until it reconnects'),
   });
+  const replicas = db.replicas;
+  if (replicas) {
+    // Read-your-writes across nodes: a write here keeps its project's reads on the primary there.
+    replicas.announce = (id, position) => bus.announce({ type: 'project_wrote', id, position });
+    bus.subscribe((e) => {
+      if (e.type === 'project_wrote') replicas.mark(e.id, parseLsn(e.position));
+    });
+  }
   const clock = opts.clock ?? systemClock;
   const limiter = createRateLimiter(config.redisUrl, {
     now: () => clock.now().getTime(),
@@ -103,7 +114,7 @@ export async function boot(config: Config, opts: BootOptions = {}): Promise<Boot
     queue: createJobQueue(db.admin),
     hooks: { projectDeleting: [], closing: [] },
     // The queue gauges cost one query per 5 s however many scrapers ask (src/worker/stats.ts).
-    metrics: createMetrics({ pools: () => db.usage(), jobs: cached(() => jobQueueStats(db.pool), 5000) }),
+    metrics: createMetrics({ pools: () => db.usage(), jobs: cached(() => jobQueueStats(db.pool), 5000), replicas: () => db.replicas?.stats() ?? null }),
     lifecycle: { draining: false },
   } satisfies Omit<AppContext, DomainState> as unknown as AppContext;
   // The domains' per-node state: built from the context above, so each may use it.

@@ -38,9 +38,10 @@ import pg from 'pg';
 import { createHash } from 'node:crypto';
 import { isObjectId } from '../lib/ids.js';
 import { Availability, type AvailabilityChange } from '../lib/availability.js';
-import { fromDatabase, isDatabaseUnavailable } from './errors.js';
+import { fromDatabase, isDatabaseUnavailable, sqlState } from './errors.js';
 import { ProjectGate } from './gate.js';
 import { ScopedQuery } from './scoped-query.js';
+import { Replicas, type ReplicaOptions } from './replicas.js';
 import type { Database } from '../database.js';
 import type { PoolUsage } from '../lib/metrics.js';
 
@@ -62,6 +63,14 @@ export interface Db {
   tenant<T>(scope: TenantScope, fn: (tx: Tx) => Promise<T>): Promise<T>;
   /** Statements in the tenant scope without a transaction (each autocommits): for reads. */
   read<T>(scope: TenantScope, fn: (db: Tx) => Promise<T>): Promise<T>;
+  /**
+   * A lag-tolerant read (lists, counts, aggregates, gets) in the tenant scope: on a read replica
+   * when one has this project's writes (and `after`, the client's commit position token), else
+   * like read(). Must not write. Without replicas it is read().
+   */
+  replicaRead<T>(scope: TenantScope, fn: (db: Tx) => Promise<T>, after?: string): Promise<T>;
+  /** The read replicas (DATABASE_READ_URL), or null. */
+  readonly replicas: Replicas | null;
   /** A read-only REPEATABLE READ transaction in the tenant scope: one consistent view across many reads (exports). */
   snapshot<T>(scope: TenantScope, fn: (tx: Tx) => Promise<T>): Promise<T>;
   /** Whether the database answered the last time this process tried. */
@@ -79,6 +88,7 @@ const PREPARED = Symbol('plinth.prepared');
 const KYSELY = Symbol('plinth.kysely');
 const HELD = Symbol('plinth.held');
 const STATEMENT_SCOPE = Symbol('plinth.statementScope');
+const WROTE = Symbol('plinth.wrote');
 type ScopedClient = pg.PoolClient & {
   /** Statement names this connection runs its queries under (at most MAX_PREPARED). */
   [PREPARED]?: Set<string>;
@@ -88,6 +98,8 @@ type ScopedClient = pg.PoolClient & {
   [HELD]?: boolean;
   /** Inside read(): the scope each statement carries; undefined inside a transaction. */
   [STATEMENT_SCOPE]?: ScopeValues;
+  /** Inside read() with replicas: whether a statement of this call wrote. */
+  [WROTE]?: boolean;
 };
 
 /**
@@ -161,7 +173,7 @@ export function scopeStatement(scope: TenantScope, publishableMs = DEFAULT_TENAN
  * in the pool. Code must not keep one: once another call holds the connection, the handle
  * would run in that call's scope.
  */
-function kyselyOf(client: ScopedClient, prepare: boolean): Kysely<Database> {
+function kyselyOf(client: ScopedClient, prepare: boolean, probe: boolean): Kysely<Database> {
   if (client[KYSELY]) return client[KYSELY];
   const named = (client[PREPARED] ??= new Set());
   /** The name to run `text` under, or undefined for the unnamed statement (pg parses a name once per connection). */
@@ -178,10 +190,17 @@ function kyselyOf(client: ScopedClient, prepare: boolean): Kysely<Database> {
     if (!scope) return client.query({ name: nameFor(text), text, values });
     const scopeText = scope.timeout ? SCOPE_TIMEOUT_SQL : SCOPE_SQL;
     const scopeName = prepare ? (scope.timeout ? 'plinth_scope_t' : 'plinth_scope') : undefined;
-    const q = new ScopedQuery({ name: nameFor(text), text, values }, { text: scopeText, name: scopeName, values: scope.values });
+    const q = new ScopedQuery(
+      { name: nameFor(text), text, values },
+      { text: scopeText, name: scopeName, values: scope.values },
+      probe ? { name: prepare ? 'plinth_wrote' : undefined } : undefined,
+    );
     // The callback form: pool.ts's watchPool wraps it (error tagging, availability).
     return new Promise<pg.QueryResult>((resolve, reject) => {
-      client.query(q as unknown as pg.QueryConfig, ((err: Error | undefined, res: pg.QueryResult) => (err ? reject(err) : resolve(res))) as never);
+      client.query(q as unknown as pg.QueryConfig, ((err: Error | undefined, res: pg.QueryResult) => {
+        if (q.wrote) client[WROTE] = true;
+        return err ? reject(err) : resolve(res);
+      }) as never);
     });
   };
   const connection = { query: query as unknown as PostgresPoolClient['query'], release: () => {} };
@@ -296,7 +315,14 @@ export interface DbOptions {
    * transaction pooler must track them (PgBouncer >= 1.21 with max_prepared_statements > 0).
    */
   preparedStatements?: boolean;
+  /** Streaming replicas for lag-tolerant reads (replicaRead), with their routing bounds. */
+  readUrls?: string[];
+  replicas?: ReplicaOptions;
 }
+
+/** SQLSTATE 25P02: a statement sent into a transaction an earlier error aborted. */
+const ABORTED = '25P02';
+const ABORTED_MESSAGE = 'tenant transaction was aborted by an earlier error and rolled back';
 
 export function createDb(
   databaseUrl: string,
@@ -322,61 +348,122 @@ export function createDb(
     p.on('error', () => {}); // idle-client errors surface on next use
     watchPool(p, a);
   }
-  const open = trackConnections([pool, tenantPool]);
+  const replicaPools: pg.Pool[] = [];
+  const replicas = options.readUrls?.length
+    ? new Replicas(
+        options.readUrls,
+        (url) => {
+          const p = new pg.Pool({ connectionString: url, max: sizes.tenant, idleTimeoutMillis: 30_000, connectionTimeoutMillis: Math.min(connectionTimeoutMillis, 1000) });
+          p.on('error', () => {});
+          watchPool(p, new Availability()); // errors tagged; availability is the poller's business
+          replicaPools.push(p);
+          return p;
+        },
+        pool,
+        options.replicas ?? { maxLagMs: 5000, afterWriteMs: 5000 },
+      )
+    : null;
+  const probe = replicas !== null;
+  const replicaPrepare = options.preparedStatements !== false;
+  const open = trackConnections([pool, tenantPool, ...replicaPools]);
   const admin = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 
   const gate = new ProjectGate(limits.projectConcurrency, limits.queueWaitMs);
 
-  async function withClient<T>(projectId: string, fn: (client: ScopedClient) => Promise<T>): Promise<T> {
+  async function withClient<T>(projectId: string, fn: (client: ScopedClient) => Promise<T>, from = tenantPool): Promise<T> {
     const leave = await gate.enter(projectId);
     try {
-      return await connected(fn);
+      return await connected(fn, from);
     } finally {
       leave();
     }
   }
 
-  async function connected<T>(fn: (client: ScopedClient) => Promise<T>): Promise<T> {
-    const client: ScopedClient = await tenantPool.connect();
+  async function connected<T>(fn: (client: ScopedClient) => Promise<T>, from: pg.Pool): Promise<T> {
+    const client: ScopedClient = await from.connect();
     client[HELD] = true;
     try {
       return await fn(client);
     } finally {
       client[HELD] = false;
       client[STATEMENT_SCOPE] = undefined;
+      client[WROTE] = false;
       client.release(); // pg-pool discards a connection that broke
     }
   }
 
-  const transaction = (begin: string) => <T>(scope: TenantScope, fn: (tx: Tx) => Promise<T>) => {
+  /** With replicas, COMMIT also says whether the transaction wrote (in the same round trip). */
+  const commit = probe ? 'SELECT pg_current_xact_id_if_assigned() IS NOT NULL AS wrote; COMMIT' : 'COMMIT';
+
+  const transaction = (begin: string, writes: boolean) => async <T>(scope: TenantScope, fn: (tx: Tx) => Promise<T>) => {
     // Role and settings for this transaction only, in BEGIN's round trip. A rollback or the
     // commit ends them: the connection carries nothing into its next use.
     const enter = `${begin}; ${scopeStatement(scope, limits.publishableStatementTimeoutMs)}`;
-    return withClient(scope.projectId, async (client) => {
+    let wrote = false;
+    const result = await withClient(scope.projectId, async (client) => {
       await client.query(enter);
       try {
-        const result = await fn(kyselyOf(client, prepare));
-        const done = await client.query('COMMIT');
+        const result = await fn(kyselyOf(client, prepare, false));
+        const answers = (await client.query(writes ? commit : 'COMMIT').catch((err) => {
+          throw sqlState(err) === ABORTED ? new Error(ABORTED_MESSAGE) : err;
+        })) as unknown as pg.QueryResult | pg.QueryResult[];
+        const done = Array.isArray(answers) ? answers[1]! : answers;
         // A transaction aborted by an error the handler swallowed "commits" as a ROLLBACK:
         // report it as the failure it is.
-        if (done.command !== 'COMMIT') throw new Error('tenant transaction was aborted by an earlier error and rolled back');
+        if (done.command !== 'COMMIT') throw new Error(ABORTED_MESSAGE);
+        wrote = Array.isArray(answers) && (answers[0]!.rows[0] as { wrote?: boolean } | undefined)?.wrote === true;
         return result;
       } catch (err) {
         await client.query('ROLLBACK').catch(() => {});
         throw err;
       }
     });
+    if (wrote) await replicas!.wrote(scope.projectId);
+    return result;
   };
 
-  const tenant = transaction('BEGIN');
-  const snapshot = transaction('BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+  const tenant = transaction('BEGIN', true);
+  const snapshot = transaction('BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY', false);
 
-  const read = <T>(scope: TenantScope, fn: (db: Tx) => Promise<T>) => {
+  const read = async <T>(scope: TenantScope, fn: (db: Tx) => Promise<T>) => {
     const values = scopeValues(scope, limits.publishableStatementTimeoutMs);
-    return withClient(scope.projectId, async (client) => {
+    let wrote = false;
+    const result = await withClient(scope.projectId, async (client) => {
       client[STATEMENT_SCOPE] = values;
-      return fn(kyselyOf(client, prepare));
+      try {
+        return await fn(kyselyOf(client, prepare, probe));
+      } finally {
+        wrote = client[WROTE] === true;
+      }
     });
+    if (wrote) await replicas!.wrote(scope.projectId);
+    return result;
+  };
+
+  const replicaRead = async <T>(scope: TenantScope, fn: (db: Tx) => Promise<T>, after?: string): Promise<T> => {
+    if (!replicas) return read(scope, fn);
+    const choice = replicas.choose(scope.projectId, after);
+    if (typeof choice === 'string') {
+      replicas.counts[choice]++;
+      return read(scope, fn);
+    }
+    const values = scopeValues(scope, limits.publishableStatementTimeoutMs);
+    try {
+      const result = await withClient(
+        scope.projectId,
+        async (client) => {
+          client[STATEMENT_SCOPE] = values;
+          return fn(kyselyOf(client, replicaPrepare, false));
+        },
+        choice.pool,
+      );
+      replicas.counts.replica++;
+      return result;
+    } catch (err) {
+      if (!replicas.failed(choice, err)) throw err;
+      replicas.counts.primary_fallback++;
+      return read(scope, fn);
+    }
   };
 
   return {
@@ -384,6 +471,8 @@ export function createDb(
     pool,
     tenant,
     read,
+    replicaRead,
+    replicas,
     snapshot,
     get reachable() {
       return availability.reachable && tenantAvailability.reachable;
@@ -396,7 +485,7 @@ export function createDb(
       const closed = open.allClosed();
       // The pools themselves, not admin.destroy(): Kysely ends its pool only if it ever ran a
       // query, and graphile-worker uses `pool` directly.
-      await Promise.all([pool.end(), tenantPool.end()]);
+      await Promise.all([pool.end(), tenantPool.end(), replicas?.close()]);
       await closed;
     },
   };

@@ -46,12 +46,23 @@ export interface ScopeCall {
   values: string[];
 }
 
+/**
+ * Appended after the statement when read replicas are in use, in the same implicit
+ * transaction: whether it wrote (was assigned a transaction id), so its project's reads stay on
+ * the primary for a while (replicas.ts).
+ */
+export const WROTE_SQL = 'SELECT pg_current_xact_id_if_assigned() IS NOT NULL';
+
 export class ScopedQuery extends Query {
-  private scopeDone = false;
+  /** Which answers arrive now: the scope's, the statement's, or the write probe's. */
+  private phase: 'scope' | 'statement' | 'probe' = 'scope';
+  /** With `probe`: whether the statement wrote. */
+  wrote = false;
 
   constructor(
     config: pg.QueryConfig,
     private readonly scope: ScopeCall,
+    private readonly probe?: { name?: string },
   ) {
     // queryMode 'extended': even a statement without parameters goes through Parse/Bind, so
     // that it and the scope share one Sync (a simple Query message would be its own).
@@ -60,23 +71,42 @@ export class ScopedQuery extends Query {
 
   override prepare(connection: WireConnection): void {
     const s = this.scope;
-    const parsed = s.name !== undefined && (Object.hasOwn(connection.parsedStatements, s.name) || Object.hasOwn(connection.submittedNamedStatements, s.name));
-    if (!parsed) {
-      connection.parse({ text: s.text, name: s.name });
-      // It is the first message of the pipeline: only a broken connection (discarded) stops it.
-      if (s.name !== undefined) connection.submittedNamedStatements[s.name] = s.text;
+    runUnnamedPortal(connection, s.text, s.name, s.values);
+    if (!this.probe) return super.prepare(connection);
+    // pg's prepare ends with Sync: hold it back until the probe is written.
+    const sync = (connection as unknown as { sync(): void }).sync;
+    (connection as unknown as { sync(): void }).sync = () => {};
+    try {
+      super.prepare(connection);
+    } finally {
+      (connection as unknown as { sync(): void }).sync = sync;
     }
-    connection.bind({ statement: s.name ?? '', values: s.values });
-    connection.execute({ portal: '' });
-    super.prepare(connection);
+    runUnnamedPortal(connection, WROTE_SQL, this.probe.name, []);
+    sync.call(connection);
   }
 
   override handleDataRow(msg: unknown): void {
-    if (this.scopeDone) super.handleDataRow(msg);
+    if (this.phase === 'statement') return super.handleDataRow(msg);
+    if (this.phase === 'probe') this.wrote = (msg as { fields?: unknown[] }).fields?.[0] === 't';
   }
 
   override handleCommandComplete(msg: unknown, connection: WireConnection): void {
-    if (this.scopeDone) return super.handleCommandComplete(msg, connection);
-    this.scopeDone = true;
+    if (this.phase === 'scope') this.phase = 'statement';
+    else if (this.phase === 'statement') {
+      this.phase = 'probe';
+      super.handleCommandComplete(msg, connection);
+    }
   }
+}
+
+/** Parse (unless this connection has `name` already), Bind and Execute, without Describe. */
+function runUnnamedPortal(connection: WireConnection, text: string, name: string | undefined, values: string[]): void {
+  const parsed = name !== undefined && (Object.hasOwn(connection.parsedStatements, name) || Object.hasOwn(connection.submittedNamedStatements, name));
+  if (!parsed) {
+    connection.parse({ text, name });
+    // Static SQL that always parses: only a broken connection (discarded) stops it.
+    if (name !== undefined) connection.submittedNamedStatements[name] = text;
+  }
+  connection.bind({ statement: name ?? '', values });
+  connection.execute({ portal: '' });
 }

@@ -165,6 +165,7 @@ export async function startServers(opts: { serverConnections: number }): Promise
       `listen_port = ${bPort}`,
       `unix_socket_dir =`,
       'auth_type = trust',
+      'admin_users = postgres',
       `auth_file = ${users}`,
       'pool_mode = transaction',
       `default_pool_size = ${opts.serverConnections}`,
