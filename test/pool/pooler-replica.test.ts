@@ -94,6 +94,11 @@ describe.skipIf(poolRigSkipReason !== null)('PgBouncer (transaction mode) and a 
         return p;
       }),
     );
+    // Past the after-write window: the reads below run on the standby, under the same policies.
+    await new Promise((r) => setTimeout(r, 3500));
+    const replicaReads = async (node: Node) =>
+      Number(/plinth_db_lag_tolerant_reads_total\{served_by="replica"\} (\d+)/.exec((await call(node, 'GET', '/metrics', { headers: METRICS })).body)?.[1] ?? 0);
+    const before = [await replicaReads(a), await replicaReads(b)];
     const seen: string[] = [];
     await Promise.all(
       Array.from({ length: 200 }, async (_, c) => {
@@ -109,6 +114,8 @@ describe.skipIf(poolRigSkipReason !== null)('PgBouncer (transaction mode) and a 
       }),
     );
     expect(seen).toEqual([]);
+    // The isolation above held on the replica path: most of those 1000 reads ran on the standby.
+    expect((await replicaReads(a)) - before[0]! + (await replicaReads(b)) - before[1]!).toBeGreaterThan(500);
     // The pooler really multiplexed: it never held more than 10 server connections.
     const admin = new pg.Client({ connectionString: servers.pgbouncer.url('pgbouncer') });
     await admin.connect();
