@@ -9,6 +9,7 @@ import { createBus } from './db/bus.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
 import { migrate } from './db/migrate.js';
 import { createDb } from './db/pool.js';
+import { parseLsn } from './db/replicas.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { createLogger } from './lib/logger.js';
 import { setPasswordHashConcurrency } from './lib/passwords.js';
@@ -63,9 +64,16 @@ export async function boot(config: Config, opts: BootOptions = {}): Promise<Boot
     embedded = await startEmbeddedPostgres(config.dataDir, 'plinth', { log: (m) => log.info(m) });
     url = embedded.url;
   }
-  if (!opts.skipMigrations) await prepareDatabase(url, (m) => log.debug(m));
+  // Sessions (migrations' advisory lock, the bus's LISTEN, graphile-worker) go to PostgreSQL
+  // itself; request queries to DATABASE_URL, which may be a transaction pooler.
+  const directUrl = (!embedded && config.databaseDirectUrl) || url;
+  if (!opts.skipMigrations) await prepareDatabase(directUrl, (m) => log.debug(m));
   const db = createDb(url, { tenant: 20, admin: 8 + (config.runWorker ? config.workerConcurrency : 0) }, config.tenantDb, {
     connectTimeoutMs: config.dbConnectTimeoutMs,
+    directUrl,
+    preparedStatements: config.databasePreparedStatements === 'auto' ? undefined : config.databasePreparedStatements === 'on',
+    readUrls: config.databaseReadUrls,
+    replicas: config.replicas,
     onAvailabilityChange: ({ reachable, ...detail }) =>
       reachable ? log.info(detail, 'database reachable again') : log.warn(detail, 'database unreachable: requests answer 503 until it is back'),
   });
@@ -73,10 +81,18 @@ export async function boot(config: Config, opts: BootOptions = {}): Promise<Boot
     const rebuilt = await reconcileAllIndexes(db.admin, (collectionId, err) => log.warn({ err, collectionId }, 'collection indexes left as they were'));
     if (rebuilt) log.info({ rebuilt }, 'collection indexes brought in line with this version');
   }
-  const bus = await createBus(url, db.pool, {
+  const bus = await createBus(directUrl, db.pool, {
     onStateChange: (listening, err) =>
       listening ? log.info('cache-invalidation listener reconnected') : log.warn({ err }, 'cache-invalidation listener lost; caches bypassed until it reconnects'),
   });
+  const replicas = db.replicas;
+  if (replicas) {
+    // Read-your-writes across nodes: a write here keeps its project's reads on the primary there.
+    replicas.announce = (id, position) => bus.announce({ type: 'project_wrote', id, position });
+    bus.subscribe((e) => {
+      if (e.type === 'project_wrote') replicas.mark(e.id, parseLsn(e.position));
+    });
+  }
   const clock = opts.clock ?? systemClock;
   const limiter = createRateLimiter(config.redisUrl, {
     now: () => clock.now().getTime(),
@@ -100,7 +116,7 @@ export async function boot(config: Config, opts: BootOptions = {}): Promise<Boot
     queue: createJobQueue(db.admin),
     hooks: { projectDeleting: [], closing: [] },
     // The queue gauges cost one query per 5 s however many scrapers ask (src/worker/stats.ts).
-    metrics: createMetrics({ pools: () => db.usage(), jobs: cached(() => jobQueueStats(db.pool), 5000) }),
+    metrics: createMetrics({ pools: () => db.usage(), jobs: cached(() => jobQueueStats(db.pool), 5000), replicas: () => db.replicas?.stats() ?? null }),
     lifecycle: { draining: false },
   } satisfies Omit<AppContext, DomainState> as unknown as AppContext;
   // The domains' per-node state: built from the context above, so each may use it.

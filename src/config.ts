@@ -33,6 +33,22 @@ export interface Config {
   host: string;
   dataDir: string;
   databaseUrl?: string;
+  /**
+   * DATABASE_DIRECT_URL: PostgreSQL itself when DATABASE_URL is a transaction pooler: the owner
+   * pool (migrations, the bus, graphile-worker, session advisory locks). Default DATABASE_URL.
+   */
+  databaseDirectUrl?: string;
+  /** DATABASE_PREPARED_STATEMENTS: named prepared statements on tenant connections (auto: only without a pooler). */
+  databasePreparedStatements: 'auto' | 'on' | 'off';
+  /** DATABASE_READ_URL: streaming replicas (comma-separated) for lag-tolerant reads; empty: none. */
+  databaseReadUrls: string[];
+  /** Replica routing bounds (docs/scaling.md, "Read replicas"). */
+  replicas: {
+    /** DATABASE_READ_MAX_LAG_MS: a replica further behind serves nothing (reads go to the primary). */
+    maxLagMs: number;
+    /** DATABASE_READ_AFTER_WRITE_MS: after a project's write, its reads stay on the primary this long, on every node. */
+    afterWriteMs: number;
+  };
   publicUrl: string;
   dashboardUrl: string;
   routes: RouteGroup;
@@ -238,6 +254,15 @@ function duration(env: Env, name: string, def: string): { text: string; seconds:
   return { text, seconds };
 }
 
+/** Comma-separated PostgreSQL URLs (replicas). */
+function readUrls(env: Env, name: string): string[] {
+  const raw = str(env, name);
+  if (!raw) return [];
+  const urls = raw.split(',').map((u) => u.trim()).filter(Boolean);
+  for (const u of urls) if (!/^postgres(ql)?:\/\//.test(u)) fail(name, 'must be postgres:// URLs separated by commas');
+  return urls;
+}
+
 /** A bearer token for /metrics: long enough not to be guessed, and sendable in a header. */
 function metricsToken(env: Env, name: string): string | undefined {
   const raw = str(env, name);
@@ -263,6 +288,13 @@ export function loadConfig(env: Env = process.env, stdoutIsTty = process.stdout.
     host,
     dataDir,
     databaseUrl: str(env, 'DATABASE_URL'),
+    databaseDirectUrl: str(env, 'DATABASE_DIRECT_URL'),
+    databasePreparedStatements: oneOf(env, 'DATABASE_PREPARED_STATEMENTS', ['auto', 'on', 'off'] as const, 'auto'),
+    databaseReadUrls: readUrls(env, 'DATABASE_READ_URL'),
+    replicas: {
+      maxLagMs: int(env, 'DATABASE_READ_MAX_LAG_MS', 5000, 0, 3_600_000),
+      afterWriteMs: int(env, 'DATABASE_READ_AFTER_WRITE_MS', 5000, 0, 3_600_000),
+    },
     publicUrl,
     dashboardUrl: url(env, 'DASHBOARD_URL', publicUrl)!,
     routes: oneOf(env, 'PLINTH_ROUTES', ['public', 'dashboard', 'all'] as const, 'all'),

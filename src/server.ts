@@ -1,4 +1,5 @@
 /** Builds the Fastify app: conventions (envelope, errors, CORS, ids, logs, docs) and routes. */
+import { COMMIT_POSITION_HEADER } from './db/replicas.js';
 import cookie from '@fastify/cookie';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -56,8 +57,15 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   // set on a request, declared once so every request object has the same shape from the start.
   for (const field of ['project', 'keyKind', 'operator', 'userId', 'usersSchema', 'logProjectId'] as const) app.decorateRequest(field, undefined);
   app.addHook('preHandler', bindProjectParam);
+  const replicas = ctx.db.replicas;
   app.addHook('onSend', (req, reply, payload, done) => {
     reply.header('x-request-id', req.id);
+    // With read replicas: after a write, where the project's WAL had reached (docs/scaling.md);
+    // sent back as Plinth-Commit-Position, the next read on any node waits for it or uses the primary.
+    if (replicas && req.project && req.method !== 'GET' && req.method !== 'HEAD') {
+      const position = replicas.positionOf(req.project.id);
+      if (position) reply.header(COMMIT_POSITION_HEADER, position);
+    }
     done(null, payload);
   });
   await app.register(cookie);

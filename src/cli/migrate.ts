@@ -14,7 +14,7 @@ async function main(): Promise<void> {
   const log = createLogger(config.logLevel, undefined, config.logFormat);
   let embedded: EmbeddedDatabase | undefined;
   try {
-    const url = config.databaseUrl ?? (embedded = await startEmbeddedPostgres(config.dataDir)).url;
+    const url = config.databaseDirectUrl ?? config.databaseUrl ?? (embedded = await startEmbeddedPostgres(config.dataDir)).url;
     const started = Date.now();
     await migrate(url, (m) => log.debug(m));
     log.info({ database: describeDatabase(config, !!embedded), ms: Date.now() - started }, 'migrations applied');

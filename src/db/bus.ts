@@ -24,10 +24,10 @@ const APP_PREFIX = 'plinth-bus:';
 /** How long a publisher waits by default for a silent peer (a node that is hung or just starting). */
 const ACK_TIMEOUT_MS = 2000;
 
-export interface BusEvent {
-  type: 'project_changed';
-  id: string;
-}
+export type BusEvent =
+  | { type: 'project_changed'; id: string }
+  /** A project wrote on a node (read replicas' read-your-writes window): position is its LSN. */
+  | { type: 'project_wrote'; id: string; position: string | null };
 
 export interface BusOptions {
   /** How long `publish` waits for a silent peer. */
@@ -43,6 +43,11 @@ export interface BusOptions {
 
 export interface Bus {
   publish(event: BusEvent): Promise<void>;
+  /**
+   * Tells the other nodes without waiting for their acknowledgement: resolves once the
+   * notification is sent (PostgreSQL hands it to every listener at its commit).
+   */
+  announce(event: BusEvent): Promise<void>;
   subscribe(fn: (event: BusEvent) => void): void;
   /** Runs when the node may have missed events: drop everything cached from other nodes' data. */
   onReset(fn: () => void): void;
@@ -52,7 +57,10 @@ export interface Bus {
 }
 
 /** What travels on the channel: an event from a node, or a node's acknowledgement of one. */
-type Wire = { kind: 'event'; event: BusEvent; nonce: string; from: string } | { kind: 'ack'; nonce: string; from: string };
+type Wire =
+  | { kind: 'event'; event: BusEvent; nonce: string; from: string }
+  | { kind: 'ack'; nonce: string; from: string }
+  | { kind: 'note'; event: BusEvent; from: string };
 
 interface Pending {
   acked: Set<string>;
@@ -117,6 +125,8 @@ export async function createBus(databaseUrl: string, pool: pg.Pool, options: Bus
     if (msg.kind === 'event') {
       runHandlers(msg.event);
       sendAck(msg.nonce);
+    } else if (msg.kind === 'note') {
+      runHandlers(msg.event);
     } else if (msg.kind === 'ack') {
       const p = pending.get(msg.nonce);
       if (p) {
@@ -215,8 +225,14 @@ export async function createBus(databaseUrl: string, pool: pg.Pool, options: Bus
     }
   }
 
+  async function announce(event: BusEvent): Promise<void> {
+    const wire: Wire = { kind: 'note', event, from: nodeId };
+    await pool.query('SELECT pg_notify($1, $2)', [CHANNEL, JSON.stringify(wire)]);
+  }
+
   return {
     publish,
+    announce,
     subscribe(fn) {
       handlers.push(fn);
     },

@@ -7,11 +7,20 @@
  * none with BYPASSRLS: every query on them is subject to the row-level-security policies in
  * sql/, which read the tenant scope (project, user, key kind) from the `plinth.*` settings.
  *
- * A tenant connection is only ever handed to code through `tenant()` or `read()`, which first
- * make its settings equal to the caller's scope. The scope a connection carries is remembered,
- * so a request whose scope matches skips that round trip: a single-statement read costs one
- * round trip, like hand-written SQL. Any error forgets the remembered scope (it is set again
- * before the next use), and a connection without a scope sees no tenant rows at all.
+ * A tenant connection is only ever handed to code through `tenant()`, `read()` or `snapshot()`,
+ * and the scope lives no longer than a transaction: `tenant()`/`snapshot()` set it with
+ * `set_config(…, true)` (role included) in the same round trip as their BEGIN, and every
+ * statement of `read()` carries it in its own round trip (scoped-query.ts): a single-statement
+ * read still costs one round trip, like hand-written SQL. No connection holds a scope between
+ * transactions, so the tenant pool may sit behind a transaction pooler (PgBouncer
+ * `pool_mode = transaction`, docs/scaling.md): what needs a session (LISTEN, migrations, session
+ * advisory locks, graphile-worker) uses the owner pool on `directUrl` instead. Between
+ * transactions a tenant connection is its login role again; code never gets it then (`HELD`).
+ *
+ * Prepared statements: named ones (parsed and planned once per connection) when the tenant
+ * pool talks to PostgreSQL directly; behind a pooler that does not track them (PgBouncer before
+ * 1.21, or without max_prepared_statements) only the unnamed statement. Names are a hash of the
+ * text, so a statement name always means the same SQL on any server connection.
  *
  * Noisy neighbours: every tenant call first enters its project's lane of the ProjectGate
  * (gate.ts), so one project holds at most `projectConcurrency` connections; and
@@ -26,10 +35,13 @@
  */
 import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import pg from 'pg';
+import { createHash } from 'node:crypto';
 import { isObjectId } from '../lib/ids.js';
 import { Availability, type AvailabilityChange } from '../lib/availability.js';
-import { fromDatabase, isDatabaseUnavailable } from './errors.js';
+import { fromDatabase, isDatabaseUnavailable, sqlState } from './errors.js';
 import { ProjectGate } from './gate.js';
+import { ScopedQuery } from './scoped-query.js';
+import { Replicas, type ReplicaOptions } from './replicas.js';
 import type { Database } from '../database.js';
 import type { PoolUsage } from '../lib/metrics.js';
 
@@ -51,6 +63,14 @@ export interface Db {
   tenant<T>(scope: TenantScope, fn: (tx: Tx) => Promise<T>): Promise<T>;
   /** Statements in the tenant scope without a transaction (each autocommits): for reads. */
   read<T>(scope: TenantScope, fn: (db: Tx) => Promise<T>): Promise<T>;
+  /**
+   * A lag-tolerant read (lists, counts, aggregates, gets) in the tenant scope: on a read replica
+   * when one has this project's writes (and `after`, the client's commit position token), else
+   * like read(). Must not write. Without replicas it is read().
+   */
+  replicaRead<T>(scope: TenantScope, fn: (db: Tx) => Promise<T>, after?: string): Promise<T>;
+  /** The read replicas (DATABASE_READ_URL), or null. */
+  readonly replicas: Replicas | null;
   /** A read-only REPEATABLE READ transaction in the tenant scope: one consistent view across many reads (exports). */
   snapshot<T>(scope: TenantScope, fn: (tx: Tx) => Promise<T>): Promise<T>;
   /** Whether the database answered the last time this process tried. */
@@ -64,17 +84,22 @@ export interface Db {
 pg.types.setTypeParser(20, (v) => Number(v));
 
 const KEY_KINDS = new Set<KeyKind>(['secret', 'publishable', 'operator', 'system']);
-const SCOPE = Symbol('plinth.scope');
 const PREPARED = Symbol('plinth.prepared');
 const KYSELY = Symbol('plinth.kysely');
 const HELD = Symbol('plinth.held');
+const STATEMENT_SCOPE = Symbol('plinth.statementScope');
+const WROTE = Symbol('plinth.wrote');
 type ScopedClient = pg.PoolClient & {
-  [SCOPE]?: string;
-  [PREPARED]?: Map<string, string>;
+  /** Statement names this connection runs its queries under (at most MAX_PREPARED). */
+  [PREPARED]?: Set<string>;
   /** This connection's own Kysely instance (kyselyOf). */
   [KYSELY]?: Kysely<Database>;
-  /** Whether a tenant()/read() call holds the connection now. */
+  /** Whether a tenant()/read()/snapshot() call holds the connection now. */
   [HELD]?: boolean;
+  /** Inside read(): the scope each statement carries; undefined inside a transaction. */
+  [STATEMENT_SCOPE]?: ScopeValues;
+  /** Inside read() with replicas: whether a statement of this call wrote. */
+  [WROTE]?: boolean;
 };
 
 /**
@@ -86,77 +111,107 @@ const roleFor = (keyKind: KeyKind) => (keyKind === 'publishable' ? 'plinth_api_p
 /** Distinct statements kept prepared per connection; rarer shapes beyond it are parsed each time. */
 const MAX_PREPARED = 256;
 
-/**
- * Runs a tenant query as a named prepared statement (one per distinct SQL text and
- * connection), so PostgreSQL parses and plans the hot queries once instead of every request.
- */
-function preparedQuery(client: ScopedClient) {
-  const names = (client[PREPARED] ??= new Map());
-  return (text: string, values?: unknown[]) => {
-    let name = names.get(text);
-    if (name === undefined && names.size < MAX_PREPARED) {
-      name = `p${names.size}`;
-      names.set(text, name);
-    }
-    return client.query(name ? { name, text, values } : { text, values });
-  };
+/** A statement's name: a hash of its text, so one name is one SQL text on every connection. */
+const statementNames = new Map<string, string>();
+function statementName(text: string): string {
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    name = 'p' + createHash('sha1').update(text).digest('base64url').slice(0, 22);
+    if (statementNames.size < 4 * MAX_PREPARED) statementNames.set(text, name);
+  }
+  return name;
+}
+
+/** The scope of a read() as statement parameters: role, project, user, key kind (+ statement_timeout). */
+interface ScopeValues {
+  values: string[];
+  /** Whether `values` carries a statement_timeout (publishable keys). */
+  timeout: boolean;
+}
+
+const SCOPE_SQL =
+  `SELECT set_config('role', $1, true), set_config('plinth.project_id', $2, true), ` +
+  `set_config('plinth.user_id', $3, true), set_config('plinth.key_kind', $4, true)`;
+const SCOPE_TIMEOUT_SQL = `${SCOPE_SQL}, set_config('statement_timeout', $5, true)`;
+
+/** Checks a scope; throws on anything that is not a well-formed one (values get inlined). */
+function checkScope(scope: TenantScope): string {
+  const userId = scope.userId ?? '';
+  if (!isObjectId(scope.projectId)) throw new Error('tenant scope needs a valid project id');
+  if (userId !== '' && !isObjectId(userId)) throw new Error('tenant scope has an invalid user id');
+  if (!KEY_KINDS.has(scope.keyKind)) throw new Error('tenant scope has an invalid key kind');
+  return userId;
+}
+
+function scopeValues(scope: TenantScope, publishableMs: number): ScopeValues {
+  const userId = checkScope(scope);
+  const values = [roleFor(scope.keyKind), scope.projectId, userId, scope.keyKind];
+  if (scope.keyKind !== 'publishable') return { values, timeout: false };
+  values.push(String(Math.trunc(publishableMs)));
+  return { values, timeout: true };
 }
 
 /**
- * The Kysely instance tenant code gets for this connection: every query runs on it, as a
- * prepared statement. A handle kept past the end of its tenant()/read() call refuses to run
- * while the connection is back in the pool (it holds no scope then). Code must not keep one:
- * once another call holds the connection, the handle would run in that call's scope.
+ * The scope as a statement that sets it for the current transaction (role, settings, and for
+ * publishable keys the statement timeout). Values are inlined only after strict validation.
  */
-function kyselyOf(client: ScopedClient): Kysely<Database> {
+export function scopeStatement(scope: TenantScope, publishableMs = DEFAULT_TENANT_LIMITS.publishableStatementTimeoutMs): string {
+  const userId = checkScope(scope);
+  const timeout = scope.keyKind === 'publishable' ? `, set_config('statement_timeout', '${Math.trunc(publishableMs)}', true)` : '';
+  return (
+    `SELECT set_config('role', '${roleFor(scope.keyKind)}', true), ` +
+    `set_config('plinth.project_id', '${scope.projectId}', true), ` +
+    `set_config('plinth.user_id', '${userId}', true), ` +
+    `set_config('plinth.key_kind', '${scope.keyKind}', true)${timeout}`
+  );
+}
+
+/**
+ * The Kysely instance tenant code gets for this connection. Inside read() every query carries
+ * the caller's scope (ScopedQuery); inside a transaction it runs plainly (the scope was set with
+ * BEGIN). A handle kept past the end of its call refuses to run while the connection is back
+ * in the pool. Code must not keep one: once another call holds the connection, the handle
+ * would run in that call's scope.
+ */
+function kyselyOf(client: ScopedClient, prepare: boolean, probe: boolean): Kysely<Database> {
   if (client[KYSELY]) return client[KYSELY];
-  const connection = { query: preparedQuery(client) as unknown as PostgresPoolClient['query'], release: () => {} };
+  const named = (client[PREPARED] ??= new Set());
+  /** The name to run `text` under, or undefined for the unnamed statement (pg parses a name once per connection). */
+  const nameFor = (text: string) => {
+    if (!prepare) return undefined;
+    const name = statementName(text);
+    if (named.has(name)) return name;
+    if (named.size >= MAX_PREPARED) return undefined;
+    named.add(name);
+    return name;
+  };
+  const query = (text: string, values?: unknown[]) => {
+    const scope = client[STATEMENT_SCOPE];
+    if (!scope) return client.query({ name: nameFor(text), text, values });
+    const scopeText = scope.timeout ? SCOPE_TIMEOUT_SQL : SCOPE_SQL;
+    const scopeName = prepare ? (scope.timeout ? 'plinth_scope_t' : 'plinth_scope') : undefined;
+    const q = new ScopedQuery(
+      { name: nameFor(text), text, values },
+      { text: scopeText, name: scopeName, values: scope.values },
+      probe ? { name: prepare ? 'plinth_wrote' : undefined } : undefined,
+    );
+    // The callback form: pool.ts's watchPool wraps it (error tagging, availability).
+    return new Promise<pg.QueryResult>((resolve, reject) => {
+      client.query(q as unknown as pg.QueryConfig, ((err: Error | undefined, res: pg.QueryResult) => {
+        if (q.wrote) client[WROTE] = true;
+        return err ? reject(err) : resolve(res);
+      }) as never);
+    });
+  };
+  const connection = { query: query as unknown as PostgresPoolClient['query'], release: () => {} };
   const pool: PostgresPool = {
     async connect(): Promise<PostgresPoolClient> {
-      if (!client[HELD]) throw new Error('tenant queries must run inside db.tenant() or db.read()');
+      if (!client[HELD]) throw new Error('tenant queries must run inside db.tenant() or db.read() (or db.snapshot())');
       return connection;
     },
     async end() {},
   };
   return (client[KYSELY] = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }));
-}
-
-/** The scope as a settings statement. Values are inlined only after strict validation. */
-export function scopeStatement(scope: TenantScope): string {
-  const userId = scope.userId ?? '';
-  if (!isObjectId(scope.projectId)) throw new Error('tenant scope needs a valid project id');
-  if (userId !== '' && !isObjectId(userId)) throw new Error('tenant scope has an invalid user id');
-  if (!KEY_KINDS.has(scope.keyKind)) throw new Error('tenant scope has an invalid key kind');
-  return (
-    `SELECT set_config('plinth.project_id', '${scope.projectId}', false), ` +
-    `set_config('plinth.user_id', '${userId}', false), ` +
-    `set_config('plinth.key_kind', '${scope.keyKind}', false)`
-  );
-}
-
-/**
- * The statement timeout a scope runs with: publishable-key work gets `publishableMs`; any other
- * scope the server's own setting (RESET). Part of the remembered scope, so it costs nothing
- * while the scope stays.
- */
-function timeoutStatement(scope: TenantScope, publishableMs: number): string {
-  return scope.keyKind === 'publishable' ? `SET statement_timeout = ${Math.trunc(publishableMs)}` : 'RESET statement_timeout';
-}
-
-/** Makes the connection carry `scope`, in the same round trip as `then` (e.g. BEGIN) if given. */
-async function enterScope(client: ScopedClient, scope: TenantScope, publishableMs: number, then?: string): Promise<void> {
-  const statement = `${timeoutStatement(scope, publishableMs)}; ${scopeStatement(scope)}`;
-  if (client[SCOPE] === statement) {
-    if (then) await client.query(then);
-    return;
-  }
-  client[SCOPE] = undefined;
-  // The role goes with every scope change, first in the batch. Batched with BEGIN it belongs to
-  // that transaction and a rollback undoes it (back to the owner on a fresh connection), so it
-  // must never be assumed to persist: every error forgets the scope (withClient), and the
-  // next use sends role and settings again. Tested in test/db/tenant-isolation.test.ts.
-  await client.query(`SET ROLE ${roleFor(scope.keyKind)}; ${then ? `${then}; ` : ''}${statement}`);
-  client[SCOPE] = statement;
 }
 
 export interface PoolSizes {
@@ -248,8 +303,26 @@ export interface DbOptions {
   /** How long getting a connection may take (a new one, or a free one from a busy pool). */
   connectTimeoutMs?: number;
   /** Told once when the database becomes unreachable and once when it is back (for the log). */
-  onAvailabilityChange?: (change: AvailabilityChange) => void;
+  onAvailabilityChange?: (change: AvailabilityChange & { target?: string }) => void;
+  /**
+   * The owner pool's server (graphile-worker, the bus's peers query, session advisory locks)
+   * when `databaseUrl` is a transaction pooler: PostgreSQL itself. Defaults to `databaseUrl`.
+   */
+  directUrl?: string;
+  /**
+   * Whether tenant statements are named prepared statements. Defaults to true when the tenant
+   * pool talks to PostgreSQL directly (no `directUrl`, or the same URL) and false otherwise: a
+   * transaction pooler must track them (PgBouncer >= 1.21 with max_prepared_statements > 0).
+   */
+  preparedStatements?: boolean;
+  /** Streaming replicas for lag-tolerant reads (replicaRead), with their routing bounds. */
+  readUrls?: string[];
+  replicas?: ReplicaOptions;
 }
+
+/** SQLSTATE 25P02: a statement sent into a transaction an earlier error aborted. */
+const ABORTED = '25P02';
+const ABORTED_MESSAGE = 'tenant transaction was aborted by an earlier error and rolled back';
 
 export function createDb(
   databaseUrl: string,
@@ -258,75 +331,151 @@ export function createDb(
   options: DbOptions = {},
 ): Db {
   const connectionTimeoutMillis = options.connectTimeoutMs ?? 5000;
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: sizes.admin, idleTimeoutMillis: 30_000, connectionTimeoutMillis });
+  const directUrl = options.directUrl ?? databaseUrl;
+  const pooled = directUrl !== databaseUrl;
+  const prepare = options.preparedStatements ?? !pooled;
+  const pool = new pg.Pool({ connectionString: directUrl, max: sizes.admin, idleTimeoutMillis: 30_000, connectionTimeoutMillis });
   const tenantPool = new pg.Pool({ connectionString: databaseUrl, max: sizes.tenant, idleTimeoutMillis: 30_000, connectionTimeoutMillis });
-  const availability = new Availability(options.onAvailabilityChange);
-  for (const p of [pool, tenantPool]) {
+  const onChange = options.onAvailabilityChange;
+  // One tracker per server: with a pooler in front, the pooler and PostgreSQL come and go apart.
+  const availability = new Availability(onChange && ((c) => onChange(pooled ? { ...c, target: 'direct' } : c)));
+  const tenantAvailability = pooled ? new Availability(onChange && ((c) => onChange({ ...c, target: 'pooler' }))) : availability;
+  const watched: Array<[pg.Pool, Availability]> = [
+    [pool, availability],
+    [tenantPool, tenantAvailability],
+  ];
+  for (const [p, a] of watched) {
     p.on('error', () => {}); // idle-client errors surface on next use
-    watchPool(p, availability);
+    watchPool(p, a);
   }
-  const open = trackConnections([pool, tenantPool]);
+  const replicaPools: pg.Pool[] = [];
+  const replicas = options.readUrls?.length
+    ? new Replicas(
+        options.readUrls,
+        (url) => {
+          const p = new pg.Pool({ connectionString: url, max: sizes.tenant, idleTimeoutMillis: 30_000, connectionTimeoutMillis: Math.min(connectionTimeoutMillis, 1000) });
+          p.on('error', () => {});
+          watchPool(p, new Availability()); // errors tagged; availability is the poller's business
+          replicaPools.push(p);
+          return p;
+        },
+        pool,
+        options.replicas ?? { maxLagMs: 5000, afterWriteMs: 5000 },
+      )
+    : null;
+  const probe = replicas !== null;
+  const replicaPrepare = options.preparedStatements !== false;
+  const open = trackConnections([pool, tenantPool, ...replicaPools]);
   const admin = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 
   const gate = new ProjectGate(limits.projectConcurrency, limits.queueWaitMs);
 
-  async function withClient<T>(projectId: string, fn: (client: ScopedClient) => Promise<T>): Promise<T> {
+  async function withClient<T>(projectId: string, fn: (client: ScopedClient) => Promise<T>, from = tenantPool): Promise<T> {
     const leave = await gate.enter(projectId);
     try {
-      return await connected(fn);
+      return await connected(fn, from);
     } finally {
       leave();
     }
   }
 
-  async function connected<T>(fn: (client: ScopedClient) => Promise<T>): Promise<T> {
-    const client: ScopedClient = await tenantPool.connect();
+  async function connected<T>(fn: (client: ScopedClient) => Promise<T>, from: pg.Pool): Promise<T> {
+    const client: ScopedClient = await from.connect();
     client[HELD] = true;
     try {
       return await fn(client);
-    } catch (err) {
-      client[SCOPE] = undefined; // set it again before the next use, whatever went wrong
-      throw err;
     } finally {
       client[HELD] = false;
+      client[STATEMENT_SCOPE] = undefined;
+      client[WROTE] = false;
       client.release(); // pg-pool discards a connection that broke
     }
   }
 
-  const transaction = (begin: string) => <T>(scope: TenantScope, fn: (tx: Tx) => Promise<T>) =>
-    withClient(scope.projectId, async (client) => {
-      await enterScope(client, scope, limits.publishableStatementTimeoutMs, begin);
+  /** With replicas, COMMIT also says whether the transaction wrote (in the same round trip). */
+  const commit = probe ? 'SELECT pg_current_xact_id_if_assigned() IS NOT NULL AS wrote; COMMIT' : 'COMMIT';
+
+  const transaction = (begin: string, writes: boolean) => async <T>(scope: TenantScope, fn: (tx: Tx) => Promise<T>) => {
+    // Role and settings for this transaction only, in BEGIN's round trip. A rollback or the
+    // commit ends them: the connection carries nothing into its next use.
+    const enter = `${begin}; ${scopeStatement(scope, limits.publishableStatementTimeoutMs)}`;
+    let wrote = false;
+    const result = await withClient(scope.projectId, async (client) => {
+      await client.query(enter);
       try {
-        const result = await fn(kyselyOf(client));
-        const done = await client.query('COMMIT');
-        // A transaction aborted by an error the handler swallowed "commits" as a ROLLBACK, which
-        // also undoes the batched SET ROLE: report it as the failure it is (withClient then
-        // forgets the scope, so the connection gets its role again before the next use).
-        if (done.command !== 'COMMIT') throw new Error('tenant transaction was aborted by an earlier error and rolled back');
+        const result = await fn(kyselyOf(client, prepare, false));
+        const answers = (await client.query(writes ? commit : 'COMMIT').catch((err) => {
+          throw sqlState(err) === ABORTED ? new Error(ABORTED_MESSAGE) : err;
+        })) as unknown as pg.QueryResult | pg.QueryResult[];
+        const done = Array.isArray(answers) ? answers[1]! : answers;
+        // A transaction aborted by an error the handler swallowed "commits" as a ROLLBACK:
+        // report it as the failure it is.
+        if (done.command !== 'COMMIT') throw new Error(ABORTED_MESSAGE);
+        wrote = Array.isArray(answers) && (answers[0]!.rows[0] as { wrote?: boolean } | undefined)?.wrote === true;
         return result;
       } catch (err) {
         await client.query('ROLLBACK').catch(() => {});
         throw err;
       }
     });
+    if (wrote) await replicas!.wrote(scope.projectId);
+    return result;
+  };
 
-  const tenant = transaction('BEGIN');
-  const snapshot = transaction('BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+  const tenant = transaction('BEGIN', true);
+  const snapshot = transaction('BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY', false);
 
-  const read = <T>(scope: TenantScope, fn: (db: Tx) => Promise<T>) =>
-    withClient(scope.projectId, async (client) => {
-      await enterScope(client, scope, limits.publishableStatementTimeoutMs);
-      return fn(kyselyOf(client));
+  const read = async <T>(scope: TenantScope, fn: (db: Tx) => Promise<T>) => {
+    const values = scopeValues(scope, limits.publishableStatementTimeoutMs);
+    let wrote = false;
+    const result = await withClient(scope.projectId, async (client) => {
+      client[STATEMENT_SCOPE] = values;
+      try {
+        return await fn(kyselyOf(client, prepare, probe));
+      } finally {
+        wrote = client[WROTE] === true;
+      }
     });
+    if (wrote) await replicas!.wrote(scope.projectId);
+    return result;
+  };
+
+  const replicaRead = async <T>(scope: TenantScope, fn: (db: Tx) => Promise<T>, after?: string): Promise<T> => {
+    if (!replicas) return read(scope, fn);
+    const choice = replicas.choose(scope.projectId, after);
+    if (typeof choice === 'string') {
+      replicas.counts[choice]++;
+      return read(scope, fn);
+    }
+    const values = scopeValues(scope, limits.publishableStatementTimeoutMs);
+    try {
+      const result = await withClient(
+        scope.projectId,
+        async (client) => {
+          client[STATEMENT_SCOPE] = values;
+          return fn(kyselyOf(client, replicaPrepare, false));
+        },
+        choice.pool,
+      );
+      replicas.counts.replica++;
+      return result;
+    } catch (err) {
+      if (!replicas.failed(choice, err)) throw err;
+      replicas.counts.primary_fallback++;
+      return read(scope, fn);
+    }
+  };
 
   return {
     admin,
     pool,
     tenant,
     read,
+    replicaRead,
+    replicas,
     snapshot,
     get reachable() {
-      return availability.reachable;
+      return availability.reachable && tenantAvailability.reachable;
     },
     usage() {
       const of = (p: pg.Pool): PoolUsage => ({ total: p.totalCount, idle: p.idleCount, waiting: p.waitingCount });
@@ -336,7 +485,7 @@ export function createDb(
       const closed = open.allClosed();
       // The pools themselves, not admin.destroy(): Kysely ends its pool only if it ever ran a
       // query, and graphile-worker uses `pool` directly.
-      await Promise.all([pool.end(), tenantPool.end()]);
+      await Promise.all([pool.end(), tenantPool.end(), replicas?.close()]);
       await closed;
     },
   };

@@ -9,6 +9,7 @@
  */
 import client from 'prom-client';
 import { passwordHashing } from './passwords.js';
+import type { ReplicaStats } from '../db/replicas.js';
 
 export interface PoolUsage {
   total: number;
@@ -40,6 +41,8 @@ export interface MetricsSources {
   pools(): Record<'tenant' | 'admin', PoolUsage>;
   /** Read at scrape time (cached by the caller); a rejection leaves the job gauges empty. */
   jobs(): Promise<JobQueueStats>;
+  /** Read replicas' state and where lag-tolerant reads went (null: no replicas). */
+  replicas?(): ReplicaStats | null;
 }
 
 export interface Metrics {
@@ -90,6 +93,38 @@ export function createMetrics(sources: MetricsSources): Metrics {
       for (const [pool, usage] of Object.entries(sources.pools())) {
         for (const state of ['total', 'idle', 'waiting'] as const) this.set({ pool, state }, usage[state]);
       }
+    },
+  });
+  new client.Gauge({
+    name: 'plinth_db_replica_lag_seconds',
+    help: 'How far each read replica (DATABASE_READ_URL) replays behind the primary, at its last poll; no sample while it is unreachable.',
+    labelNames: ['replica'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const r of sources.replicas?.()?.replicas ?? []) if (r.lagSeconds !== null) this.set({ replica: r.name }, r.lagSeconds);
+    },
+  });
+  new client.Gauge({
+    name: 'plinth_db_replica_up',
+    help: 'Whether each read replica answered its last poll as a streaming standby (1) or not (0).',
+    labelNames: ['replica'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const r of sources.replicas?.()?.replicas ?? []) this.set({ replica: r.name }, r.up ? 1 : 0);
+    },
+  });
+  new client.Counter({
+    name: 'plinth_db_lag_tolerant_reads_total',
+    help: 'Lag-tolerant reads (lists, counts, gets, aggregates) by where they ran: replica, or the primary and why (written: the project wrote recently; position: the client\'s commit position is not replayed yet; lag: no replica fresh enough; fallback: the replica failed the read; none: no replicas).',
+    labelNames: ['served_by'],
+    registers: [registry],
+    collect() {
+      const reads = sources.replicas?.()?.reads;
+      this.reset();
+      if (!reads) return;
+      for (const [served, n] of Object.entries(reads)) this.inc({ served_by: served }, n);
     },
   });
   new client.Gauge({

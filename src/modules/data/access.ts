@@ -3,6 +3,7 @@
  * The checks here give the exact statuses and messages; the same rules are enforced again by
  * the PostgreSQL policies, using the scope this returns.
  */
+import { COMMIT_POSITION_HEADER } from '../../db/replicas.js';
 import type { FastifyRequest } from 'fastify';
 import { sql, type RawBuilder } from 'kysely';
 import type { AppContext } from '../../context.js';
@@ -30,6 +31,11 @@ export interface Access {
    * owner checks below step aside, writes go to the partition, and a refusal is rule_denied.
    */
   rules?: boolean;
+  /**
+   * Reads only: the client's commit position token (Plinth-Commit-Position), so a read replica
+   * serves it only once it has replayed that far (docs/scaling.md, "Read replicas").
+   */
+  after?: string;
 }
 
 /**
@@ -58,6 +64,13 @@ export function assertNotUsers(name: string): void {
  * this collection's own reads do not need it.
  */
 export async function readAccess(ctx: AppContext, req: FastifyRequest, col: CollectionDef, opts: { populate?: boolean } = {}): Promise<Access> {
+  const access = await accessForRead(ctx, req, col, opts);
+  const after = req.headers[COMMIT_POSITION_HEADER];
+  if (typeof after === 'string' && after.length <= 20) access.after = after;
+  return access;
+}
+
+async function accessForRead(ctx: AppContext, req: FastifyRequest, col: CollectionDef, opts: { populate?: boolean }): Promise<Access> {
   const projectId = projectOf(req).id;
   if (req.keyKind === 'secret') return { scope: { projectId, keyKind: 'secret' }, secret: true, userId: null, ownerFilter: null };
   if (readRules(col)) return rulesAccess(ctx, req, projectId);

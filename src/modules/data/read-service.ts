@@ -38,7 +38,7 @@ const REGEX_EXHAUSTION = new Set(['XX000', '53200', '54000', '54001']);
 
 function inScope<T>(ctx: AppContext, access: Access, q: ListQuery, fn: (tx: Tx) => Promise<T>): Promise<T> {
   const ms = timeoutFor(ctx, access, q);
-  if (ms === null) return ctx.db.read(access.scope, fn);
+  if (ms === null) return ctx.db.replicaRead(access.scope, fn, access.after);
   return ctx.db
     .tenant(access.scope, async (tx) => {
       await setStatementTimeout(tx, ms);
@@ -132,7 +132,7 @@ export async function listDocuments(ctx: AppContext, col: CollectionDef, access:
 export async function getDocument(ctx: AppContext, col: CollectionDef, access: Access, id: string, q: ListQuery) {
   checkId(id);
   return guardDb(() =>
-    ctx.db.read(access.scope, async (tx) => {
+    ctx.db.replicaRead(access.scope, async (tx) => {
       const row = await getRow(tx, docScope(col, access, q.includeDeleted), id);
       if (!row) throw DataErrors.document_not_found();
       const doc = documentView(row);
