@@ -24,7 +24,7 @@ import { firstFactor } from '../../lib/identity/assurance.js';
 import { checkOtp, newOtp, otpCooldown, OTP_TTL_SECONDS } from '../../lib/identity/otp.js';
 import { randomPasswordHash } from '../../lib/passwords.js';
 import { allowedRedirect } from '../../lib/redirect-target.js';
-import { escapeHtml } from '../mail/render.js';
+import { sendAuthMail } from '../mail/auth-mails.js';
 import { openChallengeIfEnrolled, type OpenedChallenge } from '../mfa/challenge.js';
 import type { ProjectRecord } from '../projects/cache.js';
 import { AuthErrors } from './errors.js';
@@ -52,6 +52,8 @@ export interface StartInput {
   createUser?: boolean;
   /** Custom fields of the account to create (validated against the users schema). */
   data?: Record<string, unknown>;
+  /** The request's Accept-Language: the mail's language when the account has no `locale`. */
+  acceptLanguage?: string | null;
 }
 
 /** Where the link goes: `redirectTo` when configured for the project, else `<siteUrl>/auth/callback`; null: no link (code only). */
@@ -71,13 +73,21 @@ function magicLink(target: URL, token: string): string {
 }
 
 /** The sign-in mail, through the project's mail settings and the queue (in `tx`: both commit or neither). */
-async function mailSignIn(ctx: AppContext, project: ProjectRecord, email: string, code: string, link: string | null, tx: Tx): Promise<void> {
-  const minutes = PASSWORDLESS_TTL_SECONDS / 60;
-  const linkText = link ? ` or open this link: ${link}` : '';
-  const text = `Your code to sign in to ${project.name} is ${code}. Enter it${linkText}. It works once and expires in ${minutes} minutes. If you did not ask for it, ignore this email.`;
-  const linkHtml = link ? `<p><a href="${escapeHtml(link)}">Sign in to ${escapeHtml(project.name)}</a></p>` : '';
-  const html = `<p>Your code to sign in to ${escapeHtml(project.name)} is <strong>${code}</strong>.</p>${linkHtml}<p>It works once and expires in ${minutes} minutes. If you did not ask for it, ignore this email.</p>`;
-  await ctx.mailer.sendSystemMail({ projectId: project.id, to: email, subject: `Sign in to ${project.name}`, text, html, tag: MAGIC_LINK_TAG }, tx);
+/**
+ * The sign-in mail, in the reader's language (docs/mail.md "Auth mails"): `magic_link` (the link
+ * and the same request's code) when the project has a site to open, else `email_code`.
+ */
+async function mailSignIn(
+  ctx: AppContext, project: ProjectRecord, to: { email: string; user: UserRow | null | undefined; acceptLanguage?: string | null }, code: string, link: string | null, tx: Tx,
+): Promise<void> {
+  const expiresInMinutes = String(PASSWORDLESS_TTL_SECONDS / 60);
+  await sendAuthMail(ctx, project, {
+    kind: link ? 'magic_link' : 'email_code',
+    to: to.email,
+    vars: link ? { linkUrl: link, code, expiresInMinutes } : { code, expiresInMinutes },
+    hints: { userData: to.user?.data, acceptLanguage: to.acceptLanguage },
+    tag: MAGIC_LINK_TAG,
+  }, tx);
 }
 
 /** One request per email per minute, whether or not the email has an account (so the 429 tells nothing). */
@@ -107,7 +117,7 @@ export async function startPasswordless(ctx: AppContext, project: ProjectRecord,
       projectId: project.id, email: input.email, userId: user?.id ?? null, linkHash: sha256Hex(token), codeHash: otp.codeHash,
       signupData: signup, expiresAt: otp.expiresAt, now,
     });
-    await mailSignIn(ctx, project, input.email, otp.code, target && magicLink(target, token), tx);
+    await mailSignIn(ctx, project, { email: input.email, user, acceptLanguage: input.acceptLanguage }, otp.code, target && magicLink(target, token), tx);
   });
 }
 

@@ -109,6 +109,8 @@ export interface AuthMail {
   /** The kind's variables (AUTH_MAIL_VARIABLES) except projectName and email, which are filled in. */
   vars: Record<string, string>;
   hints: LocaleHints;
+  /** The mail's tag in delivery logs when not the kind's own (the passwordless flow: one tag for both kinds). */
+  tag?: string;
 }
 
 /**
@@ -126,7 +128,7 @@ export async function sendAuthMail(ctx: AppContext, project: ProjectRecord, mail
     subject: rendered.subject,
     ...(rendered.html ? { html: rendered.html } : {}),
     ...(rendered.text ? { text: rendered.text } : {}),
-    tag: TAGS.get(mail.kind)!,
+    tag: mail.tag ?? TAGS.get(mail.kind)!,
   }, tx);
   return rendered;
 }

@@ -75,6 +75,16 @@ describe('signing in with a magic link or a code', () => {
     expect(claimsOf(res.json().data.accessToken).amr).toEqual([expect.objectContaining({ method: 'otp' })]);
   });
 
+  it('the mail speaks the reader\'s language (Accept-Language) and carries both the link and the code', async () => {
+    const email = 'lena@example.de';
+    const res = await env.app.inject({ method: 'POST', url: '/api/userAuth/passwordless/start', headers: { ...p.pk, 'accept-language': 'de-DE,de;q=0.9,en;q=0.5' }, remoteAddress: '10.9.0.7', payload: { email } });
+    expect(res.statusCode).toBeLessThan(300);
+    const m = lastMail(email);
+    expect(m.subject).toMatch(/Anmeldelink/);
+    expect(m.text).toMatch(/Oder gib diesen Code ein: \d{6}/);
+    expect(linkOf(email).hash).toMatch(/token=/);
+  });
+
   it('a user with a second factor gets the MFA challenge, not tokens', async () => {
     const { body } = await signup(env, p);
     const email = body.data.user.email;

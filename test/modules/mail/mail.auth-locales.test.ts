@@ -87,7 +87,7 @@ describe("the project's own templates", () => {
     // Other kinds without a pt template: the next candidate (the project default, English).
     const list = await api(q, 'GET', '');
     expect(list.json().data.templates).toMatchObject([{ kind: 'verification', locale: 'pt' }]);
-    expect(list.json().data.kinds.find((k: { kind: string }) => k.kind === 'magic_link').variables).toEqual(['projectName', 'email', 'linkUrl', 'expiresInMinutes']);
+    expect(list.json().data.kinds.find((k: { kind: string }) => k.kind === 'magic_link').variables).toEqual(['projectName', 'email', 'linkUrl', 'code', 'expiresInMinutes']);
     expect((await api(q, 'DELETE', '/verification/pt')).statusCode).toBe(200);
     expect((await api(q, 'DELETE', '/verification/pt')).statusCode).toBe(404);
     const after = await signupIn(q, 'pt-BR');

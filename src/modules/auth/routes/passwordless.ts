@@ -50,7 +50,7 @@ export default async function passwordlessFlow(app: App, ctx: AppContext): Promi
       const project = projectOf(req);
       const email = checkEmail(req.body.email);
       await passwordlessSendLimit(ctx, project.id, req.ip, email);
-      await startPasswordless(ctx, project, schemaOf(req), { ...req.body, email });
+      await startPasswordless(ctx, project, schemaOf(req), { ...req.body, email, acceptLanguage: req.headers['accept-language'] ?? null });
       return done('If this email can sign in, a link and a code have been sent.');
     },
   });
