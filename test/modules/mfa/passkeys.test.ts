@@ -186,6 +186,37 @@ describe('passkey as the second factor', () => {
   });
 });
 
+describe('a passkey as the fresh proof for removing the app or regenerating codes', () => {
+  it('threat: a user who lost the phone with the authenticator app is stuck with it (or a stolen token removes it): a passkey assertion removes the app and regenerates codes, a bare token does not', async () => {
+    const u = await enrolledUser(env, p);
+    const auth = new SoftAuthenticator(ORIGIN);
+    await registered(p, auth, u.accessToken);
+    const bareRemove = await env.app.inject({ method: 'DELETE', url: '/api/userAuth/mfa/totp', headers: bearer(p, u.accessToken), payload: {} });
+    expect(bareRemove.json().code).toBe('mfa_code_required');
+    const regen = await post(p, '/api/userAuth/mfa/recovery-codes', { passkey: auth.assert(await signinOptions(), { cred: auth.credentials[0] }) }, u.accessToken);
+    expect(regen.statusCode).toBe(200);
+    expect(regen.json().data.recoveryCodes).toHaveLength(10);
+    const removed = await env.app.inject({
+      method: 'DELETE', url: '/api/userAuth/mfa/totp', headers: bearer(p, u.accessToken), payload: { passkey: auth.assert(await signinOptions(), { cred: auth.credentials[0] }) },
+    });
+    expect(removed.statusCode).toBe(200);
+    const factors = (await env.app.inject({ method: 'GET', url: '/api/userAuth/mfa/factors', headers: bearer(p, u.accessToken) })).json().data;
+    expect(factors.totp).toBeNull();
+    expect(factors.passkeys).toHaveLength(1);
+  });
+
+  it("threat: another user's passkey assertion cannot remove this user's authenticator app", async () => {
+    const u = await enrolledUser(env, p);
+    const other = await registered();
+    const res = await env.app.inject({
+      method: 'DELETE', url: '/api/userAuth/mfa/totp', headers: bearer(p, u.accessToken), payload: { passkey: other.auth.assert(await signinOptions(), { cred: other.auth.credentials[0] }) },
+    });
+    expect(res.statusCode).toBe(400);
+    const factors = (await env.app.inject({ method: 'GET', url: '/api/userAuth/mfa/factors', headers: bearer(p, u.accessToken) })).json().data;
+    expect(factors.totp).toMatchObject({ confirmed: true });
+  });
+});
+
 describe('clean-up', () => {
   it('the crontab job deletes expired MFA challenges and WebAuthn ceremonies, and only those', async () => {
     const { buildTaskList, CRONTAB } = await import('../../../src/worker/tasks.js');
