@@ -205,6 +205,18 @@ describe('a passkey as the fresh proof for removing the app or regenerating code
     expect(factors.passkeys).toHaveLength(1);
   });
 
+  it('threat: a passkey-only user cannot reach aal2 in a password session except by spending a recovery code: step-up takes a passkey assertion', async () => {
+    const { auth, accessToken } = await registered();
+    expect(claimsOf(accessToken).aal).toBe('aal1');
+    const res = await post(p, '/api/userAuth/mfa/step-up', { passkey: auth.assert(await signinOptions(), { cred: auth.credentials[0] }) }, accessToken);
+    expect(res.statusCode).toBe(200);
+    const claims = claimsOf(res.json().data.accessToken);
+    expect(claims.aal).toBe('aal2');
+    expect(claims.amr.at(-1)?.method).toBe('passkey');
+    const factors = (await env.app.inject({ method: 'GET', url: '/api/userAuth/mfa/factors', headers: bearer(p, res.json().data.accessToken) })).json().data;
+    expect(factors.recoveryCodesLeft).toBe(10);
+  });
+
   it("threat: another user's passkey assertion cannot remove this user's authenticator app", async () => {
     const u = await enrolledUser(env, p);
     const other = await registered();

@@ -6,12 +6,6 @@ import type { SecondFactorProof } from '../second-factor.js';
 export const Code = Type.String({ maxLength: 16, description: 'The 6-digit code of the authenticator app' });
 export const RecoveryCode = Type.String({ maxLength: 32, description: 'One of the recovery codes (xxxxx-xxxxx)' });
 
-/** A fresh second factor: exactly one of the two. */
-export const Proof = Type.Object(
-  { code: Type.Optional(Code), recoveryCode: Type.Optional(RecoveryCode) },
-  { additionalProperties: false, description: 'A fresh code from the authenticator app, or a recovery code' },
-);
-
 /** A PublicKeyCredential as JSON (what @simplewebauthn/browser's startRegistration/startAuthentication return). */
 export const WebauthnResponse = Type.Object(
   {
