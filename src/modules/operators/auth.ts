@@ -72,6 +72,7 @@ export function operatorAuth(ctx: AppContext) {
       isVerified: row.is_verified,
       isAdmin: isAdmin(ctx, row),
       aal: claims.aal,
+      amr: claims.amr,
       hasSecondFactor: row.has_second_factor,
     };
     // The admin requires a second factor of every operator: only enrolment stays open below aal2.

@@ -1,5 +1,5 @@
 /** The signed-in operator as the request carries it: a types-only file (auth.ts, mfa.ts and service.ts all name it). */
-import type { Aal } from '../../lib/identity/assurance.js';
+import type { Aal, AmrEntry } from '../../lib/identity/assurance.js';
 import type { PlanName } from '../plans/plans.js';
 
 export interface OperatorIdentity {
@@ -11,5 +11,7 @@ export interface OperatorIdentity {
   isAdmin: boolean;
   /** The session's assurance, and whether the operator has a second factor (docs/operators-and-projects.md). */
   aal: Aal;
+  /** The methods the session was verified with (the token's `amr`), carried over by change-password. */
+  amr: AmrEntry[];
   hasSecondFactor: boolean;
 }

@@ -9,7 +9,9 @@ import { consumeOtp, issueOtp } from './otp.js';
 import { hashPassword, verifyPassword } from '../../lib/passwords.js';
 import { findOperatorByEmail, findOperatorById, insertOperator, revokeAllSessions, updateOperator, type OperatorRow } from './queries.js';
 import { issueSession, type IssuedSession } from './sessions.js';
-import { firstFactor } from '../../lib/identity/assurance.js';
+import { amrEntry, firstFactor, type Assurance } from '../../lib/identity/assurance.js';
+import type { OperatorIdentity } from './identity.js';
+import { MfaErrors } from '../../lib/identity/mfa-errors.js';
 import { openOperatorChallenge } from './mfa.js';
 import { IdentityErrors } from '../../lib/identity/errors.js';
 
@@ -99,13 +101,24 @@ async function replacePassword(ctx: AppContext, operatorId: string, passwordHash
   });
 }
 
-/** Changes the password, ends every session, and opens a fresh one for the caller. */
-export async function changePassword(ctx: AppContext, operatorId: string, current: string, next: string): Promise<LoggedIn> {
-  const row = await findOperatorById(ctx.db.admin, operatorId);
+/**
+ * Changes the password, ends every session, and opens a fresh one for the caller. An operator
+ * with a second factor must be in an aal2 session (403 `mfa_required`, as end users): a stolen
+ * password-only session must not take the account over. The new session keeps the caller's
+ * assurance (its methods, then the password just typed), so a change does not drop an aal2
+ * operator to aal1.
+ */
+export async function changePassword(ctx: AppContext, operator: OperatorIdentity, current: string, next: string): Promise<LoggedIn> {
+  const row = await findOperatorById(ctx.db.admin, operator.id);
   if (!row) throw OperatorErrors.operator_not_found();
+  if (operator.hasSecondFactor && operator.aal !== 'aal2') throw MfaErrors.mfa_required();
   if (!(await verifyPassword(row.password_hash, current))) throw OperatorErrors.incorrect_password();
-  await replacePassword(ctx, operatorId, await hashPassword(next));
-  return { user: toPublic(ctx, row), session: await issueSession(ctx, operatorId) };
+  await replacePassword(ctx, operator.id, await hashPassword(next));
+  const now = ctx.clock.now();
+  const assurance: Assurance = operator.aal === 'aal2'
+    ? { aal: 'aal2', amr: [...operator.amr.filter((e) => e.method !== 'pwd'), amrEntry('pwd', now)] }
+    : firstFactor('pwd', now);
+  return { user: toPublic(ctx, row), session: await issueSession(ctx, operator.id, undefined, assurance) };
 }
 
 /** Sends a verification code. Unknown or already verified accounts get no mail and no hint. */
@@ -115,11 +128,20 @@ export async function sendVerificationOtp(ctx: AppContext, email: string): Promi
   await issueOtp(ctx, row, 'verify_email');
 }
 
-export async function verifyEmail(ctx: AppContext, email: string, otp: string): Promise<LoggedIn> {
+/**
+ * Verifies the email with the mailed code and signs in, the code being the first factor. An
+ * operator with a second factor gets the same challenge as a password sign-in and no session:
+ * a mailbox alone must not get past the second factor.
+ */
+export async function verifyEmail(ctx: AppContext, email: string, otp: string): Promise<LoginOutcome> {
   const row = await findOperatorByEmail(ctx.db.admin, normalizeEmail(email));
   await consumeOtp(ctx, row?.id, 'verify_email', otp);
-  const updated = await updateOperator(ctx.db.admin, row!.id, { is_verified: true }, ctx.clock.now());
-  return { user: toPublic(ctx, updated!), session: await issueSession(ctx, row!.id) };
+  const now = ctx.clock.now();
+  const updated = await updateOperator(ctx.db.admin, row!.id, { is_verified: true }, now);
+  const first = firstFactor('otp', now);
+  const challenge = await openOperatorChallenge(ctx, row!.id, first.amr);
+  if (challenge) return { challenge };
+  return { user: toPublic(ctx, updated!), session: await issueSession(ctx, row!.id, undefined, first) };
 }
 
 export async function forgotPassword(ctx: AppContext, email: string): Promise<void> {

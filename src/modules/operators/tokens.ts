@@ -4,7 +4,7 @@
  * cookie or as `Authorization: Bearer`.
  */
 import { signAccessJwt, verifyAccessJwt } from '../../lib/identity/jwt.js';
-import { assuranceOf, type Aal, type Assurance } from '../../lib/identity/assurance.js';
+import { assuranceOf, type Aal, type AmrEntry, type Assurance } from '../../lib/identity/assurance.js';
 
 export const OPERATOR_ACCESS_TTL_SECONDS = 15 * 60;
 const AUDIENCE = 'plinth-dashboard';
@@ -16,8 +16,9 @@ export function signOperatorToken(secret: Buffer, operatorId: string, now: Date,
 }
 
 /** The operator id, the issue time (seconds) and the assurance, or null when the token is malformed, forged or expired. */
-export async function verifyOperatorToken(secret: Buffer, token: string, now: Date): Promise<{ id: string; issuedAt: number; aal: Aal } | null> {
+export async function verifyOperatorToken(secret: Buffer, token: string, now: Date): Promise<{ id: string; issuedAt: number; aal: Aal; amr: AmrEntry[] } | null> {
   const payload = await verifyAccessJwt(token, secret, AUDIENCE, now);
   if (!payload || payload.typ !== 'operator') return null;
-  return { id: payload.sub!, issuedAt: payload.iat!, aal: assuranceOf(payload).aal };
+  const { aal, amr } = assuranceOf(payload);
+  return { id: payload.sub!, issuedAt: payload.iat!, aal, amr };
 }

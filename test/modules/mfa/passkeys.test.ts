@@ -186,6 +186,49 @@ describe('passkey as the second factor', () => {
   });
 });
 
+describe('a passkey as the fresh proof for removing the app or regenerating codes', () => {
+  it('threat: a user who lost the phone with the authenticator app is stuck with it (or a stolen token removes it): a passkey assertion removes the app and regenerates codes, a bare token does not', async () => {
+    const u = await enrolledUser(env, p);
+    const auth = new SoftAuthenticator(ORIGIN);
+    await registered(p, auth, u.accessToken);
+    const bareRemove = await env.app.inject({ method: 'DELETE', url: '/api/userAuth/mfa/totp', headers: bearer(p, u.accessToken), payload: {} });
+    expect(bareRemove.json().code).toBe('mfa_code_required');
+    const regen = await post(p, '/api/userAuth/mfa/recovery-codes', { passkey: auth.assert(await signinOptions(), { cred: auth.credentials[0] }) }, u.accessToken);
+    expect(regen.statusCode).toBe(200);
+    expect(regen.json().data.recoveryCodes).toHaveLength(10);
+    const removed = await env.app.inject({
+      method: 'DELETE', url: '/api/userAuth/mfa/totp', headers: bearer(p, u.accessToken), payload: { passkey: auth.assert(await signinOptions(), { cred: auth.credentials[0] }) },
+    });
+    expect(removed.statusCode).toBe(200);
+    const factors = (await env.app.inject({ method: 'GET', url: '/api/userAuth/mfa/factors', headers: bearer(p, u.accessToken) })).json().data;
+    expect(factors.totp).toBeNull();
+    expect(factors.passkeys).toHaveLength(1);
+  });
+
+  it('threat: a passkey-only user cannot reach aal2 in a password session except by spending a recovery code: step-up takes a passkey assertion', async () => {
+    const { auth, accessToken } = await registered();
+    expect(claimsOf(accessToken).aal).toBe('aal1');
+    const res = await post(p, '/api/userAuth/mfa/step-up', { passkey: auth.assert(await signinOptions(), { cred: auth.credentials[0] }) }, accessToken);
+    expect(res.statusCode).toBe(200);
+    const claims = claimsOf(res.json().data.accessToken);
+    expect(claims.aal).toBe('aal2');
+    expect(claims.amr.at(-1)?.method).toBe('passkey');
+    const factors = (await env.app.inject({ method: 'GET', url: '/api/userAuth/mfa/factors', headers: bearer(p, res.json().data.accessToken) })).json().data;
+    expect(factors.recoveryCodesLeft).toBe(10);
+  });
+
+  it("threat: another user's passkey assertion cannot remove this user's authenticator app", async () => {
+    const u = await enrolledUser(env, p);
+    const other = await registered();
+    const res = await env.app.inject({
+      method: 'DELETE', url: '/api/userAuth/mfa/totp', headers: bearer(p, u.accessToken), payload: { passkey: other.auth.assert(await signinOptions(), { cred: other.auth.credentials[0] }) },
+    });
+    expect(res.statusCode).toBe(400);
+    const factors = (await env.app.inject({ method: 'GET', url: '/api/userAuth/mfa/factors', headers: bearer(p, u.accessToken) })).json().data;
+    expect(factors.totp).toMatchObject({ confirmed: true });
+  });
+});
+
 describe('clean-up', () => {
   it('the crontab job deletes expired MFA challenges and WebAuthn ceremonies, and only those', async () => {
     const { buildTaskList, CRONTAB } = await import('../../../src/worker/tasks.js');

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { totpCode } from '../../../src/lib/identity/totp.js';
 import { createTestEnv, type TestEnv } from '../../helpers/context.js';
 import { makeOperator, makeProject, type TestOperator } from '../../helpers/fixtures.js';
+import { captureMail, codeIn } from './helpers.js';
 
 let env: TestEnv;
 
@@ -74,6 +75,45 @@ describe('operator two-step sign-in', () => {
     const removed = await env.app.inject({ method: 'DELETE', url: '/api/auth/mfa/totp', headers: bearer(aal2), payload: { recoveryCode: recoveryCodes[1] } });
     expect(removed.statusCode).toBe(200);
     expect((await login(op)).json().data.token).toBeTruthy();
+  });
+});
+
+describe('other session-issuing routes respect the second factor', () => {
+  it('threat: a stolen mailbox bypasses the operator\'s second factor (verify-otp answers the challenge, no session)', async () => {
+    const { op, secret } = await enrolled();
+    await env.ctx.db.admin.updateTable('operators').set({ is_verified: false }).where('id', '=', op.id).execute();
+    const mails = captureMail(env);
+    expect((await env.app.inject({ method: 'POST', url: '/api/auth/send-otp', payload: { email: op.email } })).statusCode).toBe(200);
+    const res = await env.app.inject({ method: 'POST', url: '/api/auth/verify-otp', payload: { email: op.email, otp: codeIn(mails.at(-1)) } });
+    expect(res.statusCode).toBe(200);
+    const data = res.json().data;
+    expect(data).toMatchObject({ mfaRequired: true, methods: ['totp', 'recovery_code'] });
+    expect(data.token).toBeUndefined();
+    expect(res.cookies.map((c) => c.name)).not.toContain('accessToken');
+    const row = await env.ctx.db.admin.selectFrom('operators').select('is_verified').where('id', '=', op.id).executeTakeFirstOrThrow();
+    expect(row.is_verified).toBe(true);
+    const done = await verify({ challengeId: data.challengeId, code: code(secret) });
+    expect(done.statusCode).toBe(200);
+    const claims = decodeJwt(done.json().data.token) as { aal: string; amr: Array<{ method: string }> };
+    expect(claims.aal).toBe('aal2');
+    expect(claims.amr.map((e) => e.method)).toEqual(['otp', 'totp']);
+  });
+
+  it('threat: a stolen password-only session of an operator with a second factor changes the password (403 mfa_required); an aal2 change keeps aal2', async () => {
+    const { op, aal2 } = await enrolled();
+    const payload = { currentPassword: op.password, newPassword: 'a brand new password' };
+    const refused = await env.app.inject({ method: 'PUT', url: '/api/auth/change-password', headers: op.auth, payload });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().code).toBe('mfa_required');
+    const res = await env.app.inject({ method: 'PUT', url: '/api/auth/change-password', headers: bearer(aal2), payload });
+    expect(res.statusCode).toBe(200);
+    const claims = decodeJwt(res.json().data.token) as { aal: string; amr: Array<{ method: string }> };
+    expect(claims.aal).toBe('aal2');
+    expect(claims.amr.map((e) => e.method)).toEqual(['totp', 'pwd']);
+    // The new session can still do what aal2 allows (key rotation needs it).
+    const p = await makeProject(env.ctx, op);
+    const rotate = await env.app.inject({ method: 'POST', url: `/api/projects/${p.id}/api-key`, headers: bearer(res.json().data.token), payload: { keyType: 'secret' } });
+    expect(rotate.statusCode).toBe(200);
   });
 });
 

@@ -154,12 +154,16 @@ export function Register() {
 export function Verify() {
   const [email, setEmail] = useState(route.value.query.get('email') ?? '');
   const [otp, setOtp] = useState('');
+  const [challenge, setChallenge] = useState<{ challengeId: string; methods: string[] }>();
   const f = useForm();
+  // An account with a second factor: the mailed code verified the email, the factor signs in.
+  if (challenge) return <SecondStep challengeId={challenge.challengeId} methods={challenge.methods} />;
   return (
     <Card title="Verify your email" error={f.error}>
       <form onSubmit={f.run(async () => {
-        const data = await request<{ user: Operator }>('POST', '/api/auth/verify-otp', { body: { email, otp }, noRefresh: true });
+        const data = await request<{ user: Operator; mfaRequired?: boolean; challengeId?: string; methods?: string[] }>('POST', '/api/auth/verify-otp', { body: { email, otp }, noRefresh: true });
         toast('Email verified.');
+        if (data.mfaRequired && data.challengeId) return setChallenge({ challengeId: data.challengeId, methods: data.methods ?? ['totp', 'recovery_code'] });
         signIn(data.user);
       })}>
         <Field label="Email" type="email" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />

@@ -8,7 +8,7 @@ import { ok } from '../../../lib/envelope.js';
 import { projectOf } from '../../projects/api-key-auth.js';
 import { userClaimsOf } from '../../auth/user-auth.js';
 import { myFactors, stepUp } from '../factors.js';
-import { Proof } from './schemas.js';
+import { proofOf, StrongProof } from './schemas.js';
 
 export default async function factorsFlow(app: App, ctx: AppContext): Promise<void> {
   app.get('/api/userAuth/mfa/factors', {
@@ -19,9 +19,9 @@ export default async function factorsFlow(app: App, ctx: AppContext): Promise<vo
 
   app.post('/api/userAuth/mfa/step-up', {
     config: { belowAal2: true },
-    schema: { tags: ['userAuth mfa'], summary: 'Raise this session to aal2 with a fresh code: a new access token', body: Proof },
+    schema: { tags: ['userAuth mfa'], summary: 'Raise this session to aal2 with a fresh code, a recovery code or a passkey assertion: a new access token', body: StrongProof },
     handler: async (req) => {
-      const accessToken = await stepUp(ctx, projectOf(req), userClaimsOf(req), req.body ?? {});
+      const accessToken = await stepUp(ctx, projectOf(req), userClaimsOf(req), proofOf(req.body));
       return ok({ accessToken, token: accessToken, expiresIn: ctx.config.userAccessTokenTtl.text }, 'Session verified');
     },
   });

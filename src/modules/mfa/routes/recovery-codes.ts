@@ -5,11 +5,11 @@ import { ok } from '../../../lib/envelope.js';
 import { projectOf } from '../../projects/api-key-auth.js';
 import { userIdOf } from '../../auth/user-auth.js';
 import { regenerateRecoveryCodes } from '../recovery.js';
-import { Proof } from './schemas.js';
+import { proofOf, StrongProof } from './schemas.js';
 
 export default async function recoveryCodesFlow(app: App, ctx: AppContext): Promise<void> {
   app.post('/api/userAuth/mfa/recovery-codes', {
-    schema: { tags: ['userAuth mfa'], summary: 'Regenerate the recovery codes (the old set stops working); needs a fresh code or a recovery code', body: Proof },
-    handler: async (req) => ok({ recoveryCodes: await regenerateRecoveryCodes(ctx, projectOf(req), userIdOf(req), req.body ?? {}) }, 'Recovery codes regenerated'),
+    schema: { tags: ['userAuth mfa'], summary: 'Regenerate the recovery codes (the old set stops working); needs a fresh code, a recovery code or a passkey assertion', body: StrongProof },
+    handler: async (req) => ok({ recoveryCodes: await regenerateRecoveryCodes(ctx, projectOf(req), userIdOf(req), proofOf(req.body)) }, 'Recovery codes regenerated'),
   });
 }

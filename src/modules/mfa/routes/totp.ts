@@ -10,7 +10,7 @@ import { done, ok } from '../../../lib/envelope.js';
 import { projectOf } from '../../projects/api-key-auth.js';
 import { userClaimsOf, userIdOf } from '../../auth/user-auth.js';
 import { confirmTotp, removeTotp, startTotpEnrolment } from '../totp.js';
-import { Code, Proof } from './schemas.js';
+import { Code, proofOf, StrongProof } from './schemas.js';
 
 const TAGS = ['userAuth mfa'];
 
@@ -35,9 +35,9 @@ export default async function totpFlow(app: App, ctx: AppContext): Promise<void>
   });
 
   app.delete('/api/userAuth/mfa/totp', {
-    schema: { tags: TAGS, summary: 'Remove the authenticator app (needs a fresh code or a recovery code, not just a token)', body: Proof },
+    schema: { tags: TAGS, summary: 'Remove the authenticator app (needs a fresh code, a recovery code or a passkey assertion, not just a token)', body: StrongProof },
     handler: async (req) => {
-      await removeTotp(ctx, projectOf(req), userIdOf(req), req.body ?? {});
+      await removeTotp(ctx, projectOf(req), userIdOf(req), proofOf(req.body));
       return done('Authenticator app removed');
     },
   });

@@ -4,7 +4,8 @@ import type { AppContext } from '../../../context.js';
 import { done } from '../../../lib/envelope.js';
 import type { App } from '../../../app.js';
 import { limitOtpChecks, limitOtpSends } from '../limits.js';
-import { Email, MessageEnvelope, OtpCode, SessionEnvelope } from '../schemas.js';
+import { ChallengeEnvelope, Email, MessageEnvelope, OtpCode, SessionEnvelope } from '../schemas.js';
+import { ok } from '../../../lib/envelope.js';
 import { sendVerificationOtp, verifyEmail } from '../service.js';
 import { sessionReply } from './reply.js';
 
@@ -25,12 +26,17 @@ export default async function otpRoutes(app: App, ctx: AppContext): Promise<void
   app.post(
     '/api/auth/verify-otp',
     {
-      schema: { tags: TAGS, summary: 'Verify the email with the code; signs in', body: Type.Object({ email: Email, otp: OtpCode }), response: { 200: SessionEnvelope } },
+      schema: { tags: TAGS, summary: 'Verify the email with the code; signs in (or answers the second-factor challenge, as login)',
+        body: Type.Object({ email: Email, otp: OtpCode }),
+        response: { 200: Type.Union([SessionEnvelope, ChallengeEnvelope]) },
+      },
     },
     async (req, reply) => {
       await limitOtpChecks(ctx, req.body.email);
-      const result = await verifyEmail(ctx, req.body.email, req.body.otp);
-      return sessionReply(ctx, req, reply, result, 'Email verified successfully');
+      const outcome = await verifyEmail(ctx, req.body.email, req.body.otp);
+      // A second factor is due: no session, no cookies; POST /api/auth/mfa/verify completes it.
+      if ('challenge' in outcome) return ok({ mfaRequired: true as const, ...outcome.challenge }, 'Email verified; second factor required');
+      return sessionReply(ctx, req, reply, outcome, 'Email verified successfully');
     },
   );
 }

@@ -19,13 +19,13 @@ export async function changePasswordRoute(app: App, ctx: AppContext): Promise<vo
     {
       schema: {
         tags: TAGS,
-        summary: 'Change the password; ends every other session',
+        summary: 'Change the password; ends every other session (an operator with a second factor needs an aal2 session, which the new one keeps)',
         body: Type.Object({ currentPassword: AnyPassword, newPassword: NewPassword }),
         response: { 200: SessionEnvelope },
       },
     },
     async (req, reply) => {
-      const result = await changePassword(ctx, operatorOf(req).id, req.body.currentPassword, req.body.newPassword);
+      const result = await changePassword(ctx, operatorOf(req), req.body.currentPassword, req.body.newPassword);
       return sessionReply(ctx, req, reply, result, 'Password updated successfully');
     },
   );
