@@ -28,6 +28,8 @@ function mapPgError(err: unknown): unknown {
   if (code === '57014') return DataErrors.query_timeout();
   // The field protection trigger (sql/21_field_protection.sql): a read-only field set by a client.
   if (code === READ_ONLY_FIELD) return DataErrors.field_read_only(`Field '${(err as { column?: string }).column ?? ''}' is read-only: only the secret key may set or change it.`);
+  // A loop of lookups saved before they were refused (rules/cycles.ts): the rules' fault, not the caller's.
+  if (code === '42P17') return RuleErrors.rule_cycle();
   // A new row an access rule's WITH CHECK refuses (docs/rules.md): the rule said no.
   if (code === '42501' && /row-level security/.test(String((err as Error).message))) return RuleErrors.rule_denied();
   if (BAD_VALUE.has(code) || isUnstorableText(err)) return DataErrors.invalid_query('Invalid value in query.');

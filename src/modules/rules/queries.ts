@@ -9,7 +9,7 @@ type Db = Kysely<Database>;
 
 /** Every collection of the project (a rule's lookups resolve among these, never another project's). */
 export function projectCollections(db: Db, projectId: string) {
-  return db.selectFrom('collections').select(['id', 'name', 'fields']).where('project_id', '=', projectId).execute();
+  return db.selectFrom('collections').select(['id', 'name', 'fields', 'rules_sql']).where('project_id', '=', projectId).execute();
 }
 
 /**

@@ -14,6 +14,8 @@ import { ruleWarnings } from './plan.js';
 import { compileContexts } from './compile-context.js';
 import { compileRuleText } from './rule.js';
 import * as q from './queries.js';
+import { lookupCycle } from './cycles.js';
+import { RuleErrors } from './errors.js';
 
 export const ACTIONS: RuleAction[] = ['list', 'view', 'create', 'update', 'delete'];
 
@@ -45,9 +47,19 @@ export async function updateRules(ctx: AppContext, projectId: string, name: stri
   const col = await getCollection(ctx, projectId, name);
   const rules = normalise(col.rules, input);
   const compiled = rules ? await compileRules(ctx.db.admin, projectId, col, rules) : null;
+  await assertNoLookupCycle(ctx.db.admin, projectId, col.id, compiled);
   await q.setRules(ctx.db.admin, col.id, rules, compiled, ctx.clock.now());
   await announceChange(ctx, projectId);
   return getRules(ctx, projectId, col.name);
+}
+
+/** Refuses rules whose lookups would loop through the project's read rules (cycles.ts). */
+async function assertNoLookupCycle(db: Kysely<Database>, projectId: string, collectionId: string, compiled: Partial<RulesConfig> | null) {
+  const all = (await q.projectCollections(db, projectId)).map((c) => ({
+    id: c.id, name: c.name, rules_sql: c.id === collectionId ? compiled : (c.rules_sql as Partial<RulesConfig> | null),
+  }));
+  const loop = lookupCycle(all);
+  if (loop) throw RuleErrors.rule_cycle(`These rules would make lookups loop: ${loop.join(' → ')}. PostgreSQL cannot evaluate a loop of policies: change one of these rules so the lookups do not come back.`);
 }
 
 async function getCollection(ctx: AppContext, projectId: string, name: string) {
