@@ -36,7 +36,7 @@ describe('reads of a collection partition', () => {
     expect((await A.post('/api/data/fleeting', p.sk, { n: 1 })).status).toBe(201);
     const stale = (await env.ctx.collections.get(p.id, 'fleeting'))!;
     await deleteCollection(env.ctx, p.id, 'fleeting');
-    const req = { keyKind: 'secret', project: { id: p.id } } as unknown as FastifyRequest;
+    const req = { keyKind: 'secret', project: { id: p.id }, headers: {} } as unknown as FastifyRequest;
     const access = await readAccess(env.ctx, req, stale);
     await expect(listDocuments(env.ctx, stale, access, parseListQuery({}))).rejects.toMatchObject({ status: 404, code: 'collection_not_found' });
   });
