@@ -15,6 +15,7 @@ import { createLogger } from './lib/logger.js';
 import { setPasswordHashConcurrency } from './lib/passwords.js';
 import { cached, createMetrics } from './lib/metrics.js';
 import { createRateLimiter, Limits } from './lib/rate-limiter.js';
+import { checkEncryptionKey } from './modules/projects/key-check.js';
 import { ProjectCache } from './modules/projects/cache.js';
 import { createJobQueue } from './worker/queue.js';
 import { jobQueueStats } from './worker/stats.js';
@@ -76,6 +77,11 @@ export async function boot(config: Config, opts: BootOptions = {}): Promise<Boot
     replicas: config.replicas,
     onAvailabilityChange: ({ reachable, ...detail }) =>
       reachable ? log.info(detail, 'database reachable again') : log.warn(detail, 'database unreachable: requests answer 503 until it is back'),
+  });
+  await checkEncryptionKey(db.admin, config.encryptionKey).catch(async (err) => {
+    await db.close();
+    await embedded?.stop().catch(() => {});
+    throw err;
   });
   if (!opts.skipMigrations) {
     const rebuilt = await reconcileAllIndexes(db.admin, (collectionId, err) => log.warn({ err, collectionId }, 'collection indexes left as they were'));

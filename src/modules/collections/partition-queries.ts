@@ -111,3 +111,19 @@ export async function dropOrphanPartitions(pool: pg.Pool): Promise<number> {
     client.release(!unlocked); // a connection that may still hold the lock is closed, not reused
   }
 }
+
+/**
+ * ANALYZEs a collection's partition when PostgreSQL has no statistics for it yet, or they
+ * describe less than half of it (more rows changed since than it had then). Returns whether
+ * it ran. The owner's connection: ANALYZE needs the table's owner.
+ */
+export async function analyzeIfStale(db: Kysely<Database>, collectionId: string, minChanged: number): Promise<boolean> {
+  const name = partitionName(collectionId);
+  const { rows } = await sql<{ stale: boolean }>`
+    SELECT c.reltuples < 0 OR coalesce(s.n_mod_since_analyze, 0) > greatest(c.reltuples, ${minChanged}) AS stale
+      FROM pg_class c LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid
+     WHERE c.oid = to_regclass(${name})`.execute(db);
+  if (!rows[0]?.stale) return false;
+  await sql.raw(`ANALYZE ${name}`).execute(db);
+  return true;
+}

@@ -12,6 +12,7 @@ import { once, type Answer, type KeyedRequest, type Response } from '../idempote
 import { assertHardDeleteAllowed, type Access } from './access.js';
 import { batchPlan, inTransaction, runOperations, writeBound, type BatchOperation, type BatchTarget } from './batch-service.js';
 import type { Pay } from './quota.js';
+import { afterBulkWrite } from './fresh-stats.js';
 import { checkId } from './query.js';
 import { hardDeleteOne, insertMany, insertOne, prepareMany, restoreOne, softDeleteOne, updateOne } from './write-service.js';
 
@@ -40,9 +41,11 @@ export function createOnce(ctx: AppContext, col: CollectionDef, access: Access, 
   return writeOnce(ctx, access.scope, writeBound(col, body), limit, k, (tx, pay) => insertOne(ctx, tx, col, access, body, pay));
 }
 
-export function createManyOnce(ctx: AppContext, col: CollectionDef, access: Access, body: unknown, limit: number, k: Keyed<{ insertedCount: number; insertedIds: string[] }>) {
+export async function createManyOnce(ctx: AppContext, col: CollectionDef, access: Access, body: unknown, limit: number, k: Keyed<{ insertedCount: number; insertedIds: string[] }>) {
   const { rows, bound } = prepareMany(col, access, body);
-  return writeOnce(ctx, access.scope, bound, limit, k, (tx, pay) => insertMany(ctx, tx, col, rows, bound, pay, access));
+  const answer = await writeOnce(ctx, access.scope, bound, limit, k, (tx, pay) => insertMany(ctx, tx, col, rows, bound, pay, access));
+  if (!answer.replayed) afterBulkWrite(ctx, col.id, rows.length);
+  return answer;
 }
 
 export function updateOnce(ctx: AppContext, col: CollectionDef, access: Access, id: string, body: unknown, limit: number, k: Keyed<Record<string, unknown>>) {

@@ -6,6 +6,7 @@
  * updates use optimistic concurrency (a version check) instead of a row lock; only a hard
  * delete, which refunds its bytes, needs a transaction. Quota accounting is in ./quota.ts.
  */
+import { afterBulkWrite } from './fresh-stats.js';
 import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/pool.js';
 import { objectId } from '../../lib/ids.js';
@@ -104,7 +105,9 @@ export async function insertMany(ctx: AppContext, db: Tx, col: CollectionDef, ro
 
 export async function createMany(ctx: AppContext, col: CollectionDef, access: Access, body: unknown, limit: number) {
   const { rows, bound } = prepareMany(col, access, body);
-  return guardDb(() => ctx.db.read(access.scope, (db) => insertMany(ctx, db, col, rows, bound, payEach(ctx, db, col.project_id, limit), access)));
+  const result = await guardDb(() => ctx.db.read(access.scope, (db) => insertMany(ctx, db, col, rows, bound, payEach(ctx, db, col.project_id, limit), access)));
+  afterBulkWrite(ctx, col.id, result.insertedCount);
+  return result;
 }
 
 const UPDATE_ATTEMPTS = 5;

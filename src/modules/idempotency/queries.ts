@@ -5,12 +5,13 @@ import type { Database } from '../../database.js';
 type Db = Kysely<Database>;
 
 /**
- * Takes the key for this request: inserts its row, or takes over an expired one. Returns false
+ * Takes the key for this request: inserts its row, or takes over an expired one or an abandoned
+ * claim (committed ahead, unanswered past `abandonedAt`). Returns false
  * when a live row holds the key. A row another transaction inserted and has not committed yet
  * makes this wait for that transaction (the primary key), so two requests with one key never
  * both write: the second sees the first's row once it commits, or takes the key if it rolls back.
  */
-export async function claimKey(db: Db, projectId: string, key: string, fingerprint: string, now: Date, expiredAt: Date): Promise<boolean> {
+export async function claimKey(db: Db, projectId: string, key: string, fingerprint: string, now: Date, expiredAt: Date, abandonedAt: Date): Promise<boolean> {
   const row = await db
     .insertInto('idempotency_keys')
     .values({ project_id: projectId, key, fingerprint, status: null, response: null, created_at: now })
@@ -23,7 +24,13 @@ export async function claimKey(db: Db, projectId: string, key: string, fingerpri
           response: null,
           created_at: eb.ref('excluded.created_at'),
         }))
-        .where('idempotency_keys.created_at', '<=', expiredAt),
+        .where((eb) =>
+          eb.or([
+            eb('idempotency_keys.created_at', '<=', expiredAt),
+            // a claim committed ahead of a call and never settled (its process died): abandoned
+            eb.and([eb('idempotency_keys.status', 'is', null), eb('idempotency_keys.created_at', '<=', abandonedAt)]),
+          ]),
+        ),
     )
     .returning('key')
     .executeTakeFirst();

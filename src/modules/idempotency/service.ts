@@ -49,7 +49,16 @@ export function fingerprintOf(parts: Record<string, unknown>): string {
   return sha256Base64url(canonical(parts));
 }
 
+/**
+ * How long a claim committed ahead of a provider call (claimAhead) may stay unanswered before a
+ * retry takes it over: far beyond the call's own timeout, so only a claim whose process died
+ * between the claim and its settling. The retry's call carries the same provider idempotency
+ * key, so the provider does not act twice either.
+ */
+export const CLAIM_LEASE_MS = 2 * 60 * 1000;
+
 const expiredAt = (ctx: AppContext) => new Date(ctx.clock.now().getTime() - KEY_TTL_MS);
+const abandonedAt = (ctx: AppContext) => new Date(ctx.clock.now().getTime() - CLAIM_LEASE_MS);
 
 /** The stored answer for a key this request could not claim, or why there is none to give. */
 async function replay(tx: Tx, projectId: string, keyed: KeyedRequest): Promise<Answer> {
@@ -67,7 +76,7 @@ async function replay(tx: Tx, projectId: string, keyed: KeyedRequest): Promise<A
  * this transaction ends), the answer saved last.
  */
 export async function once(ctx: AppContext, tx: Tx, projectId: string, keyed: KeyedRequest, write: () => Promise<Response>): Promise<Answer> {
-  if (!(await claimKey(tx, projectId, keyed.key, keyed.fingerprint, ctx.clock.now(), expiredAt(ctx)))) return replay(tx, projectId, keyed);
+  if (!(await claimKey(tx, projectId, keyed.key, keyed.fingerprint, ctx.clock.now(), expiredAt(ctx), abandonedAt(ctx)))) return replay(tx, projectId, keyed);
   const { status, body } = await write();
   const text = JSON.stringify(body);
   await saveAnswer(tx, projectId, keyed.key, status, text);
@@ -82,7 +91,7 @@ export async function once(ctx: AppContext, tx: Tx, projectId: string, keyed: Ke
 export async function claimAhead(ctx: AppContext, scope: TenantScope, keyed: KeyedRequest): Promise<Answer | null> {
   // Autocommit statements: the claim must be committed before the call.
   return ctx.db.read(scope, async (db) =>
-    (await claimKey(db, scope.projectId, keyed.key, keyed.fingerprint, ctx.clock.now(), expiredAt(ctx))) ? null : replay(db, scope.projectId, keyed),
+    (await claimKey(db, scope.projectId, keyed.key, keyed.fingerprint, ctx.clock.now(), expiredAt(ctx), abandonedAt(ctx))) ? null : replay(db, scope.projectId, keyed),
   );
 }
 

@@ -67,8 +67,11 @@ export async function sendBatch(ctx: AppContext, project: ProjectRecord, items: 
   });
   const refused = res.data.length - logs.length;
   await ctx.db.tenant(scope, async (tx) => {
-    if (refused > 0) await refund(tx, counter, refused);
-    if (logs.length > 0) await insertLogs(tx, logs);
+    // Mails logged already were charged already: a retry whose provider call replayed an
+    // earlier one (its process died before storing the answer) must not count them twice.
+    const logged = logs.length > 0 ? await insertLogs(tx, logs) : 0;
+    const uncharged = refused + logs.length - logged;
+    if (uncharged > 0) await refund(tx, counter, uncharged);
   });
   for (const r of res.data) if ('id' in r) await sender.provider.afterAccepted?.(r.id);
   return res.data;

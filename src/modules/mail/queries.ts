@@ -59,8 +59,13 @@ export async function addMailJobsWithLogs(
   return new Map(rows.map((r) => [r.id, r.job_id]));
 }
 
-export async function insertLogs(db: Db, logs: NewLog[]): Promise<void> {
-  await db
+/**
+ * Logs mails the provider accepted; returns how many are new. A mail whose provider id is logged
+ * already is skipped: a retried batch whose provider call replayed the first (the same provider
+ * idempotency key) gets the same ids back.
+ */
+export async function insertLogs(db: Db, logs: NewLog[]): Promise<number> {
+  const rows = await db
     .insertInto('mail_logs')
     .values(logs.map((l) => ({
       id: l.id,
@@ -79,7 +84,10 @@ export async function insertLogs(db: Db, logs: NewLog[]): Promise<void> {
       error: null,
       last_event_at: null,
     })))
+    .onConflict((oc) => oc.column('provider_email_id').where('provider_email_id', 'is not', null).doNothing())
+    .returning('id')
     .execute();
+  return rows.length;
 }
 
 /** What a mail job needs, in one query: the log's state and its project's mail settings. */

@@ -78,7 +78,10 @@ export class ProjectCache {
    * read the project in the same statement as something else (uncached, as byId).
    */
   recordOf(row: ProjectWithOwnerRow): ProjectRecord {
-    const secret = decrypt(this.encryptionKey, row.jwt_secret) ?? '';
+    const secret = decrypt(this.encryptionKey, row.jwt_secret);
+    // Never an empty HMAC key: a secret that does not open is the operator's key mix-up
+    // (boot refuses a wrong key; key-check.ts), a 500 with the cause in the log.
+    if (secret === null) throw new Error(`project ${row.id}: its JWT secret does not open with this ENCRYPTION_KEY`);
     return {
       id: row.id,
       ownerId: row.owner_id,

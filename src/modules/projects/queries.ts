@@ -161,3 +161,8 @@ export function setProjectSecret(db: Kysely<Database>, projectId: string, name: 
     .where('id', '=', projectId)
     .execute();
 }
+
+/** The most recently created project's sealed JWT secret: the start-up key check (key-check.ts). */
+export function newestProjectSecret(db: Kysely<Database>) {
+  return db.selectFrom('projects').select(['id', 'jwt_secret']).orderBy('created_at', 'desc').limit(1).executeTakeFirst();
+}

@@ -94,3 +94,26 @@ export function changeData(row: ChangeRow, collectionName = row.collection): Rec
   else data.document = documentView({ id: row.doc_id, data: row.data ?? {}, created_at_ms: row.created_ms, updated_at_ms: row.updated_ms, deleted_at_ms: row.deleted_ms });
   return data;
 }
+
+/**
+ * The SSE `data:` of a change and of its `leave`, serialized once per row and collection name:
+ * the feed hands the same row objects to every subscriber of a project, and a document's JSON
+ * is the larger part of the work of sending it (weak, like previousVersions).
+ */
+const serialized = new WeakMap<ChangeRow, { name: string; change?: string; leave?: string }>();
+
+function serializedOf(row: ChangeRow, name: string) {
+  let entry = serialized.get(row);
+  if (entry === undefined || entry.name !== name) serialized.set(row, (entry = { name }));
+  return entry;
+}
+
+export function changeJson(row: ChangeRow, name: string): string {
+  const entry = serializedOf(row, name);
+  return (entry.change ??= JSON.stringify(changeData(row, name)));
+}
+
+export function leaveJson(row: ChangeRow, name: string): string {
+  const entry = serializedOf(row, name);
+  return (entry.leave ??= JSON.stringify({ collection: name, id: row.doc_id, version: row.version }));
+}

@@ -10,7 +10,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { CollectionDef } from '../collections/cache.js';
-import { candidateOf, changeData, mayRead, mayReadBefore, positionOf, previousCandidateOf } from './event.js';
+import { candidateOf, changeJson, leaveJson, mayRead, mayReadBefore, positionOf, previousCandidateOf } from './event.js';
 import type { Match } from './match.js';
 import { after, formatPosition, type Position } from './position.js';
 import type { ChangeRow } from './queries.js';
@@ -80,13 +80,13 @@ export class Subscriber {
       const def = defs.get(definitionKey(row.project_id, row.collection));
       if (!def) continue;
       if (!mayRead(this.scope, def, row, verdict)) {
-        if (this.lostSight(row, def)) this.write(`id: ${id}\nevent: leave\ndata: ${JSON.stringify({ collection: def.name, id: row.doc_id, version: row.version })}\n\n`);
+        if (this.lostSight(row, def)) this.write(`id: ${id}\nevent: leave\ndata: ${leaveJson(row, def.name)}\n\n`);
         continue;
       }
       if (this.matches(row)) {
-        this.write(`id: ${id}\nevent: ${row.action}\ndata: ${JSON.stringify(changeData(row, def.name))}\n\n`);
+        this.write(`id: ${id}\nevent: ${row.action}\ndata: ${changeJson(row, def.name)}\n\n`);
       } else if (this.left(row)) {
-        this.write(`id: ${id}\nevent: leave\ndata: ${JSON.stringify({ collection: def.name, id: row.doc_id, version: row.version })}\n\n`);
+        this.write(`id: ${id}\nevent: leave\ndata: ${leaveJson(row, def.name)}\n\n`);
       }
     }
   }

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reserve } from '../../../src/lib/quota-queries.js';
+import { CLAIM_LEASE_MS } from '../../../src/modules/idempotency/service.js';
 import { currentPeriod, mailCounter } from '../../../src/modules/mail/quota.js';
 import type { TestEnv } from '../../helpers/context.js';
 import { drainJobs } from '../../helpers/jobs.js';
@@ -108,6 +109,26 @@ describe('POST /api/mail/send-batch with an Idempotency-Key', () => {
     }
     expect(answers.filter((a) => a.statusCode === 200).length).toBeGreaterThan(0);
     expect(await outbox(p.id, 'Batch concurrent')).toHaveLength(1);
+  });
+
+  it('a claim its process never settled (a crash after the provider call) is taken over after the lease, not 409 for a day; the provider still sends once', async () => {
+    const mails = [{ to: 'w@example.com', subject: 'Batch after crash', text: '1' }];
+    expect((await batch(p, mails, 'batch-crashed')).statusCode).toBe(200);
+    const charged = await mailUsage(env, p.id);
+    // The process died after the call, before storing the answer: the claim stays unanswered.
+    const key = () => env.ctx.db.admin.updateTable('idempotency_keys').where('project_id', '=', p.id).where('key', '=', 'batch-crashed');
+    await key().set({ status: null, response: null }).execute();
+    const early = await batch(p, mails, 'batch-crashed');
+    expect(early.statusCode).toBe(409);
+    expect(early.json().code).toBe('idempotency_key_in_use');
+    await key().set({ created_at: new Date(env.ctx.clock.now().getTime() - CLAIM_LEASE_MS - 1000) }).execute();
+    const retry = await batch(p, mails, 'batch-crashed');
+    expect(retry.statusCode).toBe(200);
+    expect(await outbox(p.id, 'Batch after crash')).toHaveLength(1);
+    expect(await mailUsage(env, p.id)).toBe(charged);
+    const again = await batch(p, mails, 'batch-crashed');
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toBe(retry.body);
   });
 
   it('a refused batch gives its key back', async () => {
