@@ -1,4 +1,4 @@
-/* global document, FormData, URLSearchParams */
+/* global document, URLSearchParams */
 // The blog example: posts with a long Markdown body and a cover image, drafts only their author
 // reads (the collection's access rules), comments only their author edits (row-level
 // security), full-text search, comment counts per post (aggregate) and cursor pages. The
@@ -7,6 +7,7 @@
 // pages and the aggregate.
 import urBackend from '/sdk.js';
 import config from '/config.js';
+import { signInForm } from '/lib/signin.js';
 import { renderMarkdown } from './markdown.js';
 
 const client = urBackend({ apiKey: config.publishableKey, baseUrl: config.baseUrl });
@@ -20,24 +21,13 @@ function fail(err) {
   $('blog-error').textContent = err?.message ?? String(err);
 }
 
-// ---- sign-up and sign-in ------------------------------------------------------------------
-$('auth-form').addEventListener('submit', async (e) => {
-  e.preventDefault();
-  const form = new FormData(e.target);
-  const email = String(form.get('email'));
-  const password = String(form.get('password'));
-  $('auth-error').textContent = '';
-  try {
-    if (e.submitter?.value === 'signup') await client.auth.signUp({ email, password, name: String(form.get('name') || email) });
-    await client.auth.login({ email, password });
-    state.me = await client.auth.me();
-    $('signin').hidden = true;
-    $('blog').hidden = false;
-    $('me').textContent = state.me.name || state.me.email;
+// ---- sign-up and sign-in (examples/lib/web/signin.js) -------------------------------------
+signInForm(client, {
+  appId: 'blog',
+  onSignedIn: async (me) => {
+    state.me = me;
     await showList();
-  } catch (err) {
-    $('auth-error').textContent = err.message;
-  }
+  },
 });
 
 // ---- the list: cursor pages, or search results; comment counts by aggregate ---------------

@@ -2,22 +2,14 @@
  * What the blog needs of its project: end users, posts whose drafts only their author reads
  * (access rules, docs/rules.md), and comments only their author edits (row-level security).
  */
-import type { ExampleSpec } from '../lib/provision.js';
+import { END_USERS, type ExampleSpec } from '../lib/provision.js';
 
 const byAuthor = 'author = @auth.id';
 
 export const blog: ExampleSpec = {
   project: 'Blog example',
   collections: [
-    {
-      // End users: sign-up and sign-in need this collection (docs/auth.md).
-      name: 'users',
-      schema: [
-        { key: 'email', type: 'String', required: true, unique: true },
-        { key: 'password', type: 'String', required: true },
-        { key: 'name', type: 'String' },
-      ],
-    },
+    END_USERS,
     {
       name: 'posts',
       schema: [

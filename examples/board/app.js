@@ -1,4 +1,4 @@
-/* global document, window, fetch, EventSource, URL, URLSearchParams, FormData, setTimeout */
+/* global document, URLSearchParams */
 // The team board example: private lists, lists shared by email through a `members` collection
 // (access rules with lookups decide who reads and writes a list's cards, docs/rules.md), cards
 // moved between columns in one atomic batch, live updates through realtime that resume after a
@@ -7,6 +7,8 @@
 // reaches the batch, restore and `include_deleted` lists; the stream is a ticket, then EventSource.
 import urBackend from '/sdk.js';
 import config from '/config.js';
+import { connectLive } from '/lib/live.js';
+import { signInForm } from '/lib/signin.js';
 
 const client = urBackend({ apiKey: config.publishableKey, baseUrl: config.baseUrl });
 const $ = (id) => document.getElementById(id);
@@ -18,27 +20,17 @@ const state = {
   lists: new Map(), // id → list
   current: null,
   cards: new Map(), // id → card of the current list (deleted ones too)
-  lastEventId: null,
 };
 
 function fail(err) {
   $('error').textContent = err?.message ?? String(err);
 }
 
-// ---- sign-up and sign-in ------------------------------------------------------------------
-$('auth-form').addEventListener('submit', async (e) => {
-  e.preventDefault();
-  const form = new FormData(e.target);
-  const email = String(form.get('email'));
-  const password = String(form.get('password'));
-  $('auth-error').textContent = '';
-  try {
-    if (e.submitter?.value === 'signup') await client.auth.signUp({ email, password, name: String(form.get('name') || email) });
-    await client.auth.login({ email, password });
-    state.me = await client.auth.me();
-    $('signin').hidden = true;
-    $('app').hidden = false;
-    $('me').textContent = state.me.name || state.me.email;
+// ---- sign-up and sign-in (examples/lib/web/signin.js) -------------------------------------
+signInForm(client, {
+  appId: 'app',
+  onSignedIn: async (me) => {
+    state.me = me;
     // the lists I own, and those shared with me through my memberships (the rules decide)
     const [own, memberships] = await Promise.all([
       client.db.getAll('lists', { sort: 'createdAt', limit: 100 }),
@@ -47,10 +39,12 @@ $('auth-form').addEventListener('submit', async (e) => {
     for (const list of own) state.lists.set(list._id, list);
     for (const m of memberships) addShared(m);
     renderLists();
-    connect();
-  } catch (err) {
-    $('auth-error').textContent = err.message;
-  }
+    connectLive(client, config, {
+      subscriptions: [{ collection: 'lists' }, { collection: 'members' }, { collection: 'cards' }],
+      actions: ['create', 'update', 'delete', 'restore'],
+      onEvent: onChange,
+    });
+  },
 });
 
 // ---- lists ------------------------------------------------------------------------------------
@@ -210,47 +204,7 @@ async function restoreCard(card) {
   renderCards();
 }
 
-// ---- realtime: a ticket, then EventSource; after a cut it resumes from the last event -----------
-async function connect() {
-  try {
-    const res = await fetch(`${config.baseUrl}/api/realtime/ticket`, {
-      method: 'POST',
-      headers: { 'x-api-key': config.publishableKey, authorization: `Bearer ${client.auth.getToken()}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ subscriptions: [{ collection: 'lists' }, { collection: 'members' }, { collection: 'cards' }] }),
-    });
-    const { data } = await res.json();
-    const url = new URL(`${config.baseUrl}/api/realtime`);
-    url.searchParams.set('ticket', data.ticket);
-    if (state.lastEventId) url.searchParams.set('lastEventId', state.lastEventId);
-    const source = new EventSource(url);
-    source.addEventListener('ready', () => setLive(true));
-    for (const action of ['create', 'update', 'delete', 'restore']) {
-      source.addEventListener(action, (e) => {
-        state.lastEventId = e.lastEventId;
-        onChange(JSON.parse(e.data));
-      });
-    }
-    source.addEventListener('reset', () => window.location.reload());
-    source.addEventListener('expired', () => {
-      source.close();
-      setLive(false);
-      setTimeout(connect, 1000);
-    });
-    source.onerror = () => {
-      setLive(false);
-      if (source.readyState === EventSource.CLOSED) setTimeout(connect, 1000); // ticket gone: ask again
-    };
-  } catch {
-    setLive(false);
-    setTimeout(connect, 2000); // the network is away: try again
-  }
-}
-
-function setLive(on) {
-  $('live').textContent = on ? 'live' : 'offline';
-  $('live').classList.toggle('on', on);
-}
-
+// ---- realtime (examples/lib/web/live.js): what an event changes -------------------------------
 function onChange({ collection, action, document: doc }) {
   if (!doc) return;
   if (collection === 'members') {

@@ -3,7 +3,7 @@
  * `members` collection naming who a list is shared with (by email), and cards that the owner
  * and the members of their list read and move, all through access rules (docs/rules.md).
  */
-import type { ExampleSpec } from '../lib/provision.js';
+import { END_USERS, type ExampleSpec } from '../lib/provision.js';
 
 /** The caller owns the card's list, or is one of its members. */
 const onMyList = '@collection.lists(id = $outer.list && owner = @auth.id) || @collection.members(list = $outer.list && email = @auth.email)';
@@ -11,15 +11,7 @@ const onMyList = '@collection.lists(id = $outer.list && owner = @auth.id) || @co
 export const board: ExampleSpec = {
   project: 'Team board example',
   collections: [
-    {
-      // End users: sign-up and sign-in need this collection (docs/auth.md).
-      name: 'users',
-      schema: [
-        { key: 'email', type: 'String', required: true, unique: true },
-        { key: 'password', type: 'String', required: true },
-        { key: 'name', type: 'String' },
-      ],
-    },
+    END_USERS,
     {
       name: 'lists',
       schema: [{ key: 'name', type: 'String', required: true }, { key: 'owner', type: 'String' }],

@@ -1,10 +1,12 @@
-/* global document, window, fetch, EventSource, URL, FormData, setTimeout */
+/* global document */
 // The chat example: rooms, messages streamed through realtime, image attachments through
 // storage, unread counts from each user's private read markers. Everything the published
 // @urbackend/sdk covers goes through it (sign-up, sign-in, documents, counts, uploads); the
 // realtime stream uses the documented HTTP routes (a ticket, then EventSource).
 import urBackend from '/sdk.js';
 import config from '/config.js';
+import { connectLive } from '/lib/live.js';
+import { signInForm } from '/lib/signin.js';
 
 const client = urBackend({ apiKey: config.publishableKey, baseUrl: config.baseUrl });
 const $ = (id) => document.getElementById(id);
@@ -16,30 +18,13 @@ const state = {
   reads: new Map(), // room id → read marker document
   unread: new Map(), // room id → count
   current: null,
-  lastEventId: null,
 };
 
-// ---- sign-up and sign-in ------------------------------------------------------------------
-$('auth-form').addEventListener('submit', async (e) => {
-  e.preventDefault();
-  const form = new FormData(e.target);
-  const email = String(form.get('email'));
-  const password = String(form.get('password'));
-  $('auth-error').textContent = '';
-  try {
-    if (e.submitter?.value === 'signup') await client.auth.signUp({ email, password, name: String(form.get('name') || email) });
-    await client.auth.login({ email, password });
-    state.me = await client.auth.me();
-    await start();
-  } catch (err) {
-    $('auth-error').textContent = err.message;
-  }
-});
+// ---- sign-up and sign-in (examples/lib/web/signin.js) -------------------------------------
+signInForm(client, { appId: 'chat', onSignedIn: start });
 
-async function start() {
-  $('signin').hidden = true;
-  $('chat').hidden = false;
-  $('me').textContent = state.me.name || state.me.email;
+async function start(me) {
+  state.me = me;
   const [rooms, reads] = await Promise.all([
     client.db.getAll('rooms', { sort: 'createdAt', limit: 100 }),
     client.db.getAll('reads', { limit: 100 }),
@@ -48,7 +33,7 @@ async function start() {
   for (const room of rooms) state.rooms.set(room._id, room);
   await Promise.all(rooms.map(countUnread));
   renderRooms();
-  connect();
+  connectLive(client, config, { subscriptions: [{ collection: 'rooms' }, { collection: 'messages' }], actions: ['create'], onEvent: onCreate });
 }
 
 // ---- unread counts: messages by others since my read marker ------------------------------
@@ -160,35 +145,7 @@ $('message-form').addEventListener('submit', async (e) => {
   }
 });
 
-// ---- realtime: a ticket, then EventSource; on a cut it resumes from the last event --------------
-async function connect() {
-  const res = await fetch(`${config.baseUrl}/api/realtime/ticket`, {
-    method: 'POST',
-    headers: { 'x-api-key': config.publishableKey, authorization: `Bearer ${client.auth.getToken()}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ subscriptions: [{ collection: 'rooms' }, { collection: 'messages' }] }),
-  });
-  const { data } = await res.json();
-  const url = new URL(`${config.baseUrl}/api/realtime`);
-  url.searchParams.set('ticket', data.ticket);
-  if (state.lastEventId) url.searchParams.set('lastEventId', state.lastEventId);
-  const source = new EventSource(url);
-  source.addEventListener('ready', () => setLive(true));
-  source.addEventListener('create', (e) => {
-    state.lastEventId = e.lastEventId;
-    onCreate(JSON.parse(e.data));
-  });
-  source.addEventListener('reset', () => window.location.reload());
-  source.onerror = () => {
-    setLive(false);
-    if (source.readyState === EventSource.CLOSED) setTimeout(connect, 1000); // ticket gone: ask again
-  };
-}
-
-function setLive(on) {
-  $('live').textContent = on ? 'live' : 'offline';
-  $('live').classList.toggle('on', on);
-}
-
+// ---- realtime (examples/lib/web/live.js): what an event changes -------------------------------
 function onCreate({ collection, document: doc }) {
   if (!doc) return;
   if (collection === 'rooms') {

@@ -1,18 +1,10 @@
 /** What the chat app needs of its project: rooms, messages, read markers; a webhook per message. */
-import type { ExampleSpec } from '../lib/provision.js';
+import { END_USERS, type ExampleSpec } from '../lib/provision.js';
 
 export const chat: ExampleSpec = {
   project: 'Chat example',
   collections: [
-    {
-      // End users: sign-up and sign-in need this collection (docs/auth.md).
-      name: 'users',
-      schema: [
-        { key: 'email', type: 'String', required: true, unique: true },
-        { key: 'password', type: 'String', required: true },
-        { key: 'name', type: 'String' },
-      ],
-    },
+    END_USERS,
     {
       name: 'rooms',
       schema: [{ key: 'name', type: 'String', required: true }, { key: 'createdBy', type: 'String' }],

@@ -19,6 +19,19 @@ export interface CollectionSpec {
   rules?: Partial<Record<'list' | 'view' | 'create' | 'update' | 'delete', string>>;
 }
 
+/**
+ * The project's end users, which every example signs up and in (examples/lib/web/signin.js):
+ * sign-up and sign-in need this collection (docs/auth.md).
+ */
+export const END_USERS: CollectionSpec = {
+  name: 'users',
+  schema: [
+    { key: 'email', type: 'String', required: true, unique: true },
+    { key: 'password', type: 'String', required: true },
+    { key: 'name', type: 'String' },
+  ],
+};
+
 export interface ExampleSpec {
   /** The project's name in the console. */
   project: string;

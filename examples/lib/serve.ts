@@ -1,13 +1,15 @@
 /**
- * Serves an example's static frontend: its own files, the published `@urbackend/sdk` as
- * `/sdk.js` (its ES module build, which imports nothing) and `/config.js` with the project's
- * base URL and publishable key. No framework server: what a static host would serve.
+ * Serves an example's static frontend: its own files, the examples' shared browser modules
+ * (examples/lib/web/) under `/lib/`, the published `@urbackend/sdk` as `/sdk.js` (its ES
+ * module build, which imports nothing) and `/config.js` with the project's base URL and
+ * publishable key. No framework server: what a static host would serve.
  */
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 const TYPES = new Map([
   ['.html', 'text/html; charset=utf-8'],
@@ -21,6 +23,9 @@ export interface Served {
   close(): Promise<void>;
 }
 
+/** The examples' shared browser modules (the sign-in form), served under `/lib/`. */
+const SHARED = fileURLToPath(new URL('./web', import.meta.url));
+
 export function sdkModulePath(): string {
   const require = createRequire(import.meta.url);
   return path.join(path.dirname(require.resolve('@urbackend/sdk')), 'dist', 'index.mjs');
@@ -33,9 +38,10 @@ export async function serveExample(dir: string, config: Record<string, unknown>,
     const pathname = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
     if (pathname === '/sdk.js') return send(res, 200, TYPES.get('.js')!, sdk);
     if (pathname === '/config.js') return send(res, 200, TYPES.get('.js')!, `export default ${JSON.stringify(config)};\n`);
-    const file = path.resolve(root, '.' + (pathname === '/' ? '/index.html' : pathname));
+    const [dirOf, rest] = pathname.startsWith('/lib/') ? [SHARED, pathname.slice('/lib'.length)] : [root, pathname === '/' ? '/index.html' : pathname];
+    const file = path.resolve(dirOf, '.' + rest);
     const type = TYPES.get(path.extname(file));
-    if (!file.startsWith(root + path.sep) || !type) return send(res, 404, 'text/plain', 'not found');
+    if (!file.startsWith(dirOf + path.sep) || !type) return send(res, 404, 'text/plain', 'not found');
     try {
       return send(res, 200, type, await readFile(file));
     } catch {

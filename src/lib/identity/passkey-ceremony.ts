@@ -1,7 +1,7 @@
 /**
  * The WebAuthn ceremonies, for operators and end users alike, over a PasskeyStore adapter (the
- * account's table of passkeys and of ceremonies in flight: src/modules/mfa/passkey-store.ts
- * for end users, src/modules/operators/passkey-store.ts for operators). The cryptography is in
+ * account's table of passkeys and of ceremonies in flight: passkeyStore() of passkey-queries.ts,
+ * over end users' tables or operators'). The cryptography is in
  * passkeys.ts; this is the order of the checks around it:
  *  - registration: options with a stored single-use challenge bound to the account, then the
  *    response must sign that challenge (taken out first), verified against the relying party;

@@ -6,15 +6,15 @@ import { accessTokenFor } from '../auth/sessions.js';
 import { raiseSessionAssurance } from '../auth/session-queries.js';
 import type { UserTokenClaims } from '../auth/tokens.js';
 import type { Tx } from '../../db/pool.js';
+import { listPasskeys, USER_PASSKEYS } from '../../lib/identity/passkey-queries.js';
 import type { ProjectRecord } from '../projects/cache.js';
-import { listPasskeys } from './passkey-queries.js';
 import { countRecoveryCodesLeft, findTotp } from './queries.js';
 import { checkSecondFactor, userScope, type SecondFactorProof } from './second-factor.js';
 
 /** The factors of a user as the user and the project's operator see them. */
 export async function factorsOf(db: Tx, userId: string) {
   const totp = await findTotp(db, userId);
-  const passkeys = await listPasskeys(db, userId);
+  const passkeys = await listPasskeys(db, USER_PASSKEYS, userId);
   return {
     totp: totp ? { confirmed: totp.verified_at !== null, createdAt: totp.created_at } : null,
     passkeys: passkeys.map((p) => ({ id: p.id, name: p.name, createdAt: p.created_at, lastUsedAt: p.last_used_at, backedUp: p.backed_up })),

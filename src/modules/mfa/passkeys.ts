@@ -10,6 +10,7 @@ import { randomId } from '../../lib/ids.js';
 import { withSecondFactor } from '../../lib/identity/assurance.js';
 import { MfaErrors } from '../../lib/identity/mfa-errors.js';
 import { beginRegistration, finishRegistration, passkeyName } from '../../lib/identity/passkey-ceremony.js';
+import { deletePasskey, insertPasskey, listPasskeys, renamePasskey, USER_PASSKEYS } from '../../lib/identity/passkey-queries.js';
 import type { RegistrationResponseJSON } from '../../lib/identity/passkeys.js';
 import { newRecoveryCodes } from '../../lib/identity/recovery-codes.js';
 import { clearAnonymous, findUserById } from '../auth/queries.js';
@@ -19,7 +20,6 @@ import type { UserTokenClaims } from '../auth/tokens.js';
 import type { ProjectRecord } from '../projects/cache.js';
 import { PasskeyErrors } from './errors.js';
 import { relyingPartyOf } from './relying-party.js';
-import { deletePasskey, insertPasskey, listPasskeys, renamePasskey } from './passkey-queries.js';
 import { userPasskeyStore } from './passkey-store.js';
 import { countRecoveryCodesLeft, factorSummary, replaceRecoveryCodes } from './queries.js';
 import { checkSecondFactor, userScope, type SecondFactorProof } from './second-factor.js';
@@ -47,7 +47,7 @@ export async function registerPasskey(ctx: AppContext, project: ProjectRecord, c
   const out = await ctx.db.tenant(userScope(project, userId), async (tx) => {
     const firstFactor = (await countRecoveryCodesLeft(tx, userId)) === 0 && !(await factorSummary(tx, userId)).totp;
     const id = randomId();
-    const stored = await insertPasskey(tx, { id, projectId: project.id, userId, ...cred, rpId: rp.rpId, name: label, now });
+    const stored = await insertPasskey(tx, USER_PASSKEYS, { project_id: project.id }, { id, ownerId: userId, ...cred, rpId: rp.rpId, name: label, now });
     if (!stored) throw PasskeyErrors.passkey_invalid('This passkey is already registered.');
     const codes = firstFactor ? newRecoveryCodes(ctx.config.encryptionKey, 'app-user', userId) : null;
     if (codes) await replaceRecoveryCodes(tx, userId, project.id, codes.hashes, now);
@@ -61,23 +61,23 @@ export async function registerPasskey(ctx: AppContext, project: ProjectRecord, c
 }
 
 export async function myPasskeys(ctx: AppContext, project: ProjectRecord, userId: string) {
-  const rows = await ctx.db.read(userScope(project, userId), (db) => listPasskeys(db, userId));
+  const rows = await ctx.db.read(userScope(project, userId), (db) => listPasskeys(db, USER_PASSKEYS, userId));
   return rows.map((p) => ({ id: p.id, name: p.name, createdAt: p.created_at, lastUsedAt: p.last_used_at, backedUp: p.backed_up }));
 }
 
 export async function renameMyPasskey(ctx: AppContext, project: ProjectRecord, userId: string, id: string, name: string): Promise<void> {
   const label = passkeyName(name);
-  const done = await ctx.db.read(userScope(project, userId), (db) => renamePasskey(db, userId, id, label));
+  const done = await ctx.db.read(userScope(project, userId), (db) => renamePasskey(db, USER_PASSKEYS, userId, id, label));
   if (!done) throw PasskeyErrors.passkey_not_found();
 }
 
 /** Removes a passkey after a fresh second factor; the last factor gone takes the recovery codes and aal2 with it. */
 export async function removeMyPasskey(ctx: AppContext, project: ProjectRecord, userId: string, id: string, proof: SecondFactorProof): Promise<void> {
-  const mine = await ctx.db.read(userScope(project, userId), (db) => listPasskeys(db, userId));
+  const mine = await ctx.db.read(userScope(project, userId), (db) => listPasskeys(db, USER_PASSKEYS, userId));
   if (!mine.some((p) => p.id === id)) throw PasskeyErrors.passkey_not_found();
   await checkSecondFactor(ctx, project, userId, proof);
   await ctx.db.tenant(userScope(project, userId), async (tx: Tx) => {
-    if (!(await deletePasskey(tx, userId, id))) throw PasskeyErrors.passkey_not_found();
+    if (!(await deletePasskey(tx, USER_PASSKEYS, userId, id))) throw PasskeyErrors.passkey_not_found();
     const left = await factorSummary(tx, userId);
     if (!left.totp && left.passkeys === 0) {
       await replaceRecoveryCodes(tx, userId, project.id, [], ctx.clock.now());

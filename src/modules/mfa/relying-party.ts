@@ -1,4 +1,4 @@
-/** A project's WebAuthn relying party (settings.passkeys) and stored passkeys as the primitive reads them. */
+/** A project's WebAuthn relying party (settings.passkeys). */
 import type { RelyingParty } from '../../lib/identity/passkeys.js';
 import type { ProjectRecord } from '../projects/cache.js';
 import { PasskeyErrors } from './errors.js';
@@ -9,5 +9,3 @@ export function relyingPartyOf(project: ProjectRecord): RelyingParty {
   if (typeof s?.rpId !== 'string' || !Array.isArray(s.origins) || !s.origins.length) throw PasskeyErrors.passkeys_not_configured();
   return { rpId: s.rpId, origins: s.origins as string[], name: project.name };
 }
-
-export { storedPasskeyOf as storedOf } from '../../lib/identity/passkey-ceremony.js';

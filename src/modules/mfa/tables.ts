@@ -3,6 +3,7 @@ import type { ColumnType, Generated, JSONColumnType } from 'kysely';
 import type { Timestamp } from '../../db/types.js';
 import type { Encrypted } from '../../lib/crypto.js';
 import type { AmrEntry } from '../../lib/identity/assurance.js';
+import type { PasskeyColumns } from '../../lib/identity/passkey-tables.js';
 
 type Bigint = ColumnType<string | number, number | string, number | string>;
 
@@ -41,20 +42,9 @@ export interface AppUserMfaFailuresTable {
   window_start: Timestamp;
 }
 
-export interface AppUserPasskeysTable {
-  id: string;
+export interface AppUserPasskeysTable extends PasskeyColumns {
   project_id: string;
   user_id: string;
-  credential_id: string;
-  public_key: string;
-  counter: Bigint;
-  transports: ColumnType<string[], string[] | undefined, string[]>;
-  rp_id: string;
-  backup_eligible: boolean;
-  backed_up: boolean;
-  name: string;
-  created_at: Timestamp;
-  last_used_at: Timestamp | null;
 }
 
 export interface AppUserWebauthnChallengesTable {

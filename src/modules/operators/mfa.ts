@@ -12,6 +12,7 @@ import { amrEntry, withSecondFactor, type AmrEntry } from '../../lib/identity/as
 import { checkSecondFactorWith, type CodeFactorStore, type SecondFactorUsed } from '../../lib/identity/code-factor.js';
 import { MfaErrors, PasskeyErrors } from '../../lib/identity/mfa-errors.js';
 import { checkAssertion } from '../../lib/identity/passkey-ceremony.js';
+import { listPasskeys, OPERATOR_PASSKEYS } from '../../lib/identity/passkey-queries.js';
 import type { AuthenticationResponseJSON } from '../../lib/identity/passkeys.js';
 import { newRecoveryCodes } from '../../lib/identity/recovery-codes.js';
 import { newTotpSecret, totpQrDataUrl, totpUri } from '../../lib/identity/totp.js';
@@ -21,7 +22,7 @@ import {
   releaseOperatorFailure, replaceOperatorRecoveryCodes, reserveOperatorFailure, setPlatformSetting, spendOperatorRecoveryCode, takeOperatorChallenge,
   tryOperatorChallenge, upsertPendingOperatorTotp,
 } from './mfa-queries.js';
-import { deleteOperatorTotp, listOperatorPasskeys } from './passkey-queries.js';
+import { deleteOperatorTotp } from './passkey-queries.js';
 import { operatorPasskeyStore } from './passkey-store.js';
 import { consoleRelyingParty } from './relying-party.js';
 import { issueSession, type IssuedSession } from './sessions.js';
@@ -108,7 +109,7 @@ export async function regenerateOperatorCodes(ctx: AppContext, operator: Operato
 
 export async function operatorFactors(ctx: AppContext, operator: OperatorIdentity) {
   const row = await findOperatorTotp(ctx.db.admin, operator.id);
-  const passkeys = await listOperatorPasskeys(ctx.db.admin, operator.id);
+  const passkeys = await listPasskeys(ctx.db.admin, OPERATOR_PASSKEYS, operator.id);
   const required = (await platformSetting(ctx.db.admin, 'operator_mfa'))?.required === true;
   return {
     totp: row ? { confirmed: row.verified_at !== null, createdAt: row.created_at } : null,
@@ -122,7 +123,7 @@ export async function operatorFactors(ctx: AppContext, operator: OperatorIdentit
 /** After the password: a challenge when the operator has a confirmed app or a passkey, else null. */
 export async function openOperatorChallenge(ctx: AppContext, operatorId: string, first: AmrEntry[]) {
   const row = await findOperatorTotp(ctx.db.admin, operatorId);
-  const passkeys = await listOperatorPasskeys(ctx.db.admin, operatorId);
+  const passkeys = await listPasskeys(ctx.db.admin, OPERATOR_PASSKEYS, operatorId);
   const methods: string[] = [];
   if (row && row.verified_at !== null) methods.push('totp');
   if (passkeys.length) methods.push('passkey');

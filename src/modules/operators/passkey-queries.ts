@@ -1,69 +1,14 @@
 /**
- * SQL of operators' passkeys and WebAuthn ceremonies (migrations/045_operator_passkeys.sql),
- * through the owner connection. The statements mirror the end users'
- * (src/modules/mfa/passkey-queries.ts).
+ * SQL of operators' passkey flows that is theirs alone (migrations/045_operator_passkeys.sql),
+ * through the owner connection: removing a factor, the passkey of an MFA challenge, the
+ * clean-up. The passkeys and WebAuthn ceremonies themselves are
+ * src/lib/identity/passkey-queries.ts (OPERATOR_PASSKEYS), shared with end users.
  */
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../database.js';
+import { deletePasskey, OPERATOR_PASSKEYS } from '../../lib/identity/passkey-queries.js';
 
 type Db = Kysely<Database>;
-
-export function listOperatorPasskeys(db: Db, operatorId: string) {
-  return db
-    .selectFrom('operator_passkeys')
-    .select(['id', 'name', 'credential_id', 'transports', 'created_at', 'last_used_at', 'backed_up', 'backup_eligible'])
-    .where('operator_id', '=', operatorId)
-    .orderBy('created_at')
-    .execute();
-}
-
-export function findOperatorPasskeyByCredential(db: Db, credentialId: string) {
-  return db.selectFrom('operator_passkeys').selectAll().where('credential_id', '=', credentialId).executeTakeFirst();
-}
-
-export interface NewOperatorPasskey {
-  id: string;
-  operatorId: string;
-  credentialId: string;
-  publicKey: string;
-  counter: number;
-  transports: string[];
-  rpId: string;
-  backupEligible: boolean;
-  backedUp: boolean;
-  name: string;
-  now: Date;
-}
-
-/** False when the credential is already registered. */
-export async function insertOperatorPasskey(db: Db, p: NewOperatorPasskey): Promise<boolean> {
-  const row = await db
-    .insertInto('operator_passkeys')
-    .values({
-      id: p.id, operator_id: p.operatorId, credential_id: p.credentialId, public_key: p.publicKey, counter: p.counter, transports: p.transports,
-      rp_id: p.rpId, backup_eligible: p.backupEligible, backed_up: p.backedUp, name: p.name, created_at: p.now,
-    })
-    .onConflict((oc) => oc.column('credential_id').doNothing())
-    .returning('id')
-    .executeTakeFirst();
-  return !!row;
-}
-
-/** Records a verified use only if the counter grew (or stays 0 for authenticators without one). */
-export async function recordOperatorPasskeyUse(db: Db, id: string, counter: number, backedUp: boolean, now: Date): Promise<boolean> {
-  const res = await db
-    .updateTable('operator_passkeys')
-    .set({ counter, backed_up: backedUp, last_used_at: now })
-    .where('id', '=', id)
-    .where('counter', counter === 0 ? '=' : '<', counter)
-    .executeTakeFirst();
-  return Number(res.numUpdatedRows) > 0;
-}
-
-export async function renameOperatorPasskey(db: Db, operatorId: string, id: string, name: string): Promise<boolean> {
-  const res = await db.updateTable('operator_passkeys').set({ name }).where('id', '=', id).where('operator_id', '=', operatorId).executeTakeFirst();
-  return Number(res.numUpdatedRows) > 0;
-}
 
 /**
  * Removes one passkey; when it was the operator's last second factor (no app either), the
@@ -71,8 +16,7 @@ export async function renameOperatorPasskey(db: Db, operatorId: string, id: stri
  */
 export async function deleteOperatorPasskey(db: Db, operatorId: string, id: string): Promise<boolean> {
   return db.transaction().execute(async (tx) => {
-    const res = await tx.deleteFrom('operator_passkeys').where('id', '=', id).where('operator_id', '=', operatorId).executeTakeFirst();
-    if (Number(res.numDeletedRows) === 0) return false;
+    if (!(await deletePasskey(tx, OPERATOR_PASSKEYS, operatorId, id))) return false;
     await dropCodesIfNoFactorLeft(tx, operatorId);
     return true;
   });
@@ -96,18 +40,6 @@ async function dropCodesIfNoFactorLeft(tx: Db, operatorId: string): Promise<void
   if (left.totp || left.passkeys) return;
   await tx.deleteFrom('operator_recovery_codes').where('operator_id', '=', operatorId).execute();
   await tx.updateTable('operator_sessions').set({ aal: 'aal1' }).where('operator_id', '=', operatorId).execute();
-}
-
-export async function insertOperatorWebauthnChallenge(db: Db, c: { challenge: string; operatorId: string | null; purpose: 'register' | 'signin'; expiresAt: Date }) {
-  await db.insertInto('operator_webauthn_challenges').values({ challenge: c.challenge, operator_id: c.operatorId, purpose: c.purpose, expires_at: c.expiresAt }).execute();
-}
-
-/** Takes a ceremony's challenge out (single use); false when unknown, another purpose or operator, or expired. */
-export async function takeOperatorWebauthnChallenge(db: Db, challenge: string, purpose: 'register' | 'signin', operatorId: string | null, now: Date): Promise<boolean> {
-  let q = db.deleteFrom('operator_webauthn_challenges').where('challenge', '=', challenge).where('purpose', '=', purpose);
-  q = operatorId === null ? q.where('operator_id', 'is', null) : q.where('operator_id', '=', operatorId);
-  const row = await q.returning('expires_at').executeTakeFirst();
-  return !!row && new Date(row.expires_at) > now;
 }
 
 /** Stores the WebAuthn challenge of an operator's MFA challenge (a passkey as the second factor). */

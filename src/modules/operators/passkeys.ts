@@ -17,9 +17,8 @@ import { sha256Hex } from '../../lib/crypto.js';
 import type { OperatorIdentity } from './identity.js';
 import { checkOperatorFactor, type OperatorProof } from './mfa.js';
 import { replaceOperatorRecoveryCodes } from './mfa-queries.js';
-import {
-  deleteOperatorPasskey, findLiveOperatorChallenge, insertOperatorPasskey, listOperatorPasskeys, renameOperatorPasskey, setOperatorMfaWebauthnChallenge,
-} from './passkey-queries.js';
+import { insertPasskey, listPasskeys, OPERATOR_PASSKEYS, renamePasskey } from '../../lib/identity/passkey-queries.js';
+import { deleteOperatorPasskey, findLiveOperatorChallenge, setOperatorMfaWebauthnChallenge } from './passkey-queries.js';
 import { operatorPasskeyStore } from './passkey-store.js';
 import { consoleRelyingParty } from './relying-party.js';
 import { issueSession, type IssuedSession } from './sessions.js';
@@ -46,7 +45,7 @@ export async function registerOperatorPasskey(
   const now = ctx.clock.now();
   const credential = await finishRegistration(operatorPasskeyStore(ctx.db.admin), rp, operator.id, response, now);
   const id = randomId();
-  if (!(await insertOperatorPasskey(ctx.db.admin, { id, operatorId: operator.id, ...credential, rpId: rp.rpId, name: label, now }))) {
+  if (!(await insertPasskey(ctx.db.admin, OPERATOR_PASSKEYS, {}, { id, ownerId: operator.id, ...credential, rpId: rp.rpId, name: label, now }))) {
     throw PasskeyErrors.passkey_invalid('This passkey is already registered.');
   }
   ctx.log.info({ audit: 'operator.passkey.added', operatorId: operator.id, passkeyId: id }, 'audit: an operator registered a passkey');
@@ -58,18 +57,18 @@ export async function registerOperatorPasskey(
 }
 
 export async function myOperatorPasskeys(ctx: AppContext, operator: OperatorIdentity) {
-  const rows = await listOperatorPasskeys(ctx.db.admin, operator.id);
+  const rows = await listPasskeys(ctx.db.admin, OPERATOR_PASSKEYS, operator.id);
   return rows.map((p) => ({ id: p.id, name: p.name, createdAt: p.created_at, lastUsedAt: p.last_used_at, backedUp: p.backed_up }));
 }
 
 export async function renameOperatorPasskeyOf(ctx: AppContext, operator: OperatorIdentity, id: string, name: string): Promise<void> {
   const label = passkeyName(name);
-  if (!(await renameOperatorPasskey(ctx.db.admin, operator.id, id, label))) throw PasskeyErrors.passkey_not_found();
+  if (!(await renamePasskey(ctx.db.admin, OPERATOR_PASSKEYS, operator.id, id, label))) throw PasskeyErrors.passkey_not_found();
 }
 
 /** Removes a passkey after a fresh second factor; the last factor gone takes the recovery codes and aal2 with it. */
 export async function removeOperatorPasskey(ctx: AppContext, operator: OperatorIdentity, id: string, proof: OperatorProof): Promise<void> {
-  const mine = await listOperatorPasskeys(ctx.db.admin, operator.id);
+  const mine = await listPasskeys(ctx.db.admin, OPERATOR_PASSKEYS, operator.id);
   if (!mine.some((p) => p.id === id)) throw PasskeyErrors.passkey_not_found();
   await checkOperatorFactor(ctx, operator.id, proof);
   if (!(await deleteOperatorPasskey(ctx.db.admin, operator.id, id))) throw PasskeyErrors.passkey_not_found();

@@ -3,6 +3,7 @@ import type { ColumnType, Generated, JSONColumnType } from 'kysely';
 import type { Timestamp } from '../../db/types.js';
 import type { Encrypted } from '../../lib/crypto.js';
 import type { Aal, AmrEntry } from '../../lib/identity/assurance.js';
+import type { PasskeyColumns } from '../../lib/identity/passkey-tables.js';
 
 export interface OperatorSessionsTable {
   id: Generated<string>;
@@ -58,19 +59,8 @@ export interface OperatorMfaChallengesTable {
 }
 
 /** An operator's passkeys (migrations/045_operator_passkeys.sql). */
-export interface OperatorPasskeysTable {
-  id: string;
+export interface OperatorPasskeysTable extends PasskeyColumns {
   operator_id: string;
-  credential_id: string;
-  public_key: string;
-  counter: Bigint;
-  transports: ColumnType<string[], string[] | undefined, string[]>;
-  rp_id: string;
-  backup_eligible: boolean;
-  backed_up: boolean;
-  name: string;
-  created_at: Timestamp;
-  last_used_at: Timestamp | null;
 }
 
 export interface OperatorWebauthnChallengesTable {

@@ -67,11 +67,7 @@ export async function issueTicket(ctx: AppContext, caller: Caller, rawSubscripti
   const user = caller.userToken ? await verifyAccessTokenClaims(caller.project, caller.userToken, now) : null;
   // A project that requires a second factor streams nothing to a session without one.
   if (user) await assertProjectAssurance(ctx, caller.project, user);
-  const scope = { projectId: caller.project.id, keyKind: caller.keyKind, userId: user?.userId ?? null, userExp: user?.exp ?? null };
-  const subscriptions = subscriptionsOf(rawSubscriptions, ctx.config.realtime.maxSubscriptions);
-  await compile(ctx, scope, subscriptions);
-  const ticket = await signTicket(ctx.realtime.ticketKey, { ...scope, subscriptions }, now);
-  return { ticket, expiresIn: TICKET_TTL_SECONDS, userId: scope.userId };
+  return ticketFor(ctx, { projectId: caller.project.id, keyKind: caller.keyKind, userId: user?.userId ?? null, userExp: user?.exp ?? null }, rawSubscriptions, now);
 }
 
 /**
@@ -79,13 +75,16 @@ export async function issueTicket(ctx: AppContext, caller: Caller, rawSubscripti
  * (every document of the subscribed collections), through the same stream route apps use.
  * The caller has checked that the operator owns the project.
  */
-export async function issueOwnerTicket(ctx: AppContext, projectId: string, rawSubscriptions: unknown) {
-  const now = ctx.clock.now();
-  const scope = { projectId, keyKind: 'secret' as const, userId: null, userExp: null };
+export function issueOwnerTicket(ctx: AppContext, projectId: string, rawSubscriptions: unknown) {
+  return ticketFor(ctx, { projectId, keyKind: 'secret', userId: null, userExp: null }, rawSubscriptions, ctx.clock.now());
+}
+
+/** The subscriptions checked (as the list API checks them) and signed into a ticket for this scope. */
+async function ticketFor(ctx: AppContext, scope: Omit<TicketClaims, 'subscriptions'>, rawSubscriptions: unknown, now: Date) {
   const subscriptions = subscriptionsOf(rawSubscriptions, ctx.config.realtime.maxSubscriptions);
   await compile(ctx, scope, subscriptions);
   const ticket = await signTicket(ctx.realtime.ticketKey, { ...scope, subscriptions }, now);
-  return { ticket, expiresIn: TICKET_TTL_SECONDS, userId: null };
+  return { ticket, expiresIn: TICKET_TTL_SECONDS, userId: scope.userId };
 }
 
 /** The ticket's claims and compiled subscriptions; 401 / 4xx before any byte of the stream. */

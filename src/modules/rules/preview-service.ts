@@ -12,6 +12,7 @@ import { AuthErrors } from '../auth/errors.js';
 import { CollectionErrors } from '../collections/errors.js';
 import { findCollection } from '../collections/queries.js';
 import { DataErrors } from '../data/errors.js';
+import { guardDb } from '../data/pg-errors.js';
 import type { RuleAction } from './compile.js';
 import { RuleErrors } from './errors.js';
 import * as q from './queries.js';
@@ -63,7 +64,9 @@ export async function previewRule(ctx: AppContext, projectId: string, name: stri
 
   const extra = compiled?.list && compiled.view && compiled.list !== compiled.view ? compiled.list : null;
   const scope = { projectId, userId };
-  return q.underCandidateRules(ctx.db.admin, col.id, { rules: any ? rules : null, compiled }, scope, async (tx) => {
+  // What PostgreSQL refuses of the data tried (a duplicate unique value, a value it cannot
+  // read) is answered as the write path answers it (4xx), not as an internal error.
+  return guardDb(() => q.underCandidateRules(ctx.db.admin, col.id, { rules: any ? rules : null, compiled }, scope, async (tx) => {
     if (action === 'list') {
       const seen = await q.previewList(tx, projectId, col.id, extra, PREVIEW_IDS_MAX);
       return { ...base, allowed: seen.count > 0, reason: seen.count > 0 ? null : 'hidden', ...seen };
@@ -82,7 +85,7 @@ export async function previewRule(ctx: AppContext, projectId: string, name: stri
       if (isDenied(err)) return { ...base, allowed: false, reason: 'denied' };
       throw err;
     }
-  });
+  }));
 }
 
 /** documents.owner_id of a new document, as the write path stores it (data/access.ts ownerOf). */

@@ -60,4 +60,12 @@ describe('own sessions', () => {
     expect((await refresh(env, p, bob.refreshToken)).statusCode).toBe(200);
     expect((await env.app.inject({ method: 'GET', url: '/api/userAuth/sessions', headers: p.pk })).statusCode).toBe(401);
   });
+
+  it('a session id that is no session id is not found (404), not an internal error', async () => {
+    const alice = (await signup(env, p)).body.data;
+    for (const id of ['not-a-session', "x' OR 1=1 --", 'A'.repeat(32)]) {
+      const res = await env.app.inject({ method: 'DELETE', url: `/api/userAuth/sessions/${encodeURIComponent(id)}`, headers: bearer(p, alice.accessToken) });
+      expect([res.statusCode, res.json().code]).toEqual([404, 'session_not_found']);
+    }
+  });
 });

@@ -84,4 +84,11 @@ describe('rules preview', () => {
     expect((await preview({ action: 'list', userId: alice }, other)).status).toBe(404);
     expect((await env.app.inject({ method: 'POST', url: `/api/projects/${p.id}/collections/posts/rules/preview`, headers: other.owner.auth, payload: { action: 'list' } })).statusCode).toBe(404);
   });
+
+  it('data PostgreSQL refuses (a duplicate unique value) is the write path\'s 409, not an internal error', async () => {
+    await createCollection(env, p, 'tags', [{ key: 'name', type: 'String', unique: true }]);
+    await A.post('/api/data/tags', p.sk, { name: 'taken' });
+    const res = await env.app.inject({ method: 'POST', url: `/api/projects/${p.id}/collections/tags/rules/preview`, headers: p.owner.auth, payload: { action: 'create', userId: alice, rule: 'true', data: { name: 'taken' } } });
+    expect({ status: res.statusCode, code: res.json().code }).toEqual({ status: 409, code: 'duplicate_value' });
+  });
 });

@@ -7,6 +7,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, projectPath } from '../lib/api';
 import { toast, toastError } from '../lib/toast';
 import { useLoad } from '../lib/use-load';
+import { MailPreview } from '../components/mail-preview';
 import { Field, Loadable, Select } from '../components/ui';
 
 interface Settings {
@@ -98,18 +99,9 @@ function Editor({ base, settings, reload }: { base: string; settings: Settings; 
             <button class="btn primary">Save for {locale}</button>
           </div>
         </div>
-        <div aria-live="polite">
-          <h2>Preview</h2>
-          {problem && <p class="form-error">{problem}</p>}
-          {preview && (
-            <>
-              <p class="muted">{preview.source === 'project' ? 'Project text' : 'Built-in text'} · {preview.locale}</p>
-              <p><strong>Subject:</strong> {preview.subject}</p>
-              <iframe class="mail-preview" title="HTML preview" sandbox="" srcdoc={preview.html} />
-              <pre class="mail-text">{preview.text}</pre>
-            </>
-          )}
-        </div>
+        <MailPreview problem={problem} preview={preview}>
+          {preview && <p class="muted">{preview.source === 'project' ? 'Project text' : 'Built-in text'} · {preview.locale}</p>}
+        </MailPreview>
       </form>
     </div>
   );

@@ -9,6 +9,7 @@ import { dateTime } from '../lib/format';
 import { href } from '../lib/router';
 import { toast, toastError } from '../lib/toast';
 import { useLoad } from '../lib/use-load';
+import { MailPreview } from '../components/mail-preview';
 import { Confirm, Empty, Field, Loadable, PageHead } from '../components/ui';
 import type { SectionProps } from './project-shell';
 import { AuthMails } from './auth-mails';
@@ -157,17 +158,7 @@ function TemplateEditor({ base, template, onDone }: { base: string; template: Te
         <div class="field"><label for="tpl-vars">Preview variables (JSON)</label><textarea id="tpl-vars" class="mono" rows={3} value={vars} onInput={(e) => setVars(e.currentTarget.value)} /></div>
         <div class="actions"><button type="button" class="btn" onClick={onDone}>Cancel</button><button class="btn primary">Save template</button></div>
       </div>
-      <div aria-live="polite">
-        <h2>Preview</h2>
-        {problem && <p class="form-error">{problem}</p>}
-        {preview && (
-          <>
-            <p><strong>Subject:</strong> {preview.subject}</p>
-            <iframe class="mail-preview" title="HTML preview" sandbox="" srcdoc={preview.html} />
-            <pre class="mail-text">{preview.text}</pre>
-          </>
-        )}
-      </div>
+      <MailPreview problem={problem} preview={preview} />
     </form>
   );
 }
