@@ -30,7 +30,7 @@ export function DisplayMenu() {
   }, []);
   return (
     <details class="display-menu" ref={menu}>
-      <summary class="btn ghost">Display</summary>
+      <summary class="btn ghost">Display <span aria-hidden="true">▾</span></summary>
       <div class="menu-pop">
         <fieldset>
           <legend>Theme</legend>
