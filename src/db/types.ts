@@ -22,6 +22,11 @@ export interface FieldDef {
   index?: boolean;
   default?: string | number | boolean;
   /**
+   * Allowed values of a String or Number field (docs/data.md, "Allowed values"): 1 to 100
+   * distinct values of the field's type; the console offers them as a select.
+   */
+  enum?: Array<string | number>;
+  /**
    * Top-level fields only (docs/rules.md, "Field protection"): never returned to the publishable
    * key, except, for "owner", to the document's owner. Stored outside `data` (migrations/040).
    */

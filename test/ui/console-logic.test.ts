@@ -54,7 +54,9 @@ describe('pre-save document check', () => {
     { key: 'when', type: 'Date' },
     { key: 'author', type: 'Ref', ref: 'authors' },
     { key: 'tags', type: 'Array', items: { type: 'Number' } },
-    { key: 'address', type: 'Object', fields: [{ key: 'city', type: 'String', required: true }] },
+    { key: 'address', type: 'Object', fields: [{ key: 'city', type: 'String', required: true }, { key: 'tone', type: 'String', enum: ['dry', 'warm'] }] },
+    { key: 'status', type: 'String', enum: ['draft', 'live'] },
+    { key: 'stars', type: 'Number', enum: [1, 2, 3] },
   ];
   const cases: Array<[string, unknown, 'insert' | 'update']> = [
     ['missing required', { price: 1 }, 'insert'],
@@ -65,6 +67,10 @@ describe('pre-save document check', () => {
     ['nested required', { title: 'x', address: {} }, 'insert'],
     ['update checks only given keys', { price: 'x' }, 'update'],
     ['update clearing a required field (the form sends null for an emptied input)', { title: null }, 'update'],
+    ['a String outside its allowed values', { title: 'x', status: 'gone' }, 'insert'],
+    ['a Number outside its allowed values', { title: 'x', stars: 4 }, 'insert'],
+    ['a nested field outside its allowed values', { title: 'x', address: { city: 'Oslo', tone: 'wet' } }, 'insert'],
+    ['an update outside the allowed values', { status: 'Draft' }, 'update'],
   ];
   it.each(cases)('%s: the same message as the server', (_name, doc, mode) => {
     const server = serverValidate(fields as never, doc as Record<string, unknown>, mode);
@@ -73,7 +79,7 @@ describe('pre-save document check', () => {
   });
 
   it('accepts what the server accepts; skeleton fills required fields; system fields are dropped', () => {
-    const good = { title: 'x', price: 2, when: '2024-01-01', author: 'a'.repeat(24), tags: [1], address: { city: 'Oslo' } };
+    const good = { title: 'x', price: 2, when: '2024-01-01', author: 'a'.repeat(24), tags: [1], address: { city: 'Oslo', tone: 'dry' }, status: ' live ', stars: 3 };
     expect(validateDocument(fields, good, 'insert')).toBeNull();
     expect(serverValidate(fields as never, good, 'insert').ok).toBe(true);
     expect(validateDocument(fields, skeleton(fields), 'insert')).toBeNull();

@@ -9,6 +9,7 @@ import { href, navigate, route } from './lib/router';
 import { loadMe, logout, me } from './lib/session';
 import { lazy } from './components/lazy';
 import { SkipLink, Spinner, Toasts } from './components/ui';
+import { DisplayMenu } from './components/display-menu';
 import { Forgot, Login, Register, Reset, Verify } from './screens/auth';
 import { Projects } from './screens/projects';
 
@@ -32,6 +33,7 @@ function TopBar() {
         <a href="#/account" aria-current={route.value.path[0] === 'account' ? 'page' : undefined}>Account</a>
         {user.isAdmin && <a href="#/admin" aria-current={route.value.path[0] === 'admin' ? 'page' : undefined}>Admin</a>}
         <span class="who" title={user.email}>{user.email}</span>
+        <DisplayMenu />
         <button type="button" class="btn ghost" onClick={async () => { await logout(); navigate(href('login')); }}>Sign out</button>
       </nav>
     </header>

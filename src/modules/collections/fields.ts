@@ -45,6 +45,37 @@ function checkDefault(f: FieldDef): string | null {
   return null;
 }
 
+export const MAX_ENUM_VALUES = 100;
+const MAX_ENUM_LENGTH = 200;
+
+/**
+ * `enum`: the allowed values of a String or Number field, 1 to 100 distinct values of that type
+ * (Strings non-empty, trimmed, at most 200 characters, as validation trims what it stores); a
+ * default must be one of them.
+ */
+function checkEnum(f: FieldDef): string | null {
+  if (f.enum === undefined) return null;
+  if (f.type !== 'String' && f.type !== 'Number') return `Field '${f.key}': only String and Number fields can have allowed values (enum).`;
+  if (!Array.isArray(f.enum) || f.enum.length < 1 || f.enum.length > MAX_ENUM_VALUES) {
+    return `Field '${f.key}': enum must be a list of 1 to ${MAX_ENUM_VALUES} values.`;
+  }
+  const seen = new Set<string | number>();
+  for (const v of f.enum as unknown[]) {
+    const fits = f.type === 'String'
+      ? typeof v === 'string' && v.length > 0 && v.length <= MAX_ENUM_LENGTH && v.trim() === v
+      : typeof v === 'number' && Number.isFinite(v);
+    if (!fits) {
+      return f.type === 'String'
+        ? `Field '${f.key}': enum values must be non-empty Strings of at most ${MAX_ENUM_LENGTH} characters, without surrounding spaces.`
+        : `Field '${f.key}': enum values must be finite Numbers.`;
+    }
+    if (seen.has(v as string | number)) return `Field '${f.key}': enum values must be distinct.`;
+    seen.add(v as string | number);
+  }
+  if (f.default !== undefined && !seen.has(f.default as string | number)) return `Field '${f.key}': the default must be one of the enum values.`;
+  return null;
+}
+
 /** `hidden` and `readOnly` (docs/rules.md): top level only; a hidden value is in no index or search. */
 function checkProtection(f: FieldDef, depth: number): string | null {
   if (f.readOnly !== undefined && typeof f.readOnly !== 'boolean') return `Field '${f.key}': readOnly must be a boolean.`;
@@ -80,7 +111,7 @@ function checkLevel(fields: unknown, depth: number): string | null {
     }
     const protection = checkProtection(f, depth);
     if (protection) return protection;
-    const def = checkDefault(f);
+    const def = checkDefault(f) ?? checkEnum(f);
     if (def) return def;
     const nested = checkNested(f, depth);
     if (nested) return nested;
@@ -141,7 +172,7 @@ export function normaliseFields(fields: unknown): FieldDef[] | unknown {
   return fields.map((raw) => {
     if (!isPlainObject(raw)) return raw;
     const out: Record<string, unknown> = { key: raw.key ?? raw.name, type: capitalise(raw.type) };
-    for (const k of ['required', 'unique', 'searchable', 'index', 'hidden', 'readOnly', 'default', 'ref'] as const) if (raw[k] !== undefined) out[k] = raw[k];
+    for (const k of ['required', 'unique', 'searchable', 'index', 'hidden', 'readOnly', 'default', 'enum', 'ref'] as const) if (raw[k] !== undefined) out[k] = raw[k];
     if (raw.fields !== undefined) out.fields = normaliseFields(raw.fields);
     if (isPlainObject(raw.items)) {
       const items: Record<string, unknown> = { type: capitalise(raw.items.type) };

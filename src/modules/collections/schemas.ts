@@ -10,7 +10,7 @@ export const CollectionParams = Type.Object({
 
 /** Field definitions are checked by validateFieldDefs (precise messages), not here. */
 export const SearchLanguage = Type.String({ maxLength: 32, description: 'full-text search language: simple (default), english, french, … (docs/data.md)' });
-export const FieldList = Type.Array(Type.Unknown(), { maxItems: 200, description: 'Field[] (docs/wire-compatibility.md §4.2; `hidden` and `readOnly`: docs/rules.md)' });
+export const FieldList = Type.Array(Type.Unknown(), { maxItems: 200, description: 'Field[] (docs/wire-compatibility.md §4.2; `hidden` and `readOnly`: docs/rules.md; `enum`: docs/data.md "Allowed values")' });
 
 /**
  * The bounds here only stop abuse (twice the real limits); validateCompoundIndexes applies the

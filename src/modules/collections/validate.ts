@@ -64,8 +64,20 @@ function compileType(type: FieldDef['type'], def: Pick<FieldDef, 'fields' | 'ite
 
 type ObjectCheck = (doc: Record<string, unknown>, mode: Mode) => Record<string, unknown>;
 
+/** A String or Number field with allowed values: the typed value must then be one of them. */
+function compileField(f: FieldDef): Check {
+  const check = compileType(f.type, f);
+  if (!Array.isArray(f.enum)) return check;
+  const allowed = new Set<unknown>(f.enum);
+  const list = f.enum.map((v) => (typeof v === 'string' ? `'${v}'` : String(v))).join(', ');
+  return (v, label, mode) => {
+    const value = check(v, label, mode);
+    return allowed.has(value) ? value : fail(label, `one of ${list}`);
+  };
+}
+
 function compileFields(fields: FieldDef[]): ObjectCheck {
-  const checks = fields.map((f) => ({ f, check: compileType(f.type, f) }));
+  const checks = fields.map((f) => ({ f, check: compileField(f) }));
   return (doc, mode) => {
     const out: Record<string, unknown> = { ...doc };
     for (const { f, check } of checks) {

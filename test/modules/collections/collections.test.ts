@@ -69,6 +69,16 @@ describe('create', () => {
       [[{ key: 's', type: 'String', ref: 'a\u0000' }], /NUL or unpaired surrogate/],
       [[{ key: 's', type: 'String', default: 'x\ud800' }], /NUL or unpaired surrogate/],
       [[{ key: '\udc00', type: 'String' }], /NUL or unpaired surrogate/],
+      // Allowed values: String or Number only, 1-100 distinct values of the type, default among them.
+      [[{ key: 'b', type: 'Boolean', enum: [true] }], /only String and Number fields can have allowed values/],
+      [[{ key: 's', type: 'String', enum: [] }], /list of 1 to 100 values/],
+      [[{ key: 's', type: 'String', enum: 'a' }], /list of 1 to 100 values/],
+      [[{ key: 's', type: 'String', enum: Array.from({ length: 101 }, (_, i) => `v${i}`) }], /list of 1 to 100 values/],
+      [[{ key: 's', type: 'String', enum: ['a', 1] }], /non-empty Strings/],
+      [[{ key: 's', type: 'String', enum: [' a'] }], /without surrounding spaces/],
+      [[{ key: 'n', type: 'Number', enum: [1, '2'] }], /finite Numbers/],
+      [[{ key: 's', type: 'String', enum: ['a', 'a'] }], /distinct/],
+      [[{ key: 's', type: 'String', enum: ['a', 'b'], default: 'c' }], /default must be one of/],
     ];
     for (const [schema, msg] of cases) {
       const r = await A.post(base(), p.owner.auth, { name: 'bad', schema });
@@ -125,6 +135,40 @@ describe('schema updates', () => {
     const uniq = await A.patch(`${base()}/tags`, p.owner.auth, { schema: [{ key: 'label', type: 'String', unique: true }] });
     expect(uniq.status).toBe(409);
     expect((await A.get(`${base()}/tags`, p.owner.auth)).body.data.schemaVersion).toBe(2);
+  });
+});
+
+describe('allowed values (enum)', () => {
+  it('a write outside a field\'s allowed values is refused on create, update and nested fields; the schema keeps the list', async () => {
+    const schema = [
+      { key: 'status', type: 'String', enum: ['draft', 'published'], default: 'draft' },
+      { key: 'stars', type: 'Number', enum: [1, 2, 3] },
+      { key: 'meta', type: 'Object', fields: [{ key: 'tone', type: 'String', enum: ['dry', 'warm'] }] },
+      { key: 'tags', type: 'Array', items: { type: 'String' } },
+    ];
+    expect((await A.post(base(), p.owner.auth, { name: 'reviews', schema })).status).toBe(201);
+    expect((await A.get(`${base()}/reviews`, p.owner.auth)).body.data.model[0]).toEqual({ key: 'status', type: 'String', enum: ['draft', 'published'], default: 'draft' });
+    const bad = await A.post('/api/data/reviews', p.sk, { status: 'archived' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toBe("Field 'status' must be one of 'draft', 'published'.");
+    expect((await A.post('/api/data/reviews', p.sk, { stars: 4 })).body.message).toBe("Field 'stars' must be one of 1, 2, 3.");
+    expect((await A.post('/api/data/reviews', p.sk, { stars: '1' })).body.message).toBe("Field 'stars' must be a Number.");
+    expect((await A.post('/api/data/reviews', p.sk, { meta: { tone: 'cold' } })).body.message).toBe("Field 'tone' must be one of 'dry', 'warm'.");
+    // Trimmed, then compared; the default fills a missing value.
+    const ok = await A.post('/api/data/reviews', p.sk, { status: ' published ', stars: 3 });
+    expect(ok.status).toBe(201);
+    expect(ok.body).toMatchObject({ status: 'published', stars: 3 });
+    const dflt = await A.post('/api/data/reviews', p.sk, { stars: 1 });
+    expect(dflt.body.status).toBe('draft');
+    const patched = await A.patch(`/api/data/reviews/${ok.body._id}`, p.sk, { status: 'gone' });
+    expect(patched.status).toBe(400);
+    expect(patched.body.message).toBe("Field 'status' must be one of 'draft', 'published'.");
+    const doc = await A.get(`/api/data/reviews/${ok.body._id}`, p.sk);
+    expect(doc.body.data.status).toBe('published');
+    // The public schema API keeps the list too.
+    const pub = await A.post('/api/schemas', p.sk, { name: 'moods', fields: [{ name: 'mood', type: 'string', enum: ['up', 'down'] }] });
+    expect(pub.status, JSON.stringify(pub.body)).toBe(201);
+    expect((await A.post('/api/data/moods', p.sk, { mood: 'sideways' })).status).toBe(400);
   });
 });
 

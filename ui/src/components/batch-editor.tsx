@@ -11,6 +11,7 @@ import { toast } from '../lib/toast';
 import type { Collection } from '../lib/types';
 import { validateDocument } from '../lib/validate';
 import { Dialog } from './ui';
+import { ChoiceOptions, hasChoices } from './document-form';
 
 interface Change {
   field: string;
@@ -71,6 +72,10 @@ export function BatchEditor({ projectId, col, ids, onClose, onDone }: { projectI
                 <select id={`${id}-v${i}`} value={c.value || 'false'} onChange={(e) => set(i, { value: e.currentTarget.value })}>
                   <option value="true">true</option>
                   <option value="false">false</option>
+                </select>
+              ) : f && hasChoices(f) ? (
+                <select id={`${id}-v${i}`} value={c.value} onChange={(e) => set(i, { value: e.currentTarget.value })}>
+                  <ChoiceOptions field={f} current={c.value} />
                 </select>
               ) : (
                 <input id={`${id}-v${i}`} {...({ type: f?.type === 'Number' ? 'number' : f?.type === 'Date' ? 'datetime-local' : 'text', step: f?.type === 'Number' ? 'any' : undefined } as object)}

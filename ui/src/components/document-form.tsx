@@ -1,6 +1,6 @@
 /**
  * A document as a form built from the collection's schema: a text area for long strings, number
- * inputs, toggles, date-time pickers, a JSON box only for objects, arrays and undeclared keys.
+ * inputs, toggles, date-time pickers, selects for allowed values, a JSON box only for objects, arrays and undeclared keys.
  * Each change is checked with the server's rules and messages (lib/validate.ts), shown under
  * the field before anything is saved.
  */
@@ -32,6 +32,12 @@ export function DocumentForm({ fields, state, problem, onChange }: {
               <span>{draft === true ? 'true' : 'false'}</span>
             </label>
           );
+        } else if (hasChoices(f)) {
+          control = (
+            <select {...common} value={String(draft ?? '')} onChange={(e) => set(f.key, e.currentTarget.value)}>
+              <ChoiceOptions field={f} current={String(draft ?? '')} />
+            </select>
+          );
         } else if (f.type === 'Number') {
           control = <input type="number" step="any" inputMode="decimal" {...common} value={String(draft ?? '')} onInput={(e) => set(f.key, e.currentTarget.value)} />;
         } else if (f.type === 'Date') {
@@ -61,10 +67,29 @@ export function DocumentForm({ fields, state, problem, onChange }: {
   );
 }
 
+/** A String or Number field with allowed values is edited with a select (here and inline). */
+export const hasChoices = (f: FieldDef) => (f.type === 'String' || f.type === 'Number') && Array.isArray(f.enum) && f.enum.length > 0;
+
+/**
+ * The options of an allowed-values select: an empty choice (no value), the allowed values, and
+ * a value stored before the list was narrowed, marked, so opening a document never changes it.
+ */
+export function ChoiceOptions({ field, current }: { field: FieldDef; current: string }) {
+  const values = (field.enum ?? []).map(String);
+  return (
+    <>
+      <option value="">{field.required ? 'Choose…' : '(none)'}</option>
+      {current !== '' && !values.includes(current) && <option value={current}>{current} (not allowed)</option>}
+      {values.map((v) => <option value={v} key={v}>{v}</option>)}
+    </>
+  );
+}
+
 function hintOf(f: FieldDef): string {
   const parts: string[] = [f.type === 'Array' && f.items ? `Array of ${f.items.type} (JSON)` : f.type === 'Object' ? 'Object (JSON)' : f.type];
   if (f.type === 'Ref') parts.push(`id in ${f.ref ?? 'another collection'}`);
   if (f.type === 'Date') parts.push('your local time');
+  if (hasChoices(f)) parts.push(`one of ${f.enum!.length} values`);
   if (f.required) parts.push('required');
   if (f.unique) parts.push('unique');
   if (f.default !== undefined) parts.push(`default ${JSON.stringify(f.default)}`);

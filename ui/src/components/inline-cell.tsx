@@ -1,12 +1,13 @@
 /**
  * In-place editing of one scalar cell of the records grid: double-click (or Enter on the
- * focused cell) opens an input of the field's type; Enter saves (a merge update of that one
+ * focused cell) opens an input of the field's type (a select for allowed values); Enter saves (a merge update of that one
  * key, checked first with the server's rules and messages), Escape cancels.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { draftOf, valueOf } from '../lib/doc-form';
 import type { FieldDef } from '../lib/types';
 import { validateDocument } from '../lib/validate';
+import { ChoiceOptions, hasChoices } from './document-form';
 
 export function InlineEditor({ field, value, onSave, onCancel }: {
   field: FieldDef;
@@ -57,6 +58,22 @@ export function InlineEditor({ field, value, onSave, onCancel }: {
         <select ref={ref} aria-label={label} disabled={busy} value={String(draft)} onChange={(e) => setDraft(e.currentTarget.value === 'true')} onKeyDown={onKeyDown}>
           <option value="true">true</option>
           <option value="false">false</option>
+        </select>
+      ) : hasChoices(field) ? (
+        <select
+          ref={ref}
+          aria-label={label}
+          aria-invalid={problem ? true : undefined}
+          disabled={busy}
+          value={String(draft)}
+          onChange={(e) => {
+            setDraft(e.currentTarget.value);
+            setProblem(null);
+          }}
+          onKeyDown={onKeyDown}
+          onBlur={() => !busy && !problem && onCancel()}
+        >
+          <ChoiceOptions field={field} current={String(draft)} />
         </select>
       ) : (
         <input

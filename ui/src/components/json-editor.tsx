@@ -12,8 +12,8 @@ import { bracketMatching, defaultHighlightStyle, foldGutter, HighlightStyle, syn
 import { json, jsonParseLinter } from '@codemirror/lang-json';
 import { linter, lintGutter } from '@codemirror/lint';
 import { tags } from '@lezer/highlight';
+import { isDark as consoleDark } from '../lib/theme';
 
-const dark = () => window.matchMedia?.('(prefers-color-scheme: dark)').matches ?? false;
 
 const darkHighlight = HighlightStyle.define([
   { tag: tags.propertyName, color: '#9cdcfe' },
@@ -41,16 +41,20 @@ export default function JsonEditor({ value, onChange, label }: { value: string; 
   const view = useRef<EditorView | null>(null);
   const change = useRef(onChange);
   change.current = onChange;
+  // Read while rendering: a theme change re-renders, and the editor is drawn again in it.
+  const isDark = consoleDark.value;
+  const text = useRef(value);
+  text.current = value;
 
   useEffect(() => {
     const el = host.current!;
     const root = el.shadowRoot ?? el.attachShadow({ mode: 'open' });
-    const isDark = dark();
+    const doc = view.current?.state.doc.toString() ?? text.current;
     view.current = new EditorView({
       root,
       parent: root,
       state: EditorState.create({
-        doc: value,
+        doc,
         extensions: [
           lineNumbers(),
           foldGutter(),
@@ -74,7 +78,7 @@ export default function JsonEditor({ value, onChange, label }: { value: string; 
       }),
     });
     return () => view.current?.destroy();
-  }, []);
+  }, [isDark]);
 
   // A new document from outside (another row opened): replace the text.
   useEffect(() => {

@@ -1,8 +1,8 @@
 /**
- * The field editor of a collection schema: key, type, required, unique, Ref target, nested
+ * The field editor of a collection schema: key, type, required, unique, allowed values, Ref target, nested
  * Object fields and Array item types (recursively), in order. Pure props: the screen saves.
  */
-import { useId } from 'preact/hooks';
+import { useId, useState } from 'preact/hooks';
 import { FIELD_TYPES, SCALAR_TYPES, type FieldDef, type FieldType } from '../lib/types';
 
 type Item = NonNullable<FieldDef['items']>;
@@ -26,12 +26,42 @@ function RefSelect({ id, value, targets, onChange }: { id: string; value: string
 
 /** Changing the type drops what belonged to the old one (ref, items, nested fields). */
 function retype<T extends Omit<FieldDef, 'key'>>(f: T, type: FieldType): T {
-  const { ref: _r, items: _i, fields: _f, unique, ...rest } = f;
+  const { ref: _r, items: _i, fields: _f, enum: _e, unique, ...rest } = f;
   const next = { ...rest, type } as T;
   if (unique && SCALAR_TYPES.has(type)) next.unique = true;
   if (type === 'Object') next.fields = [];
   if (type === 'Array') next.items = { type: 'String' };
   return next;
+}
+
+/** Comma-separated text to allowed values (Numbers for a Number field; nonsense stays for the server to name). */
+function parseChoices(text: string, type: FieldType): Array<string | number> | undefined {
+  const parts = text.split(',').map((x) => x.trim()).filter(Boolean);
+  if (!parts.length) return undefined;
+  return type === 'Number' ? parts.map((x) => (Number.isFinite(Number(x)) ? Number(x) : x)) : parts;
+}
+
+/** The allowed values of a String or Number field, typed as a comma-separated list. */
+function ChoicesInput({ id, name, field, onChange }: { id: string; name: string; field: FieldDef; onChange: (f: FieldDef) => void }) {
+  const [text, setText] = useState(() => (field.enum ?? []).join(', '));
+  // The list changed from outside (fields moved, a suggestion applied): show the field's own.
+  const same = JSON.stringify(parseChoices(text, field.type)) === JSON.stringify(field.enum);
+  const shown = same ? text : (field.enum ?? []).join(', ');
+  return (
+    <>
+      <label class="sr-only" for={id}>Allowed values of {name} (comma-separated)</label>
+      <input
+        id={id}
+        class="choices-input"
+        placeholder="allowed values: a, b, c"
+        value={shown}
+        onInput={(e) => {
+          setText(e.currentTarget.value);
+          onChange({ ...field, enum: parseChoices(e.currentTarget.value, field.type) });
+        }}
+      />
+    </>
+  );
 }
 
 function ItemsEditor({ items, targets, depth, label, onChange }: { items: Item; targets: string[]; depth: number; label: string; onChange: (i: Item) => void }) {
@@ -73,6 +103,7 @@ function FieldEditor(props: { field: FieldDef; index: number; count: number; tar
         {depth === 0 && SCALAR_TYPES.has(f.type) && (
           <label class="check"><input type="checkbox" checked={!!f.unique} onChange={(e) => onChange({ ...f, unique: e.currentTarget.checked || undefined })} /> unique</label>
         )}
+        {(f.type === 'String' || f.type === 'Number') && <ChoicesInput key={f.type} id={`${id}-e`} name={name} field={f} onChange={onChange} />}
         {f.type === 'Ref' && (
           <>
             <label class="sr-only" for={`${id}-r`}>Target collection of {name}</label>
@@ -117,6 +148,7 @@ export function cleanFields(fields: FieldDef[]): FieldDef[] {
     const out = { ...f } as T;
     if (!out.required) delete out.required;
     if (!out.unique) delete out.unique;
+    if (!out.enum?.length) delete out.enum;
     if (out.fields) out.fields = cleanFields(out.fields);
     if (out.items) out.items = clean(out.items);
     return out;

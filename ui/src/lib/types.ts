@@ -10,6 +10,8 @@ export interface FieldDef {
   unique?: boolean;
   searchable?: boolean;
   default?: unknown;
+  /** Allowed values of a String or Number field (docs/data.md, "Allowed values"). */
+  enum?: Array<string | number>;
   ref?: string;
   items?: Omit<FieldDef, 'key'> & { key?: string };
   fields?: FieldDef[];

@@ -1,7 +1,7 @@
 /**
  * Checks a document against a collection schema in the browser before it is saved, with the
  * server's rules and messages (src/modules/collections/validate.ts): required fields, types,
- * nested Object fields, Array items, Ref ids. The server checks again; this only spares a
+ * nested Object fields, Array items, Ref ids, allowed values. The server checks again; this only spares a
  * round trip and points at the field.
  */
 import type { FieldDef, FieldType } from './types.js';
@@ -56,10 +56,18 @@ function checkFields(fields: FieldDef[], doc: Record<string, unknown>, mode: 'in
       if (mode === 'update' && f.required && Object.hasOwn(doc, f.key)) return `Field '${label}' is required.`;
       continue;
     }
-    const err = checkValue(f, v, label);
+    const err = checkValue(f, v, label) ?? checkAllowed(f, v, label);
     if (err) return err;
   }
   return null;
+}
+
+/** A value outside the field's allowed values (`enum`), named as the server names it. */
+export function checkAllowed(f: Omit<FieldDef, 'key'>, v: unknown, label: string): string | null {
+  if (!Array.isArray(f.enum)) return null;
+  const value = typeof v === 'string' ? v.trim() : v;
+  if (f.enum.includes(value as string | number)) return null;
+  return `Field '${label}' must be one of ${f.enum.map((x) => (typeof x === 'string' ? `'${x}'` : String(x))).join(', ')}.`;
 }
 
 /** null when the document fits the schema, else the first problem. */

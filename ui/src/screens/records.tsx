@@ -14,6 +14,7 @@ import { toast, toastError } from '../lib/toast';
 import type { Collection, Doc, ListPage } from '../lib/types';
 import { INLINE_TYPES } from '../lib/doc-form';
 import { useLiveChanges, type Change } from '../lib/live';
+import { density, setDensity } from '../lib/theme';
 import { useLoad } from '../lib/use-load';
 import { Check, Confirm, Empty, ErrorBox, PageHead, Pager, Select, Spinner } from '../components/ui';
 import { FilterBar } from '../components/filter-bar';
@@ -230,6 +231,7 @@ function Browser({ projectId, col }: { projectId: string; col: Collection }) {
 
       <div class="toolbar">
         <Select label="Rows per page" value={query.get('limit') ?? '25'} options={PAGE_SIZES} onChange={(v) => update((q) => q.set('limit', v))} />
+        <Check label="Compact rows" checked={density.value === 'compact'} onChange={(v) => setDensity(v ? 'compact' : 'comfortable')} />
         <Check label="Show deleted" checked={showDeleted} onChange={(v) => update((q) => (v ? q.set('include_deleted', 'true') : q.delete('include_deleted')))} />
         <details class="columns">
           <summary class="btn">Columns</summary>

@@ -165,7 +165,8 @@ function DeliveryLog({ base }: { base: string }) {
                       <span class="muted">{dateTime(d.createdAt)} · {plural(d.attempts, 'attempt')}{last?.statusCode ? ` · HTTP ${last.statusCode}` : last?.error ? ` · ${last.error}` : ''}</span>
                     </summary>
                     <p class="mono small wrap-anywhere">webhook-id {d._id}{d.nextAttemptAt ? ` · next attempt ${dateTime(d.nextAttemptAt)}` : ''}</p>
-                    <div class="table-wrap">
+                    {/* Focusable: on a narrow window the table scrolls sideways, and the keyboard must reach it. */}
+                    <div class="table-wrap" tabIndex={0} role="group" aria-label={`Attempts of ${d._id}`}>
                       <table class="grid small">
                         <caption class="sr-only">Attempts of {d._id}</caption>
                         <thead><tr><th scope="col">#</th><th scope="col">At</th><th scope="col">Status</th><th scope="col">Time</th><th scope="col">Answer (first bytes)</th></tr></thead>
