@@ -112,6 +112,7 @@ beforeAll(async () => {
   await must(env, 'PUT', `/api/projects/${src.id}/auth/oidc/acme`, src.owner.auth, { preset: 'keycloak', label: 'Acme SSO', issuer: idp.issuer, clientId: idp.clientId, clientSecret: idp.clientSecret, enabled: true });
   await must(env, 'PUT', `/api/projects/${src.id}/mail/auth-templates/reset/de`, src.owner.auth, { subject: 'Acme: neues Passwort', text: 'Dein Code: {{ code }}' });
   await must(env, 'PUT', `/api/projects/${src.id}/mail/auth-templates/default-locale`, src.owner.auth, { locale: 'de' });
+  await must(env, 'POST', `/api/projects/${src.id}/mail/templates`, src.owner.auth, { name: 'Order Shipped', subject: 'Order {{orderId}} shipped', text: 'On its way.' });
 
   // A user with an authenticator app (and recovery codes), one with a passkey, one who signs in with the provider.
   totpUser = await enrolledUser(env, src);
@@ -186,7 +187,7 @@ describe('the archive (version 2)', () => {
     expect(approved.data).toMatchObject({ pin: '1234', audit: 'checked by staff', status: 'approved' });
     expect(of('settings')).toMatchObject([{ settings: { passkeys: { rpId: 'example.com' }, mailDefaultLocale: 'de', oidcProviders: { acme: { issuer: idp.issuer, enabled: true } } } }]);
     expect(of('webhook')).toMatchObject([{ url: 'https://hooks.example.com/plinth', events: ['create'], enabled: true }]);
-    expect(recs.at(-1)!.counts).toMatchObject({ totpFactors: 1, recoveryCodes: of('recoveryCode').length, passkeys: 1, identities: 1, authMailTemplates: 1, mailTemplates: 0, webhooks: 1, files: 1 });
+    expect(recs.at(-1)!.counts).toMatchObject({ totpFactors: 1, recoveryCodes: of('recoveryCode').length, passkeys: 1, identities: 1, authMailTemplates: 1, mailTemplates: 1, webhooks: 1, files: 1 });
   });
 
   it('threat: a leaked archive gives no usable secret: the TOTP seed, provider client secret and codes are not in clear', () => {
@@ -331,10 +332,12 @@ describe('restored after the source is gone (same ids)', () => {
     expect(after.redirect?.searchParams.get('userId')).toBe(oidcUser.id);
   });
 
-  it("the project's own German reset mail is still the one sent", async () => {
+  it("the project's own mails are still the ones sent: its German reset text, its templates", async () => {
     const m = await lastResetMail(dst, alice.email);
     expect(m.subject).toBe('Acme: neues Passwort');
     expect(m.text).toMatch(/^Dein Code: \d{6}/);
+    const own = (await must(env, 'GET', `/api/projects/${dst.id}/mail/templates`, dst.owner.auth)).data.templates as Array<{ key: string; subject: string }>;
+    expect(own).toMatchObject([{ key: 'order-shipped', subject: 'Order {{orderId}} shipped' }]);
   });
 
   it('hidden values are still returned to their owner and to the secret key only; read-only and rules still hold', async () => {
