@@ -1,20 +1,28 @@
 /**
- * The project archive (format version 1): gzip-compressed NDJSON, one record per line, in this
- * order: a header, the collections, their documents, the end users, the file records, an end
- * record with the counts (a missing end means a truncated archive). Secrets never enter it:
- * no API keys, JWT secret, provider keys, sessions or one-time codes; end users' password
- * hashes do (argon2id), so users can sign in after a restore.
+ * The project archive (format version 2; version 1 archives are still read): gzip-compressed
+ * NDJSON, one record per line, in this order: a header, the collections, their documents, the
+ * end users, what each user signs in with besides a password (authenticator-app factors,
+ * recovery codes, passkeys, provider identities), the file records, the project's own mail
+ * templates and auth mail texts, its webhook endpoints, its plain settings, an end record with
+ * the counts (a missing end means a truncated archive). What never enters it: API keys, JWT
+ * secret, provider keys and client secrets, bucket credentials, sessions, one-time codes and
+ * anything in flight (docs/backup.md). End users' password hashes do (argon2id), and their
+ * second factors as stored (the TOTP secret and webhook signing secrets
+ * AES-256-GCM encrypted with ENCRYPTION_KEY, recovery codes as keyed hashes), so users sign in after a restore.
  */
 import type { Readable } from 'node:stream';
 import { createGunzip, type Gunzip } from 'node:zlib';
 import type { CompoundIndex, FieldDef, RlsConfig, RulesConfig } from '../../db/types.js';
+import type { Encrypted } from '../../lib/crypto.js';
 import { isObjectId } from '../../lib/ids.js';
 import { jsonTooDeep } from '../../lib/json-depth.js';
 import { isPlainObject } from '../../lib/objects.js';
 import { BackupErrors } from './errors.js';
 
 export const ARCHIVE_FORMAT = 'plinth-project-archive';
-export const ARCHIVE_VERSION = 1;
+export const ARCHIVE_VERSION = 2;
+/** The versions this server reads: 1 (before factors, identities, templates, webhooks and settings) and 2. */
+export const READABLE_VERSIONS: ReadonlySet<number> = new Set([1, 2]);
 
 export interface HeaderRecord {
   type: 'header';
@@ -79,6 +87,105 @@ export interface FileRecord {
   provider: 'internal' | 'external';
   createdAt: string;
   confirmedAt: string | null;
+  /** true/false set for this file, null: the project's default (absent in version 1: null). */
+  private?: boolean | null;
+}
+
+/** A user's authenticator app; `secret` as stored, encrypted with ENCRYPTION_KEY. */
+export interface TotpRecord {
+  type: 'totp';
+  userId: string;
+  secret: Encrypted;
+  verifiedAt: string | null;
+  lastStep: number | null;
+  createdAt: string;
+}
+
+/** One recovery code, as its keyed hash (bound to ENCRYPTION_KEY and the user's id). */
+export interface RecoveryCodeRecord {
+  type: 'recoveryCode';
+  userId: string;
+  codeHash: string;
+  usedAt: string | null;
+  createdAt: string;
+}
+
+/** A user's passkey: its public key (no secret). */
+export interface PasskeyRecord {
+  type: 'passkey';
+  id: string;
+  userId: string;
+  credentialId: string;
+  publicKey: string;
+  counter: number;
+  transports: string[];
+  rpId: string;
+  backupEligible: boolean;
+  backedUp: boolean;
+  name: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+}
+
+/** A user's identity at an OpenID Connect provider (GitHub and Google ids are on the user). */
+export interface IdentityRecord {
+  type: 'identity';
+  userId: string;
+  provider: string;
+  issuer: string;
+  subject: string;
+  email: string | null;
+  createdAt: string;
+  lastSignInAt: string;
+}
+
+/** The project's own text of one auth mail in one locale. */
+export interface AuthMailTemplateRecord {
+  type: 'authMailTemplate';
+  kind: string;
+  locale: string;
+  subject: string;
+  html: string;
+  text: string;
+  updatedAt: string;
+}
+
+/** One of the project's own mail templates (the system ones are every project's). */
+export interface MailTemplateRecord {
+  type: 'mailTemplate';
+  key: string;
+  name: string;
+  subject: string;
+  html: string;
+  text: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A webhook endpoint; `secret` (its signing secret) as stored, encrypted with ENCRYPTION_KEY. */
+export interface WebhookRecord {
+  type: 'webhook';
+  id: string;
+  url: string;
+  description: string;
+  events: string[];
+  collections: string[];
+  secret: Encrypted;
+  enabled: boolean;
+  disabledReason: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/**
+ * The project's plain settings (sign-in options, providers' public settings, passkey relying
+ * party, MFA policy, default file privacy, mail locale, ...), without its own bucket (whose
+ * credentials do not travel) and without any secret; and its site URL.
+ */
+export interface SettingsRecord {
+  type: 'settings';
+  siteUrl: string | null;
+  settings: Record<string, unknown>;
 }
 
 export interface Counts {
@@ -86,20 +193,37 @@ export interface Counts {
   documents: number;
   users: number;
   files: number;
+  totpFactors: number;
+  recoveryCodes: number;
+  passkeys: number;
+  identities: number;
+  authMailTemplates: number;
+  mailTemplates: number;
+  webhooks: number;
 }
+
+/** The counts of an end record; a version 1 archive has only the first four. */
+export const COUNT_KEYS = ['collections', 'documents', 'users', 'files', 'totpFactors', 'recoveryCodes', 'passkeys', 'identities', 'authMailTemplates', 'mailTemplates', 'webhooks'] as const;
+
+export const emptyCounts = (): Counts => ({ collections: 0, documents: 0, users: 0, files: 0, totpFactors: 0, recoveryCodes: 0, passkeys: 0, identities: 0, authMailTemplates: 0, mailTemplates: 0, webhooks: 0 });
 
 export interface EndRecord {
   type: 'end';
-  counts: Counts;
+  counts: Partial<Counts>;
 }
 
-export type ArchiveRecord = HeaderRecord | CollectionRecord | DocumentRecord | UserRecord | FileRecord | EndRecord;
+export type ArchiveRecord = HeaderRecord | CollectionRecord | DocumentRecord | UserRecord | FileRecord | TotpRecord | RecoveryCodeRecord | PasskeyRecord | IdentityRecord
+  | AuthMailTemplateRecord | MailTemplateRecord | WebhookRecord | SettingsRecord | EndRecord;
 
 const bad = (line: number, why: string) => BackupErrors.invalid_archive(`Line ${line}: ${why}.`);
 
 const isTime = (v: unknown): v is string => typeof v === 'string' && !Number.isNaN(Date.parse(v));
 const isOptionalTime = (v: unknown) => v === null || isTime(v);
 const isOptionalId = (v: unknown) => v === null || typeof v === 'string';
+const isOptionalString = isOptionalId;
+const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
+const isEncrypted = (v: unknown): v is Encrypted => isPlainObject(v) && typeof v.encrypted === 'string' && typeof v.iv === 'string' && typeof v.tag === 'string';
+const isText = (v: unknown, max: number) => typeof v === 'string' && v.length <= max;
 
 const RULE_ACTIONS = ['list', 'view', 'create', 'update', 'delete'] as const;
 function isRules(v: unknown): v is Partial<RulesConfig> {
@@ -113,7 +237,7 @@ function checkRecord(r: Record<string, unknown>, line: number): ArchiveRecord {
   switch (r.type) {
     case 'header':
       if (r.format !== ARCHIVE_FORMAT) throw bad(line, 'not a Plinth project archive');
-      if (r.version !== ARCHIVE_VERSION) throw bad(line, `archive version ${String(r.version)} is not supported (this server reads ${ARCHIVE_VERSION})`);
+      if (typeof r.version !== 'number' || !READABLE_VERSIONS.has(r.version)) throw bad(line, `archive version ${String(r.version)} is not supported (this server reads ${[...READABLE_VERSIONS].join(' and ')})`);
       return r as unknown as HeaderRecord;
     case 'collection':
       if (typeof r.name !== 'string' || !Array.isArray(r.fields) || !isPlainObject(r.rls) || !Array.isArray(r.indexes)) throw bad(line, 'a collection needs name, fields, rls and indexes');
@@ -133,7 +257,37 @@ function checkRecord(r: Record<string, unknown>, line: number): ArchiveRecord {
       if (!isObjectId(r.id) || typeof r.name !== 'string' || r.name.includes('/') || !r.name.startsWith(`${String(r.id)}_`)) throw bad(line, 'a file needs an ObjectId id and a name <id>_<file name> without a slash');
       if (!Number.isSafeInteger(r.size) || (r.size as number) < 0 || typeof r.contentType !== 'string' || (r.provider !== 'internal' && r.provider !== 'external') || !isOptionalId(r.ownerId)) throw bad(line, 'a file needs size, contentType, provider and ownerId');
       if (!isTime(r.createdAt) || !isOptionalTime(r.confirmedAt)) throw bad(line, 'a file needs createdAt and confirmedAt times');
+      if (r.private !== undefined && r.private !== null && typeof r.private !== 'boolean') throw bad(line, 'a file\'s private is true, false or null');
       return r as unknown as FileRecord;
+    case 'totp':
+      if (!isObjectId(r.userId) || !isEncrypted(r.secret) || !isOptionalTime(r.verifiedAt) || !isTime(r.createdAt)) throw bad(line, 'a totp factor needs an ObjectId userId, an encrypted secret, verifiedAt and createdAt');
+      if (r.lastStep !== null && !Number.isSafeInteger(r.lastStep)) throw bad(line, 'a totp factor\'s lastStep is an integer or null');
+      return r as unknown as TotpRecord;
+    case 'recoveryCode':
+      if (!isObjectId(r.userId) || !isText(r.codeHash, 200) || !r.codeHash || !isOptionalTime(r.usedAt) || !isTime(r.createdAt)) throw bad(line, 'a recovery code needs an ObjectId userId, codeHash, usedAt and createdAt');
+      return r as unknown as RecoveryCodeRecord;
+    case 'passkey':
+      if (!isText(r.id, 200) || !r.id || !isObjectId(r.userId) || !isText(r.credentialId, 2048) || !r.credentialId || !isText(r.publicKey, 8192) || !isText(r.rpId, 253) || !isText(r.name, 100)) throw bad(line, 'a passkey needs id, an ObjectId userId, credentialId, publicKey, rpId and name');
+      if (!Number.isSafeInteger(r.counter) || (r.counter as number) < 0 || !isStrings(r.transports) || typeof r.backupEligible !== 'boolean' || typeof r.backedUp !== 'boolean') throw bad(line, 'a passkey needs counter, transports, backupEligible and backedUp');
+      if (!isTime(r.createdAt) || !isOptionalTime(r.lastUsedAt)) throw bad(line, 'a passkey needs createdAt and lastUsedAt times');
+      return r as unknown as PasskeyRecord;
+    case 'identity':
+      if (!isObjectId(r.userId) || typeof r.provider !== 'string' || typeof r.issuer !== 'string' || typeof r.subject !== 'string' || !isOptionalString(r.email)) throw bad(line, 'an identity needs an ObjectId userId, provider, issuer, subject and email');
+      if (!isTime(r.createdAt) || !isTime(r.lastSignInAt)) throw bad(line, 'an identity needs createdAt and lastSignInAt times');
+      return r as unknown as IdentityRecord;
+    case 'authMailTemplate':
+      if (typeof r.kind !== 'string' || typeof r.locale !== 'string' || typeof r.subject !== 'string' || typeof r.html !== 'string' || typeof r.text !== 'string' || !isTime(r.updatedAt)) throw bad(line, 'an auth mail template needs kind, locale, subject, html, text and updatedAt');
+      return r as unknown as AuthMailTemplateRecord;
+    case 'mailTemplate':
+      if (typeof r.key !== 'string' || typeof r.name !== 'string' || typeof r.subject !== 'string' || typeof r.html !== 'string' || typeof r.text !== 'string' || !isTime(r.createdAt) || !isTime(r.updatedAt)) throw bad(line, 'a mail template needs key, name, subject, html, text, createdAt and updatedAt');
+      return r as unknown as MailTemplateRecord;
+    case 'webhook':
+      if (!isObjectId(r.id) || typeof r.url !== 'string' || typeof r.description !== 'string' || !isStrings(r.events) || !isStrings(r.collections) || !isEncrypted(r.secret)) throw bad(line, 'a webhook needs an ObjectId id, url, description, events, collections and an encrypted secret');
+      if (typeof r.enabled !== 'boolean' || !isOptionalString(r.disabledReason) || !isTime(r.createdAt) || !isTime(r.updatedAt)) throw bad(line, 'a webhook needs enabled, disabledReason, createdAt and updatedAt');
+      return r as unknown as WebhookRecord;
+    case 'settings':
+      if (!isPlainObject(r.settings) || !isOptionalString(r.siteUrl)) throw bad(line, 'the settings record needs settings (an object) and siteUrl');
+      return r as unknown as SettingsRecord;
     case 'end':
       if (!isPlainObject(r.counts)) throw bad(line, 'the end record needs counts');
       return r as unknown as EndRecord;

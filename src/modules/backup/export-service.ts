@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { createGzip, type Gzip } from 'node:zlib';
 import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/pool.js';
-import { ARCHIVE_FORMAT, ARCHIVE_VERSION, type ArchiveRecord, type Counts } from './archive.js';
+import { ARCHIVE_FORMAT, ARCHIVE_VERSION, emptyCounts, type ArchiveRecord, type Counts } from './archive.js';
 import * as q from './queries.js';
 
 /** A client that stops reading leaves the snapshot idle: PostgreSQL ends it after this. */
@@ -16,7 +16,7 @@ const STALLED_CLIENT_MS = 120_000;
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 class ArchiveWriter {
-  readonly counts: Counts = { collections: 0, documents: 0, users: 0, files: 0 };
+  readonly counts: Counts = emptyCounts();
   constructor(private readonly out: Gzip) {}
 
   async write(record: ArchiveRecord): Promise<void> {
@@ -67,9 +67,58 @@ async function writeUsers(tx: Tx, projectId: string, w: ArchiveWriter) {
 async function writeFiles(tx: Tx, projectId: string, w: ArchiveWriter) {
   w.counts.files += await eachRow((after) => q.filesAfter(tx, projectId, after), (f) => w.write({
     type: 'file', id: f.id, name: f.path.slice(f.path.indexOf('/') + 1), ownerId: f.owner_id, size: f.size,
-    contentType: f.content_type, provider: f.provider, createdAt: f.created_at.toISOString(), confirmedAt: iso(f.confirmed_at),
+    contentType: f.content_type, provider: f.provider, createdAt: f.created_at.toISOString(), confirmedAt: iso(f.confirmed_at), private: f.private,
   }));
 }
+
+/** What each user signs in with besides a password: second factors and provider identities. */
+async function writeSignInMethods(tx: Tx, projectId: string, w: ArchiveWriter) {
+  w.counts.totpFactors += await eachRow((after) => q.totpAfter(tx, projectId, after), (t) => w.write({
+    type: 'totp', userId: t.user_id, secret: t.secret, verifiedAt: iso(t.verified_at), lastStep: t.last_step === null ? null : Number(t.last_step), createdAt: t.created_at.toISOString(),
+  }));
+  w.counts.recoveryCodes += await eachRow((after) => q.recoveryCodesAfter(tx, projectId, after), (c) => w.write({
+    type: 'recoveryCode', userId: c.user_id, codeHash: c.code_hash, usedAt: iso(c.used_at), createdAt: c.created_at.toISOString(),
+  }));
+  w.counts.passkeys += await eachRow((after) => q.passkeysAfter(tx, projectId, after), (k) => w.write({
+    type: 'passkey', id: k.id, userId: k.user_id, credentialId: k.credential_id, publicKey: k.public_key, counter: Number(k.counter), transports: k.transports,
+    rpId: k.rp_id, backupEligible: k.backup_eligible, backedUp: k.backed_up, name: k.name, createdAt: k.created_at.toISOString(), lastUsedAt: iso(k.last_used_at),
+  }));
+  w.counts.identities += await eachRow((after) => q.identitiesAfter(tx, projectId, after), (i) => w.write({
+    type: 'identity', userId: i.user_id, provider: i.provider, issuer: i.issuer, subject: i.subject, email: i.email,
+    createdAt: i.created_at.toISOString(), lastSignInAt: i.last_sign_in_at.toISOString(),
+  }));
+}
+
+/** The project's own mail texts, webhook endpoints and plain settings (never its secrets nor its own bucket). */
+async function writeProjectConfig(tx: Tx, projectId: string, w: ArchiveWriter) {
+  for (const t of await q.authMailTemplates(tx, projectId)) {
+    await w.write({ type: 'authMailTemplate', kind: t.kind, locale: t.locale, subject: t.subject, html: t.html, text: t.text, updatedAt: t.updated_at.toISOString() });
+    w.counts.authMailTemplates++;
+  }
+  for (const t of await q.mailTemplates(tx, projectId)) {
+    await w.write({ type: 'mailTemplate', key: t.key, name: t.name, subject: t.subject, html: t.html, text: t.text, createdAt: t.created_at.toISOString(), updatedAt: t.updated_at.toISOString() });
+    w.counts.mailTemplates++;
+  }
+  for (const e of await q.webhookEndpoints(tx, projectId)) {
+    await w.write({
+      type: 'webhook', id: e.id, url: e.url, description: e.description, events: e.events, collections: e.collections, secret: e.secret,
+      enabled: e.enabled, disabledReason: e.disabled_reason, createdAt: e.created_at.toISOString(), updatedAt: e.updated_at.toISOString(),
+    });
+    w.counts.webhooks++;
+  }
+  const row = await q.projectSettings(tx, projectId);
+  await w.write({ type: 'settings', siteUrl: row.site_url, settings: portableSettings(row.settings) });
+}
+
+/**
+ * The settings that travel: all of them but the project's own bucket (`storage`), whose secret
+ * key stays behind (a restored project without it could not reach the bucket; its files'
+ * objects are copied to the target's storage instead, docs/backup.md).
+ */
+export function portableSettings(settings: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(settings).filter(([k]) => !NOT_PORTABLE.has(k)));
+}
+const NOT_PORTABLE = new Set(['storage']);
 
 /**
  * The archive of a project as a gzip stream. The snapshot is taken before this returns, so
@@ -88,7 +137,9 @@ export async function exportProject(ctx: AppContext, project: { id: string; name
     started();
     await writeCollections(tx, project.id, w);
     await writeUsers(tx, project.id, w);
+    await writeSignInMethods(tx, project.id, w);
     await writeFiles(tx, project.id, w);
+    await writeProjectConfig(tx, project.id, w);
     await w.write({ type: 'end', counts: w.counts });
   });
   run.then(

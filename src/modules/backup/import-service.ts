@@ -1,11 +1,14 @@
 /**
  * Project import: an archive (archive.ts) into a new or empty project, in ONE owner
- * transaction (importer.ts): collections (with their partitions and indexes, as a create
- * does), documents with their ids, owners and times, end users with their ids and password
- * hashes, file records under the project's own folder, and the quota charged under the plan's
- * limits. Anything wrong rolls everything back. A dry run does all of it and rolls back,
+ * transaction (importer.ts): collections (with their partitions, indexes and rules, as a
+ * create does), documents with their ids, owners, times and hidden fields, end users with
+ * their ids, password hashes, second factors and provider identities, file records under the
+ * project's own folder, the project's mail texts and plain settings, and the quota charged
+ * under the plan's limits. Anything wrong rolls everything back. A dry run does all of it and rolls back,
  * reporting what would be imported and every conflict it can find. `newIds` makes a copy with
- * new ids (new-ids.ts), for a second project on the same server.
+ * new ids (new-ids.ts), for a second project on the same server; `replace` restores a project
+ * over its own contents (emptied first, in the same transaction: a failed restore leaves the
+ * project as it was).
  *
  * The work is bounded (issue 32 item 3): the archive is read with caps on its decompressed
  * bytes (IMPORT_MAX_BYTES), its lines (IMPORT_MAX_LINES), each line, its time (IMPORT_TIMEOUT)
@@ -15,8 +18,13 @@
  * (stillWanted, checked before the commit). Knows no HTTP.
  */
 import type { Readable } from 'node:stream';
+import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.js';
+import type { Database } from '../../database.js';
+import { METRICS, refund } from '../../lib/quota-queries.js';
 import { announceChange } from '../collections/cache.js';
+import { dropPartitionsNow } from '../collections/cleanup.js';
+import { removeAllCollectionsIn } from '../collections/service.js';
 import { readArchive, type Counts, type ReadLimits } from './archive.js';
 import { BackupErrors } from './errors.js';
 import { Importer, type Target } from './importer.js';
@@ -26,9 +34,12 @@ import * as q from './queries.js';
 export interface ImportReport {
   dryRun: boolean;
   newIds: boolean;
+  replace: boolean;
   counts: Counts;
   /** Why the archive cannot go into this project (empty when it can). At most 50. */
   conflicts: string[];
+  /** What did not come along, and what to do about it (provider secrets to enter again, ...). */
+  notes: string[];
   /** File records carry no bytes: copy the objects from the source's folder to this one. */
   files: { sourceFolder: string; targetFolder: string } | null;
 }
@@ -36,6 +47,8 @@ export interface ImportReport {
 export interface ImportOptions {
   dryRun: boolean;
   newIds: boolean;
+  /** Restore over the project's own contents (removed in the same transaction first). */
+  replace: boolean;
   /** Aborted when the client goes away: the import stops and rolls back. */
   signal: AbortSignal;
 }
@@ -80,6 +93,19 @@ function stillWanted(limits: ReadLimits, deadline: number): void {
   if (Date.now() > deadline) throw BackupErrors.import_timeout(`The import took longer than ${Math.round(limits.maxMs / 1000)} s (IMPORT_TIMEOUT): it was stopped, nothing was written.`);
 }
 
+/**
+ * Empties the project inside the import's transaction: collections (partitions emptied, queued
+ * for dropping), end users (their sessions, factors and identities go with them: everyone signs
+ * in again), file records, uploads in flight, its own mail texts; the quota refunded. The file
+ * objects are left in storage: the archive's files keep their names in the same folder.
+ * Settings are not removed: the archive's are merged over them.
+ */
+async function replaceContents(ctx: AppContext, tx: Kysely<Database>, projectId: string): Promise<void> {
+  await removeAllCollectionsIn(ctx, tx, projectId);
+  const fileBytes = await q.deleteProjectContents(tx, projectId);
+  if (fileBytes > 0) await refund(tx, { subjectId: projectId, metric: METRICS.storageBytes }, fileBytes);
+}
+
 export async function importProject(ctx: AppContext, target: Target & { operatorId: string }, body: Readable, opts: ImportOptions): Promise<ImportReport> {
   const { dryRun } = opts;
   const limits = importLimits(ctx, opts.signal);
@@ -90,6 +116,7 @@ export async function importProject(ctx: AppContext, target: Target & { operator
       const imp = new Importer(ctx, tx, target, opts.newIds ? new NewIds() : null);
       await q.lockProject(tx, target.id);
       await imp.start();
+      if (opts.replace) await replaceContents(ctx, tx, target.id);
       const has = await q.contents(tx, target.id);
       if (has.collections || has.users || has.files) {
         imp.conflict(`The project is not empty (${has.collections} collections, ${has.users} users, ${has.files} files): import into a new or empty project.`);
@@ -101,8 +128,10 @@ export async function importProject(ctx: AppContext, target: Target & { operator
       const result: ImportReport = {
         dryRun,
         newIds: opts.newIds,
+        replace: opts.replace,
         counts: imp.counts,
         conflicts: imp.conflicts,
+        notes: imp.notes,
         files: imp.counts.files ? { sourceFolder: `${imp.sourceProject ?? '<source project id>'}/`, targetFolder: `${target.id}/` } : null,
       };
       if (dryRun) throw new DryRunDone(result);
@@ -111,6 +140,9 @@ export async function importProject(ctx: AppContext, target: Target & { operator
       return result;
     });
     await announceChange(ctx, target.id);
+    if (opts.replace) await dropPartitionsNow(ctx);
+    // Settings may have changed: every node drops its cached project.
+    await ctx.bus.publish({ type: 'project_changed', id: target.id });
     return report;
   } catch (err) {
     if (err instanceof DryRunDone) return err.report;

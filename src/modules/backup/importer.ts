@@ -18,12 +18,22 @@ import { setRules } from '../rules/queries.js';
 import { compileRules } from '../rules/service.js';
 import { DataErrors } from '../data/errors.js';
 import { planOf, type PlanName } from '../plans/plans.js';
+import { decrypt } from '../../lib/crypto.js';
+import { objectId, randomId } from '../../lib/ids.js';
+import { syncChangeTriggers } from '../collections/change-trigger-queries.js';
+import { MailErrors } from '../mail/errors.js';
+import { checkEndpointUrl } from '../webhooks/endpoint-url.js';
+import { MAX_ENDPOINTS, WEBHOOK_EVENTS } from '../webhooks/service.js';
 import { StorageErrors } from '../storage/errors.js';
-import type { ArchiveRecord, CollectionRecord, Counts, DocumentRecord, FileRecord, UserRecord } from './archive.js';
+import {
+  COUNT_KEYS, emptyCounts, type ArchiveRecord, type AuthMailTemplateRecord, type CollectionRecord, type Counts, type DocumentRecord, type FileRecord, type IdentityRecord,
+  type MailTemplateRecord, type PasskeyRecord, type RecoveryCodeRecord, type SettingsRecord, type TotpRecord, type UserRecord, type WebhookRecord,
+} from './archive.js';
 import { archivedRls } from './archived-rls.js';
 import { BackupErrors } from './errors.js';
 import { NewIds } from './new-ids.js';
 import * as q from './queries.js';
+import { restoredSettings, type RestoredSettings } from './settings.js';
 
 export interface Target {
   id: string;
@@ -36,9 +46,27 @@ const BATCH_CHARS = 4 * 1024 * 1024;
 // 54000: a value too long for an index entry (the data API refuses those: value_too_long).
 const BAD_VALUE = new Set(['22P02', '22007', '22008', '22009', '22003', '22021', '22P05', '23502', '23514', '54000']);
 
+/** What each user signs in with besides a password, held for a batch insert after the users. */
+interface SignInBatches {
+  totp: TotpRecord[];
+  recoveryCode: RecoveryCodeRecord[];
+  passkey: PasskeyRecord[];
+  identity: IdentityRecord[];
+}
+
 export class Importer {
-  readonly counts: Counts = { collections: 0, documents: 0, users: 0, files: 0 };
+  readonly counts: Counts = emptyCounts();
   readonly conflicts: string[] = [];
+  /** What the operator should know about a successful import (what did not come along, and why). */
+  readonly notes: string[] = [];
+  private signIn: SignInBatches = { totp: [], recoveryCode: [], passkey: [], identity: [] };
+  private authMailTemplates: AuthMailTemplateRecord[] = [];
+  private mailTemplates: MailTemplateRecord[] = [];
+  private webhooks: Array<{ record: WebhookRecord; line: number }> = [];
+  private settings: RestoredSettings | null = null;
+  private settingsSeen = false;
+  /** Recovery codes left out of a copy with new ids (they are bound to the old id). */
+  private recoveryCodesLeft = 0;
   private readonly collectionIds = new Map<string, string>();
   /** Collections' access rules, compiled once every collection exists (a rule may look another up). */
   private readonly rules: Array<{ id: string; name: string; fields: FieldDef[]; rules: RulesConfig; line: number }> = [];
@@ -51,7 +79,7 @@ export class Importer {
   dbBytes = 0;
   fileBytes = 0;
   sourceProject: string | null = null;
-  ended: Counts | null = null;
+  ended: Partial<Counts> | null = null;
 
   constructor(
     private readonly ctx: AppContext,
@@ -95,6 +123,30 @@ export class Importer {
         this.files.push(record);
         if (this.files.length >= q.PAGE) await this.flushFiles();
         return;
+      case 'totp':
+      case 'recoveryCode':
+      case 'passkey':
+      case 'identity': {
+        const list = this.signIn[record.type] as ArchiveRecord[];
+        list.push(record);
+        if (list.length >= q.PAGE) await this.flushSignIn();
+        return;
+      }
+      case 'authMailTemplate':
+        this.authMailTemplates.push(record);
+        if (this.authMailTemplates.length >= q.PAGE) await this.flushTemplates();
+        return;
+      case 'mailTemplate':
+        this.mailTemplates.push(record);
+        if (this.mailTemplates.length >= q.PAGE) await this.flushTemplates();
+        return;
+      case 'webhook':
+        if (this.webhooks.length >= MAX_ENDPOINTS) throw BackupErrors.invalid_archive(`Line ${line}: more than ${MAX_ENDPOINTS} webhook endpoints (a project has at most ${MAX_ENDPOINTS}).`);
+        this.webhooks.push({ record, line });
+        this.counts.webhooks++;
+        return;
+      case 'settings':
+        return this.settingsRecord(record, line);
       case 'end':
         await this.flushAll();
         this.ended = record.counts;
@@ -186,7 +238,135 @@ export class Importer {
     this.pendingChars = 0;
     for (const [name, list] of this.docs) if (list.length) await this.flushDocs(name, list);
     if (this.users.length) await this.flushUsers();
+    await this.flushSignIn();
     if (this.files.length) await this.flushFiles();
+    await this.flushTemplates();
+  }
+
+  private userIdOf(id: string): string {
+    return this.newIds ? this.newIds.of(id) : id;
+  }
+
+  /**
+   * Each batch must name users of this import: an inserted row is joined to its user in the
+   * target project, so a record naming any other account (of another project, or none) is
+   * refused, not attached. While conflicts are pending (users already taken), the rows of those
+   * users are merely skipped: the import fails on the conflicts anyway.
+   */
+  private checkInserted(kind: string, expected: number, inserted: number) {
+    if (inserted !== expected && !this.conflicts.length) {
+      const [from, to] = this.pendingLines;
+      throw BackupErrors.invalid_archive(`Lines ${from}-${to}: ${expected - inserted} ${kind} name a user the archive does not hold (before them).`);
+    }
+  }
+
+  /** Second factors and provider identities, after the users they belong to. */
+  private async flushSignIn() {
+    const b = this.signIn;
+    if (!b.totp.length && !b.recoveryCode.length && !b.passkey.length && !b.identity.length) return;
+    if (this.users.length) await this.flushUsers();
+    this.signIn = { totp: [], recoveryCode: [], passkey: [], identity: [] };
+    const key = this.ctx.config.encryptionKey;
+    // A secret this server cannot read would be a factor nobody can use (and a user locked out
+    // where a second factor is required): the archive was made on a server with another key.
+    const totp = b.totp.filter((t) => {
+      if (decrypt(key, t.secret) !== null) return true;
+      this.conflict(`User ${t.userId}: the authenticator-app secret was encrypted with another ENCRYPTION_KEY than this server's; restore on a server with the source's ENCRYPTION_KEY (docs/backup.md).`);
+      return false;
+    });
+    if (totp.length) {
+      await this.guarded('authenticator apps', async () => {
+        this.checkInserted('authenticator apps', totp.length, await q.insertTotp(this.tx, this.target.id, totp.map((t) => ({ ...t, userId: this.userIdOf(t.userId) }))));
+      });
+    }
+    this.counts.totpFactors += b.totp.length;
+    if (this.newIds) {
+      // A recovery code is kept as a keyed hash bound to the account's id: under a new id no
+      // code would ever match. Users with a factor generate a new set (docs/backup.md).
+      this.recoveryCodesLeft += b.recoveryCode.length;
+    } else if (b.recoveryCode.length) {
+      await this.guarded('recovery codes', async () => {
+        this.checkInserted('recovery codes', b.recoveryCode.length, await q.insertRecoveryCodes(this.tx, this.target.id, b.recoveryCode));
+      });
+    }
+    this.counts.recoveryCodes += b.recoveryCode.length;
+    if (b.passkey.length) {
+      // Passkey ids are unique per server: a copy's get new ones (sign-in finds a passkey by its credential id).
+      const keys = b.passkey.map((k) => ({ ...k, id: this.newIds ? randomId() : k.id, userId: this.userIdOf(k.userId) }));
+      await this.guarded('passkeys', async () => {
+        this.checkInserted('passkeys', keys.length, await q.insertPasskeys(this.tx, this.target.id, keys));
+      });
+    }
+    this.counts.passkeys += b.passkey.length;
+    if (b.identity.length) {
+      await this.guarded('provider identities', async () => {
+        this.checkInserted('provider identities', b.identity.length, await q.insertIdentities(this.tx, this.target.id, b.identity.map((i) => ({ ...i, userId: this.userIdOf(i.userId) }))));
+      });
+    }
+    this.counts.identities += b.identity.length;
+    this.pendingLines = [0, 0];
+  }
+
+  /** The project's own auth mail texts and mail templates (custom templates are a plan feature). */
+  private async flushTemplates() {
+    const auth = this.authMailTemplates;
+    const own = this.mailTemplates;
+    this.authMailTemplates = [];
+    this.mailTemplates = [];
+    if (auth.length) {
+      await this.guarded('auth mail templates', () => q.insertAuthMailTemplates(this.tx, this.target.id, auth));
+      this.counts.authMailTemplates += auth.length;
+    }
+    if (own.length) {
+      if (!this.plan.customMailTemplates) throw MailErrors.mail_custom_templates_pro('The archive holds custom mail templates, a Pro feature: import it into a project of a Pro account.');
+      await this.guarded('mail templates', () => q.insertMailTemplates(this.tx, this.target.id, own));
+      this.counts.mailTemplates += own.length;
+    }
+  }
+
+  /**
+   * The webhook endpoints, once the collections exist (an endpoint decides which collections
+   * write to the change stream), checked as a create checks them, with their signing secrets as
+   * stored (receivers keep verifying). A copy with new ids gets them disabled: enabled, it would
+   * send its own events, signed alike, to the original's receivers.
+   */
+  private async applyWebhooks() {
+    if (!this.webhooks.length) return;
+    const key = this.ctx.config.encryptionKey;
+    const rows: Array<Omit<WebhookRecord, 'type'>> = [];
+    for (const { record: w, line } of this.webhooks) {
+      if (decrypt(key, w.secret) === null) {
+        this.conflict(`Webhook endpoint ${w.id}: its signing secret was encrypted with another ENCRYPTION_KEY than this server's; restore on a server with the source's ENCRYPTION_KEY (docs/backup.md).`);
+        continue;
+      }
+      let url: string;
+      try {
+        url = checkEndpointUrl(w.url, this.ctx.config.webhooks.allowPrivateUrls);
+      } catch (err) {
+        if (err instanceof AppError) throw BackupErrors.invalid_archive(`Line ${line} (webhook endpoint): ${err.message}`);
+        throw err;
+      }
+      const unknown = w.events.find((e) => !(WEBHOOK_EVENTS as readonly string[]).includes(e));
+      if (unknown !== undefined) throw BackupErrors.invalid_archive(`Line ${line} (webhook endpoint): unknown event '${unknown.slice(0, 40)}' (${WEBHOOK_EVENTS.join(', ')}).`);
+      const copy = this.newIds !== null;
+      rows.push({
+        id: copy ? objectId() : w.id, url, description: w.description, events: [...new Set(w.events)], collections: [...new Set(w.collections.map((c) => c.toLowerCase()))],
+        secret: w.secret, enabled: copy ? false : w.enabled, disabledReason: copy ? 'copied from a backup: enable it when this copy should send its events' : w.disabledReason,
+        createdAt: w.createdAt, updatedAt: w.updatedAt,
+      });
+    }
+    if (rows.length) {
+      this.pendingLines = [this.webhooks[0]!.line, this.webhooks[this.webhooks.length - 1]!.line];
+      await this.guarded('webhook endpoints', () => q.insertWebhooks(this.tx, this.target.id, rows));
+      await syncChangeTriggers(this.tx, this.target.id);
+      if (this.newIds && this.webhooks.some((w) => w.record.enabled)) this.notes.push('Webhook endpoints were copied disabled (a copy would send its events to the original\'s receivers): enable them when this copy should send.');
+    }
+  }
+
+  private settingsRecord(r: SettingsRecord, line: number) {
+    if (this.settingsSeen) throw BackupErrors.invalid_archive(`Line ${line}: a second settings record.`);
+    this.settingsSeen = true;
+    this.settings = restoredSettings(this.ctx, r.settings, r.siteUrl, line);
   }
 
   /**
@@ -206,14 +386,38 @@ export class Importer {
     }
   }
 
+  /**
+   * The archive's settings over the target's own (which keeps its bucket, and whatever the
+   * archive does not set). Provider client secrets never travel: the providers the archive
+   * enables work again once their secrets are entered again.
+   */
+  private async applySettings() {
+    const s = this.settings;
+    if (!s) return;
+    await q.mergeProjectSettings(this.tx, this.target.id, s.settings, s.siteUrl, this.ctx.clock.now());
+    if (s.unknown.length) this.notes.push(`Settings this server does not know were left out: ${s.unknown.slice(0, 20).join(', ')}.`);
+    const providers = [
+      ...['github', 'google'].filter((p) => (s.settings.authProviders as Record<string, { enabled?: boolean }> | undefined)?.[p]?.enabled),
+      ...Object.keys((s.settings.oidcProviders ?? {}) as Record<string, unknown>),
+    ];
+    if (providers.length) this.notes.push(`Sign-in providers came back without their client secrets (never in an archive): enter them again for ${providers.join(', ')}.`);
+  }
+
   /** The archive is whole (its end record matches what was read) and the plan allows it. */
   async finish() {
     if (!this.ended) throw BackupErrors.invalid_archive('The archive has no end record: it was cut short.');
-    for (const k of ['collections', 'documents', 'users', 'files'] as const) {
-      if (this.ended[k] !== this.counts[k]) throw BackupErrors.invalid_archive(`The end record counts ${String(this.ended[k])} ${k}, the archive holds ${this.counts[k]}.`);
+    for (const k of COUNT_KEYS) {
+      // A version 1 end record counts the first four only: the others are then 0.
+      const counted = this.ended[k] ?? 0;
+      if (counted !== this.counts[k]) throw BackupErrors.invalid_archive(`The end record counts ${String(counted)} ${k}, the archive holds ${this.counts[k]}.`);
     }
     if (this.newIds) await this.rewriteReferences(this.newIds);
     await this.applyRules();
+    await this.applyWebhooks();
+    await this.applySettings();
+    if (this.recoveryCodesLeft) {
+      this.notes.push(`${this.recoveryCodesLeft} recovery codes were left out: they are bound to the user's id, which newIds changes. Those users generate a new set (their authenticator apps and passkeys came along).`);
+    }
     const db = { subjectId: this.target.id, metric: METRICS.dbBytes };
     const storage = { subjectId: this.target.id, metric: METRICS.storageBytes };
     if ((await reserve(this.tx, db, this.dbBytes, this.plan.databaseBytes)) === null) throw DataErrors.database_limit(`The documents need ${this.dbBytes} bytes, over the plan's database limit.`);

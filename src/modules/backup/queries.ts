@@ -3,10 +3,10 @@
  * policies apply); import writes run in one owner transaction, every statement naming the
  * target project.
  */
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../../database.js';
 import type { Tx } from '../../db/pool.js';
-import type { DocumentRecord, FileRecord, UserRecord } from './archive.js';
+import type { AuthMailTemplateRecord, DocumentRecord, FileRecord, IdentityRecord, MailTemplateRecord, PasskeyRecord, RecoveryCodeRecord, TotpRecord, UserRecord, WebhookRecord } from './archive.js';
 
 /** Serialises imports and collection creates of one project (the collections module's lock). */
 export { lockProject } from '../collections/queries.js';
@@ -52,13 +52,78 @@ export async function usersAfter(tx: Tx, projectId: string, after: string) {
 export async function filesAfter(tx: Tx, projectId: string, after: string) {
   return tx
     .selectFrom('files')
-    .select(['id', 'path', 'owner_id', 'size', 'content_type', 'provider', 'created_at', 'confirmed_at'])
+    .select(['id', 'path', 'owner_id', 'size', 'content_type', 'provider', 'created_at', 'confirmed_at', 'private'])
     .where('project_id', '=', projectId)
     .where('status', '=', 'confirmed')
     .where('id', '>', after)
     .orderBy('id')
     .limit(PAGE)
     .execute();
+}
+
+/*
+ * What users sign in with besides a password, read a page at a time by a key of their own
+ * (`id` is what the export's pager walks by; the row's other members are what it writes).
+ */
+
+export async function totpAfter(tx: Tx, projectId: string, after: string) {
+  const rows = await tx.selectFrom('app_user_totp').select(['user_id', 'secret', 'verified_at', 'last_step', 'created_at'])
+    .where('project_id', '=', projectId).where('user_id', '>', after).orderBy('user_id').limit(PAGE).execute();
+  return rows.map((r) => ({ ...r, id: r.user_id }));
+}
+
+export async function recoveryCodesAfter(tx: Tx, projectId: string, after: string) {
+  const res = await sql<{ id: string; user_id: string; code_hash: string; used_at: Date | null; created_at: Date }>`
+    SELECT user_id || ':' || code_hash AS id, user_id, code_hash, used_at, created_at FROM app_user_recovery_codes
+    WHERE project_id = ${projectId} AND (user_id || ':' || code_hash) COLLATE "C" > ${after}
+    ORDER BY (user_id || ':' || code_hash) COLLATE "C" LIMIT ${PAGE}`.execute(tx);
+  return res.rows;
+}
+
+export async function passkeysAfter(tx: Tx, projectId: string, after: string) {
+  return tx.selectFrom('app_user_passkeys')
+    .select(['id', 'user_id', 'credential_id', 'public_key', 'counter', 'transports', 'rp_id', 'backup_eligible', 'backed_up', 'name', 'created_at', 'last_used_at'])
+    .where('project_id', '=', projectId).where('id', '>', after).orderBy('id').limit(PAGE).execute();
+}
+
+export async function identitiesAfter(tx: Tx, projectId: string, after: string) {
+  const res = await sql<{ id: string; user_id: string; provider: string; issuer: string; subject: string; email: string | null; created_at: Date; last_sign_in_at: Date }>`
+    SELECT json_build_array(provider, issuer, subject)::text AS id, user_id, provider, issuer, subject, email, created_at, last_sign_in_at
+      FROM app_user_identities
+     WHERE project_id = ${projectId} AND json_build_array(provider, issuer, subject)::text COLLATE "C" > ${after}
+     ORDER BY json_build_array(provider, issuer, subject)::text COLLATE "C" LIMIT ${PAGE}`.execute(tx);
+  return res.rows;
+}
+
+/** The project's own auth mail texts and mail templates (few: read at once). */
+export async function authMailTemplates(tx: Tx, projectId: string) {
+  return tx.selectFrom('auth_mail_templates').select(['kind', 'locale', 'subject', 'html', 'text', 'updated_at'])
+    .where('project_id', '=', projectId).orderBy('kind').orderBy('locale').execute();
+}
+
+export async function mailTemplates(tx: Tx, projectId: string) {
+  return tx.selectFrom('mail_templates').select(['key', 'name', 'subject', 'html', 'text', 'created_at', 'updated_at'])
+    .where('project_id', '=', projectId).where('is_system', '=', false).orderBy('key').execute();
+}
+
+/** The project's webhook endpoints (at most 20: read at once), secrets as stored. */
+export async function webhookEndpoints(tx: Tx, projectId: string) {
+  return tx.selectFrom('webhook_endpoints')
+    .select(['id', 'url', 'description', 'events', 'collections', 'secret', 'enabled', 'disabled_reason', 'created_at', 'updated_at'])
+    .where('project_id', '=', projectId).orderBy('created_at').orderBy('id').execute();
+}
+
+export async function insertWebhooks(db: Db, projectId: string, rows: Array<Omit<WebhookRecord, 'type'>>): Promise<void> {
+  await db.insertInto('webhook_endpoints')
+    .values(rows.map((w) => ({
+      id: w.id, project_id: projectId, url: w.url, description: w.description, events: w.events, collections: w.collections,
+      secret: JSON.stringify(w.secret), enabled: w.enabled, disabled_reason: w.disabledReason, created_at: w.createdAt, updated_at: w.updatedAt,
+    })))
+    .execute();
+}
+
+export async function projectSettings(db: Tx, projectId: string) {
+  return db.selectFrom('projects').select(['site_url', 'settings']).where('id', '=', projectId).executeTakeFirstOrThrow();
 }
 
 /** What the project already holds: an import goes only into an empty one. */
@@ -68,6 +133,24 @@ export async function contents(db: Db, projectId: string) {
            (SELECT count(*)::int FROM app_users WHERE project_id = ${projectId}) AS users,
            (SELECT count(*)::int FROM files WHERE project_id = ${projectId}) AS files`.execute(db);
   return res.rows[0]!;
+}
+
+/**
+ * A restore over the project's own contents (`replace`): its end users (with their sessions,
+ * factors and identities, by cascade), file records and uploads in flight, its own mail texts
+ * and its webhook endpoints (with their deliveries), inside the import's transaction. The collections go through the collections module.
+ * Returns the stored bytes of platform storage the file records were charged.
+ */
+export async function deleteProjectContents(db: Db, projectId: string): Promise<number> {
+  await db.deleteFrom('app_users').where('project_id', '=', projectId).execute();
+  await db.deleteFrom('upload_sessions').where('project_id', '=', projectId).execute();
+  const res = await sql<{ bytes: number }>`
+    WITH gone AS (DELETE FROM files WHERE project_id = ${projectId} RETURNING size, provider)
+    SELECT coalesce(sum(size) FILTER (WHERE provider = 'internal'), 0)::bigint AS bytes FROM gone`.execute(db);
+  await db.deleteFrom('auth_mail_templates').where('project_id', '=', projectId).execute();
+  await db.deleteFrom('mail_templates').where('project_id', '=', projectId).execute();
+  await db.deleteFrom('webhook_endpoints').where('project_id', '=', projectId).execute();
+  return Number(res.rows[0]?.bytes ?? 0);
 }
 
 /** End-user ids are unique across the deployment: those already taken (by any project). */
@@ -115,10 +198,87 @@ export async function insertFiles(db: Db, projectId: string, files: FileRecord[]
     .values(files.map((f) => ({
       project_id: projectId, id: f.id, path: `${projectId}/${f.name}`, owner_id: f.ownerId, size: f.size,
       content_type: f.contentType, provider: f.provider, status: 'confirmed' as const,
-      created_at: f.createdAt, confirmed_at: f.confirmedAt ?? f.createdAt,
+      created_at: f.createdAt, confirmed_at: f.confirmedAt ?? f.createdAt, private: f.private ?? null,
     })))
     .execute();
   return files.reduce((n, f) => n + f.size, 0);
+}
+
+/*
+ * Users' second factors and identities. Each row is joined to its user in the target project:
+ * a row naming any other account is not inserted, and the caller compares the counts.
+ */
+
+async function insertedCount(db: Db, query: RawBuilder<{ n: number }>): Promise<number> {
+  const res = await query.execute(db);
+  return Number(res.rows[0]?.n ?? 0);
+}
+
+export async function insertTotp(db: Db, projectId: string, rows: TotpRecord[]): Promise<number> {
+  const values = rows.map((t) => sql`(${t.userId}, ${JSON.stringify(t.secret)}::jsonb, ${t.verifiedAt}::timestamptz, ${t.lastStep}::bigint, ${t.createdAt}::timestamptz)`);
+  return insertedCount(db, sql<{ n: number }>`
+    WITH ins AS (
+      INSERT INTO app_user_totp (user_id, project_id, secret, verified_at, last_step, created_at)
+      SELECT v.user_id, ${projectId}, v.secret, v.verified_at, v.last_step, v.created_at
+        FROM (VALUES ${sql.join(values)}) AS v (user_id, secret, verified_at, last_step, created_at)
+        JOIN app_users u ON u.id = v.user_id AND u.project_id = ${projectId}
+      RETURNING 1)
+    SELECT count(*)::int AS n FROM ins`);
+}
+
+export async function insertRecoveryCodes(db: Db, projectId: string, rows: RecoveryCodeRecord[]): Promise<number> {
+  const values = rows.map((c) => sql`(${c.userId}, ${c.codeHash}, ${c.usedAt}::timestamptz, ${c.createdAt}::timestamptz)`);
+  return insertedCount(db, sql<{ n: number }>`
+    WITH ins AS (
+      INSERT INTO app_user_recovery_codes (user_id, code_hash, project_id, used_at, created_at)
+      SELECT v.user_id, v.code_hash, ${projectId}, v.used_at, v.created_at
+        FROM (VALUES ${sql.join(values)}) AS v (user_id, code_hash, used_at, created_at)
+        JOIN app_users u ON u.id = v.user_id AND u.project_id = ${projectId}
+      RETURNING 1)
+    SELECT count(*)::int AS n FROM ins`);
+}
+
+export async function insertPasskeys(db: Db, projectId: string, rows: PasskeyRecord[]): Promise<number> {
+  const values = rows.map((k) => sql`(${k.id}, ${k.userId}, ${k.credentialId}, ${k.publicKey}, ${k.counter}::bigint, ${k.transports}::text[], ${k.rpId},
+    ${k.backupEligible}::boolean, ${k.backedUp}::boolean, ${k.name}, ${k.createdAt}::timestamptz, ${k.lastUsedAt}::timestamptz)`);
+  return insertedCount(db, sql<{ n: number }>`
+    WITH ins AS (
+      INSERT INTO app_user_passkeys (id, project_id, user_id, credential_id, public_key, counter, transports, rp_id, backup_eligible, backed_up, name, created_at, last_used_at)
+      SELECT v.id, ${projectId}, v.user_id, v.credential_id, v.public_key, v.counter, v.transports, v.rp_id, v.backup_eligible, v.backed_up, v.name, v.created_at, v.last_used_at
+        FROM (VALUES ${sql.join(values)}) AS v (id, user_id, credential_id, public_key, counter, transports, rp_id, backup_eligible, backed_up, name, created_at, last_used_at)
+        JOIN app_users u ON u.id = v.user_id AND u.project_id = ${projectId}
+      RETURNING 1)
+    SELECT count(*)::int AS n FROM ins`);
+}
+
+export async function insertIdentities(db: Db, projectId: string, rows: IdentityRecord[]): Promise<number> {
+  const values = rows.map((i) => sql`(${i.provider}, ${i.issuer}, ${i.subject}, ${i.userId}, ${i.email}, ${i.createdAt}::timestamptz, ${i.lastSignInAt}::timestamptz)`);
+  return insertedCount(db, sql<{ n: number }>`
+    WITH ins AS (
+      INSERT INTO app_user_identities (project_id, provider, issuer, subject, user_id, email, created_at, last_sign_in_at)
+      SELECT ${projectId}, v.provider, v.issuer, v.subject, v.user_id, v.email, v.created_at, v.last_sign_in_at
+        FROM (VALUES ${sql.join(values)}) AS v (provider, issuer, subject, user_id, email, created_at, last_sign_in_at)
+        JOIN app_users u ON u.id = v.user_id AND u.project_id = ${projectId}
+      RETURNING 1)
+    SELECT count(*)::int AS n FROM ins`);
+}
+
+export async function insertAuthMailTemplates(db: Db, projectId: string, rows: AuthMailTemplateRecord[]): Promise<void> {
+  await db.insertInto('auth_mail_templates')
+    .values(rows.map((t) => ({ project_id: projectId, kind: t.kind, locale: t.locale, subject: t.subject, html: t.html, text: t.text, updated_at: t.updatedAt })))
+    .execute();
+}
+
+export async function insertMailTemplates(db: Db, projectId: string, rows: MailTemplateRecord[]): Promise<void> {
+  await db.insertInto('mail_templates')
+    .values(rows.map((t) => ({ project_id: projectId, key: t.key, name: t.name, subject: t.subject, html: t.html, text: t.text, is_system: false, created_at: t.createdAt, updated_at: t.updatedAt })))
+    .execute();
+}
+
+/** The archive's settings over the project's own; its site URL when the archive has one. */
+export async function mergeProjectSettings(db: Db, projectId: string, settings: Record<string, unknown>, siteUrl: string | null, now: Date): Promise<void> {
+  await sql`UPDATE projects SET settings = settings || ${JSON.stringify(settings)}::jsonb, site_url = coalesce(${siteUrl}, site_url), updated_at = ${now}
+            WHERE id = ${projectId}`.execute(db);
 }
 
 /** Ends the export's snapshot transaction when the client stops reading for this long. */

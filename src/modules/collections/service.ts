@@ -168,6 +168,25 @@ export async function deleteCollection(ctx: AppContext, projectId: string, name:
   return current.name;
 }
 
+/**
+ * Removes every collection of a project inside the caller's transaction (a restore that
+ * replaces the project's contents, src/modules/backup): each partition emptied and queued for
+ * dropping, the database bytes refunded. After its commit the caller announces the change and
+ * runs dropPartitionsNow, as deleteCollection does. Returns how many were removed.
+ */
+export async function removeAllCollectionsIn(ctx: AppContext, tx: Kysely<Database>, projectId: string): Promise<number> {
+  const rows = await q.listCollections(tx, projectId);
+  let bytes = 0;
+  for (const c of rows) {
+    bytes += await truncatePartition(tx, c.id);
+    await q.deleteCollection(tx, c.id);
+  }
+  if (rows.some((c) => isUsersCollection(c.name))) await syncUserUniques(tx, projectId, []);
+  if (bytes > 0) await refund(tx, dbBytes(projectId), bytes);
+  if (rows.length) await enqueuePartitionCleanup(ctx, tx);
+  return rows.length;
+}
+
 /** Turns the streaming of a collection's changes to realtime subscribers on or off. */
 export async function setRealtime(ctx: AppContext, projectId: string, name: string, enabled: boolean) {
   const current = await getCollection(ctx, projectId, name);

@@ -70,6 +70,31 @@ async function checkAppleKey(pem: string): Promise<void> {
   }
 }
 
+/**
+ * The providers of a restored project's archived settings (src/modules/backup), checked as a
+ * save checks them, without a network call: ids, issuers (https, a public host unless private
+ * issuers are allowed), scopes, at most MAX_OIDC_PROVIDERS. Their client secrets never travel,
+ * so a restored provider works once its secret is entered again (which also runs discovery).
+ * A provider that fails a check is 422 oidc_provider_invalid naming it.
+ */
+export function checkedOidcProviders(ctx: AppContext, raw: unknown): Record<string, OidcProviderSetting> {
+  if (raw === undefined || raw === null) return {};
+  if (typeof raw !== 'object' || Array.isArray(raw)) invalid('oidcProviders is an object of providers by id.');
+  const entries = Object.keys(raw);
+  const parsed = oidcProviders({ oidcProviders: raw });
+  if (entries.length > MAX_OIDC_PROVIDERS) invalid(`At most ${MAX_OIDC_PROVIDERS} providers.`);
+  const out: Record<string, OidcProviderSetting> = {};
+  for (const id of entries) {
+    const p = parsed.get(id);
+    if (!p || RESERVED_IDS.has(id)) invalid(`Provider '${id.slice(0, 60)}': not a valid provider (its id, or its preset).`);
+    const info = presetInfo(p.preset);
+    const scopes = checkScopes(p.scopes);
+    if (info.oidc && scopes.length && !scopes.includes('openid')) invalid(`Provider '${id}': the scopes of an OpenID Connect provider include openid.`);
+    Object.defineProperty(out, id, { value: { ...p, issuer: checkIssuer(ctx, p.issuer), scopes, label: p.label.slice(0, 60), clientId: p.clientId.trim() }, enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}
+
 /** Creates or changes one provider. */
 export async function setOidcProvider(ctx: AppContext, operator: OperatorIdentity, projectId: string, id: string, input: OidcProviderInput) {
   const row = await loadOwnedProject(ctx, operator, projectId);

@@ -15,7 +15,7 @@ import * as q from './queries.js';
 import { deliveryView, endpointView } from './view.js';
 
 export const WEBHOOK_EVENTS = ['create', 'update', 'delete', 'restore'] as const;
-const MAX_ENDPOINTS = 20;
+export const MAX_ENDPOINTS = 20;
 
 export interface EndpointInput {
   url?: string;
