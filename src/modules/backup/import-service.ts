@@ -28,6 +28,7 @@ import { removeAllCollectionsIn } from '../collections/service.js';
 import { readArchive, type Counts, type ReadLimits } from './archive.js';
 import { BackupErrors } from './errors.js';
 import { Importer, type Target } from './importer.js';
+import { afterBulkWrite, MIN_BULK_ROWS } from '../data/fresh-stats.js';
 import { NewIds } from './new-ids.js';
 import * as q from './queries.js';
 
@@ -110,6 +111,7 @@ export async function importProject(ctx: AppContext, target: Target & { operator
   const { dryRun } = opts;
   const limits = importLimits(ctx, opts.signal);
   const deadline = Date.now() + limits.maxMs;
+  let created: string[] = [];
   try {
     const report = await ctx.db.admin.transaction().execute(async (tx) => {
       if (!(await q.tryLockOperatorImport(tx, target.operatorId))) throw BackupErrors.import_in_progress();
@@ -137,8 +139,11 @@ export async function importProject(ctx: AppContext, target: Target & { operator
       if (dryRun) throw new DryRunDone(result);
       if (imp.conflicts.length) throw BackupErrors.import_conflicts(undefined, { conflicts: imp.conflicts });
       stillWanted(limits, deadline);
+      created = imp.createdCollections;
       return result;
     });
+    // Planner statistics for what was just loaded, not at autovacuum's next round (docs/data.md).
+    for (const collectionId of created) afterBulkWrite(ctx, collectionId, MIN_BULK_ROWS);
     await announceChange(ctx, target.id);
     if (opts.replace) await dropPartitionsNow(ctx);
     // Settings may have changed: every node drops its cached project.

@@ -193,6 +193,11 @@ export class Importer {
     }
   }
 
+  /** The collections this import created (their partitions' ids). */
+  get createdCollections(): string[] {
+    return [...this.collectionIds.values()];
+  }
+
   /** With new ids: the batch under its new ids, and its old ids remembered for the rewrite. */
   private async renamed<T extends { id: string }>(batch: T[]): Promise<T[]> {
     if (!this.newIds) return batch;
