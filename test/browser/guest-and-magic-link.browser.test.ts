@@ -8,6 +8,9 @@
  * - A guest signs in, creates documents, links an email and password, verifies the email with
  *   the code from the outbox, and signing in with that email later finds the same user id and
  *   its documents.
+ * - A guest links an OpenID Connect identity (the fake provider on loopback): the browser goes
+ *   to the provider and back through the API's callback to the site, whose page finishes the
+ *   link with the guest's token; signing in with the provider later lands in the same user.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -18,6 +21,7 @@ import { browserGate, startRig, type Rig } from '../e2e/harness.js';
 import { makeCollection, type TestProject } from '../helpers/fixtures.js';
 import { drainJobs } from '../helpers/jobs.js';
 import { authProject } from '../modules/auth/helpers.js';
+import { startFakeOidc, type FakeOidc } from '../fakes/oidc.js';
 
 const run = browserGate('guest-and-magic-link.browser.test.ts');
 
@@ -26,6 +30,7 @@ let p: TestProject;
 let site: http.Server;
 let siteUrl: string;
 let operator: { authorization: string };
+let idp: FakeOidc;
 const contexts: BrowserContext[] = [];
 
 /**
@@ -53,7 +58,14 @@ async function call(method, path, body) {
 window.api = call;
 const status = document.getElementById('status');
 const params = new URLSearchParams(location.hash.slice(1));
-if (location.pathname === '/auth/callback' && params.get('type') === 'magiclink') {
+const query = new URLSearchParams(location.search);
+if (location.pathname === '/auth/callback' && query.get('link') && !query.get('error')) {
+  const body = {};
+  for (const k of ['state', 'code', 'iss', 'user']) if (query.get(k)) body[k] = query.get(k);
+  history.replaceState(null, '', location.pathname);
+  const r = await call('POST', '/api/userAuth/social/' + encodeURIComponent(query.get('link')) + '/link/finish', body);
+  status.textContent = r.status === 200 ? 'linked ' + r.body.data.user._id : 'failed: ' + r.body.code;
+} else if (location.pathname === '/auth/callback' && params.get('type') === 'magiclink') {
   history.replaceState(null, '', location.pathname + location.search);
   const r = await call('POST', '/api/userAuth/passwordless/verify', { token: params.get('token') });
   status.textContent = r.status === 200 ? 'signed in as ' + r.body.data.user.email : 'failed: ' + r.body.code;
@@ -75,12 +87,19 @@ beforeAll(async () => {
     method: 'PATCH', headers: { ...operator, 'content-type': 'application/json' }, body: JSON.stringify({ siteUrl, allowAnonymous: true }),
   });
   expect(res.status).toBe(200);
+  idp = await startFakeOidc();
+  const oidc = await fetch(`${rig.base}/api/projects/${p.id}/auth/oidc/acme`, {
+    method: 'PUT', headers: { ...operator, 'content-type': 'application/json' },
+    body: JSON.stringify({ preset: 'keycloak', label: 'Acme SSO', issuer: idp.issuer, clientId: idp.clientId, clientSecret: idp.clientSecret, enabled: true }),
+  });
+  expect(oidc.status, await oidc.text()).toBe(200);
 }, 60_000);
 
 afterAll(async () => {
   if (!run) return;
   for (const c of contexts) await c.close();
   await new Promise((r) => site.close(r));
+  await idp?.close();
   await rig.close();
 });
 
@@ -174,5 +193,35 @@ describe.runIf(run)('passwordless and guest sign-in in Chromium', () => {
     expect(notes.body.data.items!.map((n) => n.text).sort()).toEqual(['first idea', 'second idea']);
     const owners = await rig.env.ctx.db.admin.selectFrom('documents').select('owner_id').where('owner_id', '=', guestId).execute();
     expect(owners).toHaveLength(2);
+  });
+
+  it('a guest links an OpenID Connect identity through the provider and back, and later signs in with it to the same user', { timeout: 60_000 }, async () => {
+    const page = await appTab();
+    await page.goto(siteUrl + '/');
+    await expect.poll(() => page.locator('#status').textContent()).toBe('ready');
+    const signedIn = await api(page, 'POST', '/api/userAuth/anonymous');
+    const guestId = signedIn.body.data.user!._id as string;
+    expect((await api(page, 'POST', '/api/data/notes', { text: 'before the link' })).status).toBe(201);
+    const start = await api(page, 'POST', '/api/userAuth/social/acme/link');
+    expect(start.status).toBe(200);
+    const email = `oidc${Date.now().toString(36)}@example.com`;
+    idp.nextUser = { sub: 'browser-guest', email, email_verified: true, name: 'Browser Guest' };
+    await page.goto(start.body.data.url as string);
+    await expect.poll(() => page.locator('#status').textContent(), { timeout: 15_000 }).toBe(`linked ${guestId}`);
+    expect(new URL(page.url()).origin + new URL(page.url()).pathname).toBe(`${siteUrl}/auth/callback`);
+    const me = await api(page, 'GET', '/api/userAuth/me');
+    expect(me.body.data).toMatchObject({ _id: guestId, email, emailVerified: true, isAnonymous: false });
+
+    // Another browser: "Sign in with Acme SSO" lands in the same user, with its documents.
+    const other = await appTab();
+    await other.goto(`${rig.base}/api/userAuth/social/acme/start?key=${p.publishableKey}`);
+    await expect.poll(() => new URL(other.url()).pathname, { timeout: 15_000 }).toBe('/auth/callback');
+    const back = new URL(other.url());
+    expect(back.searchParams.get('error')).toBeNull();
+    expect(back.searchParams.get('userId')).toBe(guestId);
+    const token = new URLSearchParams(back.hash.slice(1)).get('token')!;
+    await other.evaluate((t) => localStorage.setItem('token', t), token);
+    const notes = await api(other, 'GET', '/api/data/notes');
+    expect(notes.body.data.items!.map((n) => n.text)).toEqual(['before the link']);
   });
 });
