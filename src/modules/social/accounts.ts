@@ -157,16 +157,20 @@ function rethrowLinkConflict(err: unknown): never {
  * changed: an identity that already belongs to a user (409 identity_taken: no account
  * takeover, and no merge of two accounts); no email or an unverified one (as for sign-in: an
  * unverified address never links anything); an email another user holds (409 email_taken: the
- * guest is not merged into that account, verified or not); a user who is not a guest.
+ * guest is not merged into that account, verified or not); a user who is not a guest (or is
+ * disabled).
  */
 export async function linkToGuest(ctx: AppContext, project: ProjectRecord, userId: string, p: ProviderRef, profile: SocialProfile): Promise<UserRow> {
   return ctx.db.tenant({ projectId: project.id, userId, keyKind: 'publishable' }, async (tx) => {
+    const guest = await findUserById(tx, userId);
+    if (!guest?.is_anonymous) throw AuthErrors.user_not_anonymous();
+    if (guest.disabled_at) throw AuthErrors.user_disabled();
     if (await knownUser(ctx, tx, p, profile)) throw SocialErrors.identity_taken();
     if (!profile.email) throw SocialErrors.no_email(`${label(p)} did not return an email address for this account.`);
     const holder = await findUserByEmail(tx, profile.email);
     if (!profile.emailVerified) throw unverifiedEmail(p, holder);
     if (holder) throw AuthErrors.email_taken();
     if (!(await giveGuestEmail(tx, userId, profile.email, ctx.clock.now()))) throw AuthErrors.user_not_anonymous();
-    return link(ctx, tx, project.id, (await findUserById(tx, userId))!, p, profile);
+    return link(ctx, tx, project.id, guest, p, profile);
   }).catch(rethrowLinkConflict);
 }

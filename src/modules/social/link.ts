@@ -33,11 +33,12 @@ import { begin, providerProfile } from './service.js';
 
 const scope = (project: ProjectRecord, userId: string) => ({ projectId: project.id, userId, keyKind: 'publishable' as const });
 
-/** The provider's authorization URL for a link to the signed-in guest; 409 user_not_anonymous for anyone else. */
+/** The provider's authorization URL for a link to the signed-in guest; 409 user_not_anonymous for anyone else, 403 for a disabled guest. */
 export async function beginLink(ctx: AppContext, project: ProjectRecord, caller: UserTokenClaims, provider: string): Promise<string> {
   if (!project.siteUrl) throw SocialErrors.site_url_missing();
   const user = await ctx.db.read(scope(project, caller.userId), (db) => findUserById(db, caller.userId));
   if (!user) throw AuthErrors.user_not_found();
+  if (user.disabled_at) throw AuthErrors.user_disabled();
   if (!user.is_anonymous) throw AuthErrors.user_not_anonymous('Only a guest (anonymous) account can link an identity this way.');
   const { url } = await begin(ctx, project, provider, user.id);
   return url;

@@ -157,6 +157,18 @@ describe('a guest links an OpenID Connect identity', () => {
     expect(unknown.statusCode).toBe(404);
   });
 
+  it('a guest disabled by the operator cannot link, before or after the provider (403 user_disabled)', async () => {
+    const g = await guest();
+    const start = await startLink(g.accessToken);
+    const site = await consent(start.json().data.url, { sub: 'kc-disabled', email: uniqueEmail('disabled'), email_verified: true });
+    await env.ctx.db.admin.updateTable('app_users').set({ disabled_at: env.clock.now() }).where('id', '=', g.id).execute();
+    const finish = await finishWith(site, g.accessToken);
+    expect([finish.statusCode, finish.json().code]).toEqual([403, 'user_disabled']);
+    const again = await startLink(g.accessToken);
+    expect([again.statusCode, again.json().code]).toEqual([403, 'user_disabled']);
+    expect(await identityOwner('kc-disabled')).toEqual([]);
+  });
+
   it('a guest that already linked cannot finish a second link (409 user_not_anonymous)', async () => {
     const g = await guest();
     const start1 = await startLink(g.accessToken);
