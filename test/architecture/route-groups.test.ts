@@ -33,8 +33,8 @@ const EXPECTED: Array<[string, RegExp, AuthKind]> = [
   ['*', /^\/api\/user\//, 'operator'],
   ['*', /^\/api\/ai\//, 'operator'],
   ['*', /^\/api\/userAuth\/(me|update-profile|change-password)$/, 'endUser'],
-  // A guest links an email; a user manages their own sessions; a signed-in user starts linking a social identity.
-  ['*', /^\/api\/userAuth\/(anonymous\/link-email|sessions(\/others|\/:sessionId)?|social\/:provider\/link)$/, 'endUser'],
+  // A guest links an email; a user manages their own sessions; a guest links a social identity (start and finish).
+  ['*', /^\/api\/userAuth\/(anonymous\/link-email|sessions(\/others|\/:sessionId)?|social\/:provider\/link(\/finish)?)$/, 'endUser'],
   // Second factors: managed by the signed-in user; a sign-in's challenge is completed with the key.
   ['*', /^\/api\/userAuth\/mfa\/(totp(\/enroll|\/confirm)?|recovery-codes|factors|step-up)$/, 'endUser'],
   ['*', /^\/api\/userAuth\/passkeys(\/register(\/options)?|\/:id)?$/, 'endUser'],

@@ -46,13 +46,13 @@ export class SoftAuthenticator {
     return 0x01 | (uv ? 0x04 : 0) | (this.opts.backup ? 0x18 : 0) | (at ? 0x40 : 0);
   }
 
-  /** navigator.credentials.create() for these options. */
-  register(options: { challenge: string; rp: { id?: string }; user: { id: string } }, over: { rpId?: string; origin?: string } = {}) {
+  /** navigator.credentials.create() for these options; `over.id`: a chosen credential id (e.g. another user's). */
+  register(options: { challenge: string; rp: { id?: string }; user: { id: string } }, over: { rpId?: string; origin?: string; id?: Buffer } = {}) {
     const rpId = over.rpId ?? options.rp.id!;
     const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
     const jwk = publicKey.export({ format: 'jwk' });
     const cose = cbor(new Map<number, Cbor>([[1, 2], [3, -7], [-1, 1], [-2, Buffer.from(jwk.x!, 'base64url')], [-3, Buffer.from(jwk.y!, 'base64url')]]));
-    const id = randomBytes(16);
+    const id = over.id ?? randomBytes(16);
     const counter = new Uint8Array(4);
     const idLen = Buffer.from([id.length >> 8, id.length & 255]);
     const authData = Buffer.concat([sha(rpId), Buffer.from([this.flags(true, true)]), counter, Buffer.alloc(16), idLen, id, cose]);

@@ -29,9 +29,9 @@ import { openChallengeIfEnrolled, type OpenedChallenge } from '../mfa/challenge.
 import type { ProjectRecord } from '../projects/cache.js';
 import { AuthErrors } from './errors.js';
 import { countCodeAttempt, deletePasswordless, findForCode, takeByLink, upsertPasswordless, type PasswordlessRow } from './passwordless-queries.js';
-import { findUserByEmail, findUserById, insertUser, markEmailVerified, setPasswordHash, type UserRow } from './queries.js';
+import { claimUnverified } from './claim.js';
+import { findUserByEmail, findUserById, insertUser, type UserRow } from './queries.js';
 import type { UsersSchema } from './schema.js';
-import { revokeUserSessions } from './session-queries.js';
 import { startSession, type ClientMeta, type Tokens } from './sessions.js';
 import { redirectTargets, signupAllowed } from './sign-in-settings.js';
 import { freeDerivedValues, rethrowTaken } from './unique.js';
@@ -159,20 +159,6 @@ async function accountOf(tx: Tx, row: PasswordlessRow): Promise<UserRow | null |
   return user && user.email === row.email ? user : 'gone';
 }
 
-/**
- * The mailbox is proven: an account whose email was never verified is claimed by its owner,
- * as for social sign-in (docs/auth.md): whoever created it without proving the address loses
- * its password and sessions, and the email becomes verified.
- */
-async function claimUnverified(ctx: AppContext, tx: Tx, user: UserRow): Promise<UserRow> {
-  if (user.email_verified) return user;
-  const now = ctx.clock.now();
-  await setPasswordHash(tx, user.id, await randomPasswordHash(), now);
-  await revokeUserSessions(tx, user.id, now);
-  await markEmailVerified(tx, user.id, now);
-  return { ...user, email_verified: true };
-}
-
 async function createAccount(ctx: AppContext, tx: Tx, project: ProjectRecord, row: PasswordlessRow): Promise<UserRow> {
   if (!signupAllowed(project)) throw AuthErrors.signup_disabled();
   const stored = row.signup_data as { data?: Record<string, unknown>; derived?: string[] };
@@ -191,6 +177,7 @@ async function signIn(ctx: AppContext, project: ProjectRecord, row: Passwordless
     const found = await accountOf(tx, row);
     if (found === 'gone') throw AuthErrors.passwordless_invalid();
     if (found?.disabled_at) throw AuthErrors.user_disabled();
+    // The mailbox is proven: an account whose email was never verified is claimed (claim.ts).
     const user = found ? await claimUnverified(ctx, tx, found) : await createAccount(ctx, tx, project, row);
     const first = firstFactor(method, ctx.clock.now());
     const challenge = await openChallengeIfEnrolled(ctx, tx, project, user.id, first);

@@ -9,19 +9,22 @@
  * created it did not prove the mailbox, and the provider has just proven it belongs to the
  * person signing in. That account's password is replaced by an unusable one and all its
  * refresh sessions are revoked before linking, so a squatter who signed up with someone
- * else's address loses every way back in; the owner sets a password by reset if they want one.
+ * else's address loses every way back in; the owner sets a password by reset if they want one
+ * (src/modules/auth/claim.ts, shared with passwordless sign-in).
  */
 import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/pool.js';
-import { findUserByEmail, findUserById, findUserByProvider, insertUser, linkProvider, setPasswordHash, type UserRow } from '../auth/queries.js';
-import { revokeUserSessions } from '../auth/session-queries.js';
+import { claimUnverified } from '../auth/claim.js';
+import { findUserByEmail, findUserById, findUserByProvider, insertUser, linkProvider, type UserRow } from '../auth/queries.js';
 import { freeDerivedValues, rethrowTaken } from '../auth/unique.js';
 import { randomPasswordHash } from '../../lib/passwords.js';
 import type { UsersSchema } from '../auth/schema.js';
 import type { ProjectRecord } from '../projects/cache.js';
 import { SocialErrors } from './errors.js';
 import { providerLabel, type ProviderName, type SocialProfile } from './providers.js';
-import { insertIdentity, markIdentityLinked, touchIdentity } from './queries.js';
+import { giveGuestEmail, insertIdentity, markIdentityLinked, touchIdentity } from './queries.js';
+import { AuthErrors } from '../auth/errors.js';
+import { isUniqueViolation } from '../../db/errors.js';
 import { IdentityErrors } from '../../lib/identity/errors.js';
 
 /** One of the project's OpenID Connect providers, and the issuer that vouched for the person. */
@@ -60,13 +63,6 @@ function unverifiedEmail(p: ProviderRef, existing: UserRow | null) {
   return IdentityErrors.email_not_verified(`${what}: the provider email is not verified. Please verify your email with ${label(p)} first.`);
 }
 
-/** The unproven credentials of an account whose email was never verified: password and sessions. */
-async function dropUnprovenCredentials(ctx: AppContext, tx: Tx, user: UserRow): Promise<void> {
-  const now = ctx.clock.now();
-  await setPasswordHash(tx, user.id, await randomPasswordHash(), now);
-  await revokeUserSessions(tx, user.id, now);
-}
-
 /** Steps (a)–(c) in `tx`; null means "create a new user". */
 async function knownUser(ctx: AppContext, tx: Tx, p: ProviderRef, profile: SocialProfile): Promise<UserRow | null> {
   if (typeof p === 'string') return findUserByProvider(tx, p, profile.providerId);
@@ -93,8 +89,7 @@ async function findOrLink(ctx: AppContext, tx: Tx, projectId: string, p: Provide
   const existing = await findUserByEmail(tx, profile.email);
   if (!profile.emailVerified) throw unverifiedEmail(p, existing);
   if (!existing) return null;
-  if (!existing.email_verified) await dropUnprovenCredentials(ctx, tx, existing);
-  const user = await link(ctx, tx, projectId, existing, p, profile);
+  const user = await link(ctx, tx, projectId, await claimUnverified(ctx, tx, existing), p, profile);
   return { user, isNewUser: false, linkedByEmail: true };
 }
 
@@ -143,4 +138,39 @@ export async function signInWithProvider<T>(
     }
     return then(tx, { user, isNewUser: true, linkedByEmail: false });
   }).catch(rethrowTaken);
+}
+
+/** The unique indexes a link can meet: the email (another user's) and the provider ids (another user's identity). */
+function rethrowLinkConflict(err: unknown): never {
+  if (isUniqueViolation(err)) {
+    const constraint = (err as { constraint?: unknown }).constraint;
+    if (constraint === 'app_users_email_idx') throw AuthErrors.email_taken();
+    if (constraint === 'app_users_github_idx' || constraint === 'app_users_google_idx') throw SocialErrors.identity_taken();
+  }
+  return rethrowTaken(err);
+}
+
+/**
+ * Attaches a provider identity to the signed-in guest `userId` (src/modules/social/link.ts):
+ * the same user id, so its documents and files stay its own; it gets the provider's verified
+ * email and is no longer anonymous. Refused, with the guest left a guest and nothing else
+ * changed: an identity that already belongs to a user (409 identity_taken: no account
+ * takeover, and no merge of two accounts); no email or an unverified one (as for sign-in: an
+ * unverified address never links anything); an email another user holds (409 email_taken: the
+ * guest is not merged into that account, verified or not); a user who is not a guest (or is
+ * disabled).
+ */
+export async function linkToGuest(ctx: AppContext, project: ProjectRecord, userId: string, p: ProviderRef, profile: SocialProfile): Promise<UserRow> {
+  return ctx.db.tenant({ projectId: project.id, userId, keyKind: 'publishable' }, async (tx) => {
+    const guest = await findUserById(tx, userId);
+    if (!guest?.is_anonymous) throw AuthErrors.user_not_anonymous();
+    if (guest.disabled_at) throw AuthErrors.user_disabled();
+    if (await knownUser(ctx, tx, p, profile)) throw SocialErrors.identity_taken();
+    if (!profile.email) throw SocialErrors.no_email(`${label(p)} did not return an email address for this account.`);
+    const holder = await findUserByEmail(tx, profile.email);
+    if (!profile.emailVerified) throw unverifiedEmail(p, holder);
+    if (holder) throw AuthErrors.email_taken();
+    if (!(await giveGuestEmail(tx, userId, profile.email, ctx.clock.now()))) throw AuthErrors.user_not_anonymous();
+    return link(ctx, tx, project.id, guest, p, profile);
+  }).catch(rethrowLinkConflict);
 }

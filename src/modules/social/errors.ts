@@ -6,6 +6,8 @@ export const SocialErrors = defineErrors('social', {
   provider_not_configured: { status: 422, message: 'Social auth provider is disabled or incomplete for this project.' },
   invalid_state: { status: 400, message: 'Invalid or expired OAuth state' },
   site_url_missing: { status: 400, message: 'This project has no Site URL configured for social sign-in.' },
+  identity_taken: { status: 409, message: 'This identity is already linked to another account.' },
+  link_state_mismatch: { status: 403, message: 'This link was started by another user.' },
   no_email: { status: 422, message: 'The provider did not return an email address for this account.' },
   exchange_missing: { status: 400, message: 'rtCode and token are required' },
   exchange_invalid: { status: 400, message: 'Invalid or expired refresh token exchange code' },

@@ -6,7 +6,10 @@ import type { Encrypted } from '../../lib/crypto.js';
 
 export interface NewState {
   stateHash: string;
-  browserHash: string;
+  /** SHA-256 of the starting browser's key; null for a link state (bound to `linkUserId` instead). */
+  browserHash: string | null;
+  /** The signed-in guest a link flow attaches the identity to (src/modules/social/link.ts). */
+  linkUserId?: string | null;
   projectId: string;
   /** 'github', 'google' or an OpenID Connect provider's id. */
   provider: string;
@@ -26,6 +29,7 @@ export async function insertState(tx: Tx, s: NewState): Promise<void> {
       provider: s.provider,
       code_verifier: JSON.stringify(s.codeVerifier) as never,
       nonce: s.nonce,
+      link_user_id: s.linkUserId ?? null,
       created_at: s.now,
       expires_at: s.expiresAt,
     })
@@ -33,14 +37,39 @@ export async function insertState(tx: Tx, s: NewState): Promise<void> {
 }
 
 /**
- * Takes a state out (single use, even when the flow then fails). Runs on the owner connection:
- * the callback has no API key, the state itself names the project.
+ * Takes a sign-in state out (single use, even when the flow then fails). Runs on the owner
+ * connection: the callback has no API key, the state itself names the project. A link state
+ * is left in place (findLinkState): the app finishes it with the user's token.
  */
 export async function takeState(admin: Kysely<Database>, stateHash: string) {
   return admin
     .deleteFrom('social_states')
     .where('state_hash', '=', stateHash)
+    .where('link_user_id', 'is', null)
     .returning(['project_id', 'provider', 'code_verifier', 'nonce', 'browser_hash', 'expires_at'])
+    .executeTakeFirst();
+}
+
+/** A link state as the callback sees it: where to send the browser (owner connection, nothing taken). */
+export async function findLinkState(admin: Kysely<Database>, stateHash: string) {
+  return admin
+    .selectFrom('social_states')
+    .select(['project_id', 'provider', 'expires_at'])
+    .where('state_hash', '=', stateHash)
+    .where('link_user_id', 'is not', null)
+    .executeTakeFirst();
+}
+
+/**
+ * Takes a link state out for the app finishing it (single use, whoever presents it): in the
+ * API key's tenant scope, so another project's state is invisible (RLS).
+ */
+export async function takeLinkState(tx: Tx, stateHash: string) {
+  return tx
+    .deleteFrom('social_states')
+    .where('state_hash', '=', stateHash)
+    .where('link_user_id', 'is not', null)
+    .returning(['provider', 'code_verifier', 'nonce', 'link_user_id', 'expires_at'])
     .executeTakeFirst();
 }
 
@@ -122,6 +151,21 @@ export async function insertIdentity(tx: Tx, projectId: string, k: IdentityKey, 
     .values({ project_id: projectId, provider: k.provider, issuer: k.issuer, subject: k.subject, user_id: userId, email, created_at: now, last_sign_in_at: now })
     .onConflict((oc) => oc.columns(['project_id', 'provider', 'issuer', 'subject']).doNothing())
     .returning('user_id')
+    .executeTakeFirst();
+  return !!row;
+}
+
+/**
+ * A guest's provider email becomes its (verified) email and the guest is no longer anonymous;
+ * null when the user is not (or no longer) a guest. A taken email fails on app_users_email_idx.
+ */
+export async function giveGuestEmail(tx: Tx, userId: string, email: string, now: Date): Promise<boolean> {
+  const row = await tx
+    .updateTable('app_users')
+    .set({ email, email_verified: true, is_anonymous: false, updated_at: now })
+    .where('id', '=', userId)
+    .where('is_anonymous', '=', true)
+    .returning('id')
     .executeTakeFirst();
   return !!row;
 }

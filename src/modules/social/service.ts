@@ -18,7 +18,7 @@ import { oidcRuntimeOf, type OidcRuntime } from './oidc-config.js';
 import { oidcAuthorizeUrl, oidcProfile } from './oidc.js';
 import { firstFactor } from '../../lib/identity/assurance.js';
 import { openChallengeIfEnrolled, type OpenedChallenge } from '../mfa/challenge.js';
-import { insertExchangeCode, insertState, takeExchangeCode, takeState } from './queries.js';
+import { findLinkState, insertExchangeCode, insertState, takeExchangeCode, takeState } from './queries.js';
 
 export const STATE_TTL_SECONDS = 600;
 export const RT_CODE_TTL_SECONDS = 60;
@@ -49,10 +49,11 @@ function requireOidc(ctx: AppContext, project: ProjectRecord, id: string): OidcR
 }
 
 /**
- * Creates the single-use state, bound to a key for the starting browser. `p`: 'github',
- * 'google' or the id of one of the project's OpenID Connect providers.
+ * Creates the single-use state, bound to a key for the starting browser, or, for a link flow
+ * (`linkUserId`, link.ts), to the signed-in guest it links to. `p`: 'github', 'google' or the
+ * id of one of the project's OpenID Connect providers.
  */
-export async function begin(ctx: AppContext, project: ProjectRecord, p: string): Promise<Begun> {
+export async function begin(ctx: AppContext, project: ProjectRecord, p: string, linkUserId: string | null = null): Promise<Begun> {
   const builtin = isProvider(p);
   const creds = builtin ? requireCredentials(ctx, project, p) : null;
   const oidc = builtin ? null : requireOidc(ctx, project, p);
@@ -69,7 +70,8 @@ export async function begin(ctx: AppContext, project: ProjectRecord, p: string):
   await ctx.db.read({ projectId: project.id, keyKind: 'publishable' }, (tx) =>
     insertState(tx, {
       stateHash: sha256Hex(state),
-      browserHash: sha256Hex(browserKey),
+      browserHash: linkUserId ? null : sha256Hex(browserKey),
+      linkUserId,
       projectId: project.id,
       provider: p,
       codeVerifier: encrypt(ctx.config.encryptionKey, verifier),
@@ -92,20 +94,56 @@ export interface PendingFlow {
   sameBrowser: boolean;
 }
 
+/** A link flow's callback (link.ts): the browser goes back to the app, which finishes it with the user's token. */
+export interface PendingLink {
+  link: true;
+  project: ProjectRecord;
+  provider: string;
+  callbackUrl: string;
+}
+
+const siteCallback = (project: ProjectRecord) => `${project.siteUrl!.replace(/\/+$/, '')}/auth/callback`;
+
 /**
- * Takes the state out (single use). Unknown or expired → 400 (no callback URL is known yet);
- * whether the browser presented the state's key is for the caller to act on (an error redirect).
+ * Takes a sign-in state out (single use). Unknown or expired → 400 (no callback URL is known
+ * yet); whether the browser presented the state's key is for the caller to act on (an error
+ * redirect). A link state stays for the app to finish (link.ts): only where to go is returned.
  */
-export async function resume(ctx: AppContext, state: string, browserKey: string | undefined): Promise<PendingFlow> {
+export async function resume(ctx: AppContext, state: string, browserKey: string | undefined): Promise<PendingFlow | PendingLink> {
   const row = await takeState(ctx.db.admin, sha256Hex(state));
-  if (!row || row.expires_at <= ctx.clock.now()) throw SocialErrors.invalid_state();
+  if (!row) return resumeLink(ctx, state);
+  if (row.expires_at <= ctx.clock.now()) throw SocialErrors.invalid_state();
   const project = await ctx.projects.byId(row.project_id);
   const verifier = decrypt(ctx.config.encryptionKey, row.code_verifier);
   if (!project || !verifier) throw SocialErrors.invalid_state();
   if (!project.siteUrl) throw SocialErrors.site_url_missing();
-  const callbackUrl = `${project.siteUrl.replace(/\/+$/, '')}/auth/callback`;
-  const sameBrowser = browserKey !== undefined && safeEqual(row.browser_hash, sha256Hex(browserKey));
-  return { project, provider: row.provider, verifier, nonce: row.nonce, callbackUrl, sameBrowser };
+  const sameBrowser = browserKey !== undefined && row.browser_hash !== null && safeEqual(row.browser_hash, sha256Hex(browserKey));
+  return { project, provider: row.provider, verifier, nonce: row.nonce, callbackUrl: siteCallback(project), sameBrowser };
+}
+
+async function resumeLink(ctx: AppContext, state: string): Promise<PendingLink> {
+  const row = await findLinkState(ctx.db.admin, sha256Hex(state));
+  if (!row || row.expires_at <= ctx.clock.now()) throw SocialErrors.invalid_state();
+  const project = await ctx.projects.byId(row.project_id);
+  if (!project) throw SocialErrors.invalid_state();
+  if (!project.siteUrl) throw SocialErrors.site_url_missing();
+  return { link: true, project, provider: row.provider, callbackUrl: siteCallback(project) };
+}
+
+/** The provider's answer to a finished authorization: who the person is (all errors are AppErrors or provider errors). */
+export async function providerProfile(
+  ctx: AppContext, project: ProjectRecord, provider: string, params: URLSearchParams, verifier: string, nonce: string | null,
+): Promise<{ ref: ProviderRef; profile: SocialProfile }> {
+  if (isProvider(provider)) {
+    const creds = requireCredentials(ctx, project, provider);
+    const profile = provider === 'github'
+      ? await githubProfile(ctx, creds, params, verifier)
+      : await googleProfile(ctx, creds, params, verifier, nonce ?? '');
+    return { ref: provider, profile };
+  }
+  const rt = requireOidc(ctx, project, provider);
+  const signIn = await oidcProfile(ctx, rt, params, verifier, nonce);
+  return { ref: { id: provider, label: rt.setting.label, issuer: signIn.issuer }, profile: signIn.profile };
 }
 
 export interface Finished {
@@ -128,20 +166,7 @@ export interface SecondFactorDue {
 export async function finish(ctx: AppContext, flow: PendingFlow, params: URLSearchParams, meta: ClientMeta): Promise<Finished | SecondFactorDue> {
   const { project, provider } = flow;
   const schema = await usersSchemaOf(ctx, project);
-  let ref: ProviderRef;
-  let profile: SocialProfile;
-  if (isProvider(provider)) {
-    const creds = requireCredentials(ctx, project, provider);
-    profile = provider === 'github'
-      ? await githubProfile(ctx, creds, params, flow.verifier)
-      : await googleProfile(ctx, creds, params, flow.verifier, flow.nonce ?? '');
-    ref = provider;
-  } else {
-    const rt = requireOidc(ctx, project, provider);
-    const signIn = await oidcProfile(ctx, rt, params, flow.verifier, flow.nonce);
-    profile = signIn.profile;
-    ref = { id: provider, label: rt.setting.label, issuer: signIn.issuer };
-  }
+  const { ref, profile } = await providerProfile(ctx, project, provider, params, flow.verifier, flow.nonce);
   const rtCode = randomToken(32);
   return signInWithProvider<Finished | SecondFactorDue>(ctx, project, schema, ref, profile, async (tx, r) => {
     const first = firstFactor('oauth', ctx.clock.now());

@@ -135,6 +135,32 @@ describe('linking', () => {
   });
 });
 
+describe('linking a passkey: threats', () => {
+  it("takeover: a guest registering a passkey under the credential id of another user's passkey is refused; the guest stays a guest and the passkey signs in to its owner", async () => {
+    const { body } = await signup(env, p);
+    const owner = new SoftAuthenticator(ORIGIN);
+    const ownerOptions = (await env.app.inject({ method: 'POST', url: '/api/userAuth/passkeys/register/options', headers: bearer(p, body.data.accessToken) })).json().data;
+    const ownerReg = await env.app.inject({ method: 'POST', url: '/api/userAuth/passkeys/register', headers: bearer(p, body.data.accessToken), payload: { name: 'Owner key', response: owner.register(ownerOptions) } });
+    expect(ownerReg.statusCode).toBe(200);
+    const { data } = await guest();
+    const attacker = new SoftAuthenticator(ORIGIN);
+    const options = (await env.app.inject({ method: 'POST', url: '/api/userAuth/passkeys/register/options', headers: bearer(p, data.accessToken) })).json().data;
+    const reg = await env.app.inject({
+      method: 'POST', url: '/api/userAuth/passkeys/register', headers: bearer(p, data.accessToken),
+      payload: { name: 'Same id', response: attacker.register(options, { id: owner.credentials[0]!.id }) },
+    });
+    expect([reg.statusCode, reg.json().code]).toEqual([400, 'passkey_invalid']);
+    const row = await env.ctx.db.admin.selectFrom('app_users').select(['is_anonymous']).where('id', '=', data.user._id).executeTakeFirstOrThrow();
+    expect(row.is_anonymous).toBe(true);
+    // The attacker's key under that id signs in to nobody; the owner's still signs in to the owner.
+    const opts = async () => (await env.app.inject({ method: 'POST', url: '/api/userAuth/passkeys/signin/options', headers: p.pk })).json().data;
+    const forged = await env.app.inject({ method: 'POST', url: '/api/userAuth/passkeys/signin', headers: p.pk, payload: { response: attacker.assert(await opts()) } });
+    expect(forged.statusCode).toBe(400);
+    const real = await env.app.inject({ method: 'POST', url: '/api/userAuth/passkeys/signin', headers: p.pk, payload: { response: owner.assert(await opts()) } });
+    expect(real.json().data.user._id).toBe(body.data.user._id);
+  });
+});
+
 describe('clean-up of unused guests', () => {
   it('removes old guests nobody can sign in as and who own nothing; keeps the rest', async () => {
     const q = await authProject(env);

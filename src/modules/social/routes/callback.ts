@@ -2,7 +2,9 @@
  * GET /api/userAuth/social/:provider/callback: the provider sends the browser back here. On
  * success → 302 to `<siteUrl>/auth/callback?rtCode&provider&projectId&userId&isNewUser&linkedByEmail#token=…`
  * (the refresh token never appears in a URL); after the state is known every failure is a
- * redirect with `?error=`; before that, JSON 400.
+ * redirect with `?error=`; before that, JSON 400. A guest's link flow (../link.ts) goes back
+ * to `<siteUrl>/auth/callback?link=<provider>&projectId&state&code[&iss][&user]` untouched,
+ * for the app to finish with the guest's token.
  */
 import { Type, type Static } from '@sinclair/typebox';
 import * as oauth from 'oauth4webapi';
@@ -14,7 +16,7 @@ import { clientMeta, setRefreshCookie } from '../../auth/delivery.js';
 import { SocialErrors } from '../errors.js';
 import { takeBrowserKey } from '../cookie.js';
 import { isProviderName } from '../providers.js';
-import { finish, resume, type Finished, type PendingFlow, type SecondFactorDue } from '../service.js';
+import { finish, resume, type Finished, type PendingFlow, type PendingLink, type SecondFactorDue } from '../service.js';
 
 const Query = Type.Object({
   code: Type.Optional(Type.String({ maxLength: 2048 })),
@@ -27,8 +29,9 @@ const Query = Type.Object({
   user: Type.Optional(Type.String({ maxLength: 2048 })),
 });
 
-function redirectError(reply: FastifyReply, flow: PendingFlow, message: string) {
+function redirectError(reply: FastifyReply, flow: PendingFlow | PendingLink, message: string) {
   const url = new URL(flow.callbackUrl);
+  if ('link' in flow) url.searchParams.set('link', flow.provider);
   url.searchParams.set('error', message);
   return reply.header('cache-control', 'no-store').redirect(url.toString(), 302);
 }
@@ -54,6 +57,21 @@ function challengeUrl(flow: PendingFlow, r: SecondFactorDue): string {
   url.searchParams.set('provider', flow.provider);
   url.searchParams.set('projectId', flow.project.id);
   return url.toString();
+}
+
+/** A link flow: the provider's answer goes to the app as it came, which finishes it with the guest's token. */
+function linkReturn(reply: FastifyReply, flow: PendingLink, provider: string, q: Static<typeof Query>) {
+  if (flow.provider !== provider) return redirectError(reply, flow, 'OAuth state mismatch');
+  if (q.error || q.error_description) return redirectError(reply, flow, q.error_description ?? q.error ?? 'Linking was cancelled');
+  if (!q.code || !q.state) return redirectError(reply, flow, 'Missing code or state');
+  const url = new URL(flow.callbackUrl);
+  url.searchParams.set('link', flow.provider);
+  url.searchParams.set('projectId', flow.project.id);
+  url.searchParams.set('state', q.state);
+  url.searchParams.set('code', q.code);
+  if (q.iss) url.searchParams.set('iss', q.iss);
+  if (q.user) url.searchParams.set('user', q.user);
+  return reply.header('cache-control', 'no-store').redirect(url.toString(), 302);
 }
 
 const PROTOCOL_ERRORS = [oauth.OperationProcessingError, oauth.ResponseBodyError, oauth.AuthorizationResponseError];
@@ -112,6 +130,7 @@ export default async function socialCallbackFlow(app: App, ctx: AppContext): Pro
       if (!isProviderName(provider)) throw SocialErrors.unsupported_provider();
       if (!req.query.state) throw SocialErrors.invalid_state();
       const flow = await resume(ctx, req.query.state, takeBrowserKey(ctx, req, reply, req.query.state));
+      if ('link' in flow) return linkReturn(reply, flow, provider, req.query);
       // Another browser than the one that started the flow (login CSRF), or another provider.
       if (!flow.sameBrowser || flow.provider !== provider) return redirectError(reply, flow, 'OAuth state mismatch');
       if (req.query.error || req.query.error_description) {
