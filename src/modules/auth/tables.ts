@@ -56,7 +56,7 @@ export interface AppUserOtpsTable {
 
 export interface SocialStatesTable {
   state_hash: string;
-  /** SHA-256 of the key the starting browser holds in a cookie (social/cookie.ts); NULL for a link state, bound to its user instead (migration 046). */
+  /** SHA-256 of the key the starting browser holds in a cookie (social/cookie.ts); NULL for a link state, bound to its user instead (migration 062). */
   browser_hash: string | null;
   project_id: string;
   /** 'github', 'google' or the id of one of the project's OpenID Connect providers. */
