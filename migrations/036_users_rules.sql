@@ -22,18 +22,8 @@ END $$;
 GRANT plinth_api TO plinth_api_account;
 GRANT plinth_api_account TO CURRENT_USER;
 
-DO $do$
-DECLARE
-  cols text;
-BEGIN
-  SELECT string_agg(quote_ident(attname), ', ' ORDER BY attnum) INTO cols
-    FROM pg_attribute
-   WHERE attrelid = 'app_users'::regclass AND attnum > 0 AND NOT attisdropped AND attname <> 'password_hash';
-  REVOKE SELECT, INSERT, UPDATE, DELETE ON app_users FROM plinth_api;
-  GRANT SELECT, INSERT, UPDATE, DELETE ON app_users TO plinth_api_full, plinth_api_account;
-  EXECUTE format('GRANT SELECT (%s), UPDATE (data, updated_at), DELETE ON app_users TO plinth_api_publishable', cols);
-END
-$do$;
+-- The privileges themselves are granted by sql/40_auth_policies.sql on every start, from the
+-- table's columns then: later migrations add columns to app_users (is_anonymous, 055).
 
 -- Users rules saved before this migration were compiled for the users collection's partition,
 -- which holds no users: they never governed app_users. Their compiled SQL is dropped (the

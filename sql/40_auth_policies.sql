@@ -12,6 +12,22 @@
 --     access rules (as before rules existed); else the project's own policies
 --     `app_users_<action>_<projectId>`, compiled from its users rules
 --     (plinth_sync_user_policies below, docs/rules.md "The users collection").
+-- Privileges per role (migrations/036): the publishable role reads every column but
+-- password_hash and writes only the profile. Computed from the columns at each start, so a
+-- column added by a later migration is readable too.
+DO $do$
+DECLARE
+  cols text;
+BEGIN
+  SELECT string_agg(quote_ident(attname), ', ' ORDER BY attnum) INTO cols
+    FROM pg_attribute
+   WHERE attrelid = 'app_users'::regclass AND attnum > 0 AND NOT attisdropped AND attname <> 'password_hash';
+  REVOKE ALL ON app_users FROM plinth_api, plinth_api_publishable;
+  GRANT SELECT, INSERT, UPDATE, DELETE ON app_users TO plinth_api_full, plinth_api_account;
+  EXECUTE format('GRANT SELECT (%s), UPDATE (data, updated_at), DELETE ON app_users TO plinth_api_publishable', cols);
+END
+$do$;
+
 ALTER TABLE app_users ENABLE ROW LEVEL SECURITY;
 DROP POLICY IF EXISTS app_users_tenant ON app_users;
 CREATE POLICY app_users_tenant ON app_users AS RESTRICTIVE TO plinth_api
