@@ -102,11 +102,19 @@ DECLARE
   upd text;
   del text;
   cmd text;
+  project text;
+  is_users boolean;
 BEGIN
   SELECT 'documents_' || c.id, coalesce((c.rls ->> 'enabled')::boolean AND c.rls ->> 'mode' = 'private', false),
-         coalesce((c.rls ->> 'enabled')::boolean, false), c.rules_sql
-    INTO part, owner_only, writable, r
+         coalesce((c.rls ->> 'enabled')::boolean, false), c.rules_sql, c.project_id, lower(c.name) = 'users'
+    INTO part, owner_only, writable, r, project, is_users
     FROM collections c WHERE c.id = p_collection;
+  -- The users collection's documents are app_users rows: its rules are that table's policies
+  -- (sql/40_auth_policies.sql); its partition stays empty, with the policies of no rules.
+  IF is_users THEN
+    PERFORM plinth_sync_user_policies(project, r);
+    r := NULL;
+  END IF;
   IF part IS NULL OR to_regclass(part) IS NULL THEN
     RETURN;
   END IF;
@@ -169,3 +177,17 @@ CREATE TRIGGER collections_rls_partition_policies AFTER UPDATE OF rls, rules_sql
 CREATE CONSTRAINT TRIGGER collections_partition_policies_on_create AFTER INSERT ON collections
   DEFERRABLE INITIALLY DEFERRED
   FOR EACH ROW EXECUTE FUNCTION plinth_collection_partition_policies();
+
+-- A users collection deleted (or its project: the delete cascades here) takes its users rules'
+-- policies off app_users.
+CREATE OR REPLACE FUNCTION plinth_users_collection_deleted() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM plinth_sync_user_policies(OLD.project_id, NULL);
+  RETURN NULL;
+END
+$$;
+DROP TRIGGER IF EXISTS collections_users_policies_on_delete ON collections;
+CREATE TRIGGER collections_users_policies_on_delete AFTER DELETE ON collections
+  FOR EACH ROW WHEN (lower(OLD.name) = 'users' AND OLD.rules_sql IS NOT NULL)
+  EXECUTE FUNCTION plinth_users_collection_deleted();

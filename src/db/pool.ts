@@ -2,8 +2,9 @@
  * Connection pools, Kysely instances and tenant-scoped database access.
  *
  * Two pools. `admin` connects as the database owner: platform tables (operators, projects,
- * the job queue) and migrations. The tenant pool's connections always run as one of the two
- * members of the `plinth_api` role (`roleFor`: publishable-key access or full project access),
+ * the job queue) and migrations. The tenant pool's connections always run as one of the three
+ * members of the `plinth_api` role (`roleFor`: publishable-key access, the auth flows of a
+ * publishable key, or full project access),
  * none with BYPASSRLS: every query on them is subject to the row-level-security policies in
  * sql/, which read the tenant scope (project, user, key kind) from the `plinth.*` settings.
  *
@@ -51,6 +52,12 @@ export interface TenantScope {
   projectId: string;
   userId?: string | null;
   keyKind: KeyKind;
+  /**
+   * Publishable keys only: the auth flows acting for the one account they authenticate
+   * (sign-up, sign-in, refresh, /me), as role plinth_api_account, which the users
+   * collection's access rules do not govern (migrations/036_users_rules.sql).
+   */
+  account?: boolean;
 }
 
 export type Tx = Kysely<Database>;
@@ -103,10 +110,12 @@ type ScopedClient = pg.PoolClient & {
 };
 
 /**
- * The role a scope runs as (migrations/011_api_key_roles.sql): both are members of plinth_api
- * (its grants, tenant isolation); the documents policies differ by role.
+ * The role a scope runs as (migrations/011_api_key_roles.sql, 036_users_rules.sql): all are
+ * members of plinth_api (its grants, tenant isolation); the documents and app_users policies
+ * differ by role.
  */
-const roleFor = (keyKind: KeyKind) => (keyKind === 'publishable' ? 'plinth_api_publishable' : 'plinth_api_full');
+const roleFor = (scope: TenantScope) =>
+  scope.keyKind !== 'publishable' ? 'plinth_api_full' : scope.account === true ? 'plinth_api_account' : 'plinth_api_publishable';
 
 /** Distinct statements kept prepared per connection; rarer shapes beyond it are parsed each time. */
 const MAX_PREPARED = 256;
@@ -145,7 +154,7 @@ function checkScope(scope: TenantScope): string {
 
 function scopeValues(scope: TenantScope, publishableMs: number): ScopeValues {
   const userId = checkScope(scope);
-  const values = [roleFor(scope.keyKind), scope.projectId, userId, scope.keyKind];
+  const values = [roleFor(scope), scope.projectId, userId, scope.keyKind];
   if (scope.keyKind !== 'publishable') return { values, timeout: false };
   values.push(String(Math.trunc(publishableMs)));
   return { values, timeout: true };
@@ -159,7 +168,7 @@ export function scopeStatement(scope: TenantScope, publishableMs = DEFAULT_TENAN
   const userId = checkScope(scope);
   const timeout = scope.keyKind === 'publishable' ? `, set_config('statement_timeout', '${Math.trunc(publishableMs)}', true)` : '';
   return (
-    `SELECT set_config('role', '${roleFor(scope.keyKind)}', true), ` +
+    `SELECT set_config('role', '${roleFor(scope)}', true), ` +
     `set_config('plinth.project_id', '${scope.projectId}', true), ` +
     `set_config('plinth.user_id', '${userId}', true), ` +
     `set_config('plinth.key_kind', '${scope.keyKind}', true)${timeout}`

@@ -86,4 +86,35 @@ describe.skipIf(!run)('console: access rules', { timeout: 120_000 }, () => {
     await expectAccessible(page, 'rules');
     await shot(page, 'rules-editor');
   });
+
+  it('the users collection: saved the same way, a hidden field refused at its position, no create rule (sign-up)', async () => {
+    await call('POST', `/api/projects/${p.id}/collections`, op.auth, {
+      name: 'users',
+      schema: [
+        { key: 'email', type: 'String', required: true, unique: true },
+        { key: 'password', type: 'String', required: true },
+        { key: 'role', type: 'String', readOnly: true, default: 'reader' },
+        { key: 'phone', type: 'String', hidden: 'owner' },
+      ],
+    });
+    // Loaded afresh: the console read the project's collections before this one existed.
+    await page.goto(`/_/#/p/${p.id}/collections/users`);
+    await page.reload();
+    const form = page.getByRole('form', { name: 'Access rules' });
+    await form.waitFor();
+    expect(await form.getByLabel('create rule').isDisabled()).toBe(true);
+    await form.getByLabel('view rule').fill('id = @auth.id || phone = "1"');
+    await form.getByRole('button', { name: 'Save rules' }).click();
+    await form.getByRole('alert').waitFor();
+    expect(await form.getByRole('alert').textContent()).toContain('hidden field');
+    expect(await page.getByLabel('Error at character 18').textContent()).toContain(`${' '.repeat(17)}^`);
+    expect(await form.getByLabel('view rule').getAttribute('aria-invalid')).toBe('true');
+    await form.getByLabel('view rule').fill('id = @auth.id || @auth.role = "admin"');
+    await form.getByRole('button', { name: 'Save rules' }).click();
+    await expect.poll(async () => (await call('GET', `/api/projects/${p.id}/collections/users/rules`, op.auth)).data.rules.view).toBe('id = @auth.id || @auth.role = "admin"');
+    await page.getByText('Compiled SQL and policies (read-only)').click();
+    expect(await page.getByLabel('Compiled view rule').textContent()).toContain('plinth_auth_user()');
+    expect(await page.getByRole('cell', { name: `app_users_read_${p.id}` }).count()).toBe(1);
+    await expectAccessible(page, 'users rules');
+  });
 });

@@ -27,7 +27,7 @@ import { freeDerivedValues, rethrowTaken } from './unique.js';
  */
 const NO_PASSWORD = '!anonymous';
 
-const scope = (project: ProjectRecord, userId?: string) => ({ projectId: project.id, userId: userId ?? null, keyKind: 'publishable' as const });
+const scope = (project: ProjectRecord, userId?: string) => ({ projectId: project.id, userId: userId ?? null, keyKind: 'publishable' as const, account: true });
 
 /** Required `name`/`username` of the users schema, for a guest: `guest` (made unique by a suffix). */
 function guestData(schema: UsersSchema): { data: Record<string, unknown>; derived: string[] } {

@@ -16,7 +16,7 @@ import type { UserOtpPurpose } from './tables.js';
 /** The localized mail of each purpose (src/modules/mail/auth-mails.ts). */
 const MAIL_KIND = { verify_email: 'verification', reset_password: 'reset' } as const;
 
-const scope = (project: ProjectRecord) => ({ projectId: project.id, keyKind: 'publishable' as const });
+const scope = (project: ProjectRecord) => ({ projectId: project.id, keyKind: 'publishable' as const, account: true });
 
 /**
  * Issues a new code for the user (replacing any older one) in the caller's scope or

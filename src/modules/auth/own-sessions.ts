@@ -13,7 +13,7 @@ import { AuthErrors } from './errors.js';
 import { listOwnSessions, revokeOtherFamilies, revokeOwnFamily, revokeUserSessions } from './session-queries.js';
 import type { UserTokenClaims } from './tokens.js';
 
-const scope = (project: ProjectRecord, userId: string) => ({ projectId: project.id, userId, keyKind: 'publishable' as const });
+const scope = (project: ProjectRecord, userId: string) => ({ projectId: project.id, userId, keyKind: 'publishable' as const, account: true });
 
 /** A short device name from a User-Agent: "Chrome 131 on macOS", or its first product token (an SDK), or null. */
 export function deviceName(userAgent: string | null): string | null {

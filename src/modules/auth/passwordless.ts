@@ -41,7 +41,7 @@ export const PASSWORDLESS_TTL_SECONDS = OTP_TTL_SECONDS;
 const PURPOSE = 'passwordless';
 export const MAGIC_LINK_TAG = 'auth.passwordless';
 
-const scope = (project: ProjectRecord) => ({ projectId: project.id, keyKind: 'publishable' as const });
+const scope = (project: ProjectRecord) => ({ projectId: project.id, keyKind: 'publishable' as const, account: true });
 /** The code's HMAC subject: the project and the email (there may be no account yet). */
 const subject = (project: ProjectRecord, email: string) => `${project.id}:${email}`;
 

@@ -108,13 +108,21 @@ export async function findUserByProvider(tx: Tx, provider: 'github' | 'google', 
   return (row as UserRow | undefined) ?? null;
 }
 
-export async function findUserByUsername(tx: Tx, username: string): Promise<UserRow | null> {
+/**
+ * The columns the publishable role may read (migrations/036_users_rules.sql): a user as other
+ * users' reads see it, under the users collection's access rules.
+ */
+export const PUBLIC_USER_COLUMNS = ['id', 'data', 'created_at', 'updated_at'] as const;
+export type PublicUserRow = Pick<UserRow, (typeof PUBLIC_USER_COLUMNS)[number]>;
+
+/** A user by username, as the caller's publishable scope sees users (the users rules' read policy). */
+export async function findUserByUsername(tx: Tx, username: string): Promise<PublicUserRow | null> {
   const row = await tx
     .selectFrom('app_users')
-    .select(USER_COLUMNS)
+    .select(PUBLIC_USER_COLUMNS)
     .where(sql`data ->> 'username'`, '=', username)
     .executeTakeFirst();
-  return (row as UserRow | undefined) ?? null;
+  return (row as PublicUserRow | undefined) ?? null;
 }
 
 /** Whether another user of the project holds this value of a unique users-schema field. */
@@ -129,12 +137,14 @@ export async function uniqueValueTaken(tx: Tx, projectId: string, field: string,
   return !!row;
 }
 
-export async function updateUserData(tx: Tx, id: string, data: Record<string, unknown>, now: Date): Promise<void> {
-  await tx
+/** Merges profile fields into the user's `data`: rows changed (0 when the users update rule does not admit the row). */
+export async function updateUserData(tx: Tx, id: string, data: Record<string, unknown>, now: Date): Promise<number> {
+  const res = await tx
     .updateTable('app_users')
     .set({ data: sql`data || ${JSON.stringify(data)}::jsonb` as never, updated_at: now })
     .where('id', '=', id)
-    .execute();
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows);
 }
 
 export async function setPasswordHash(tx: Tx, id: string, hash: string, now: Date): Promise<void> {

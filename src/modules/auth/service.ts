@@ -2,8 +2,10 @@
 import type { AppContext } from '../../context.js';
 import type { ProjectRecord } from '../projects/cache.js';
 import { AuthErrors } from './errors.js';
+import { RuleErrors } from '../rules/errors.js';
+import { sqlState } from '../../db/errors.js';
 import { hashPassword, verifyPassword } from '../../lib/passwords.js';
-import { findUserByEmail, findUserById, findUserByUsername, insertAccount, setPasswordHash, updateUserData, type UserRow } from './queries.js';
+import { findUserByEmail, findUserById, findUserByUsername, insertAccount, setPasswordHash, updateUserData, type PublicUserRow, type UserRow } from './queries.js';
 import type { UsersSchema } from './schema.js';
 import { revokeUserSessions } from './session-queries.js';
 import { newSession, sessionTokens, startSession, type ClientMeta, type Tokens } from './sessions.js';
@@ -17,7 +19,10 @@ import { openChallengeIfEnrolled, type OpenedChallenge } from '../mfa/challenge.
 import { assertAal2IfEnrolled } from '../mfa/policy.js';
 import type { UserTokenClaims } from './tokens.js';
 
-const scope = (project: ProjectRecord, userId?: string) => ({ projectId: project.id, userId: userId ?? null, keyKind: 'publishable' as const });
+/** The auth flows, acting for the one account they authenticate: not governed by the users rules (migrations/036). */
+const scope = (project: ProjectRecord, userId?: string) => ({ projectId: project.id, userId: userId ?? null, keyKind: 'publishable' as const, account: true });
+/** A publishable caller reading or writing users as data: under the users collection's access rules (docs/rules.md). */
+const asCaller = (project: ProjectRecord, userId: string | null) => ({ projectId: project.id, userId, keyKind: 'publishable' as const });
 
 export interface SignupInput {
   email: string;
@@ -75,12 +80,23 @@ export async function currentUser(ctx: AppContext, project: ProjectRecord, userI
   return user;
 }
 
+/**
+ * The user's own profile fields, written as a publishable caller: the users collection's
+ * `update` rule decides (by default, a user's own row), as for raw SQL in a publishable scope,
+ * and read-only fields are refused by the app_users trigger as well as here.
+ */
 export async function updateProfile(ctx: AppContext, project: ProjectRecord, schema: UsersSchema, userId: string, body: Record<string, unknown>): Promise<void> {
   const changes = profileUpdate(schema, body);
-  await ctx.db.tenant(scope(project, userId), async (tx) => {
-    if (!(await findUserById(tx, userId))) throw AuthErrors.user_not_found();
-    if (Object.keys(changes).length) await updateUserData(tx, userId, changes, ctx.clock.now());
-  }).catch(rethrowTaken);
+  const changed = await ctx.db
+    .tenant(asCaller(project, userId), (tx) => (Object.keys(changes).length ? updateUserData(tx, userId, changes, ctx.clock.now()) : Promise.resolve(-1)))
+    .catch((err: unknown) => {
+      if (sqlState(err) === '42501' && /row-level security/.test(String((err as Error).message))) throw RuleErrors.rule_denied();
+      return rethrowTaken(err);
+    });
+  if (changed > 0) return;
+  // Nothing changed (or nothing asked): a user gone is 404; one the rules refuse is 403.
+  if (!(await ctx.db.read(scope(project, userId), (db) => findUserById(db, userId)))) throw AuthErrors.user_not_found();
+  if (changed === 0) throw RuleErrors.rule_denied("The users collection's access rules do not allow this profile change.");
 }
 
 /**
@@ -101,9 +117,10 @@ export async function changePassword(ctx: AppContext, project: ProjectRecord, cl
   });
 }
 
-export async function publicProfile(ctx: AppContext, project: ProjectRecord, schema: UsersSchema, username: string): Promise<UserRow> {
+/** A user by username, as the caller (`callerId`: signed in, or null) may see users under the users rules. */
+export async function publicProfile(ctx: AppContext, project: ProjectRecord, schema: UsersSchema, username: string, callerId: string | null): Promise<PublicUserRow> {
   if (!schema.hasUsername) throw AuthErrors.username_field_missing();
-  const user = await ctx.db.read(scope(project), (db) => findUserByUsername(db, username));
+  const user = await ctx.db.read(asCaller(project, callerId), (db) => findUserByUsername(db, username));
   if (!user) throw AuthErrors.user_not_found();
   return user;
 }

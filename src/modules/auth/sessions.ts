@@ -100,7 +100,7 @@ export async function rotate(ctx: AppContext, project: ProjectRecord, raw: strin
   const next = newSecret(ctx);
   const tokenHash = refreshTokenHash(parsed.secret);
   // The rotation is one atomic statement: autocommit, no transaction round trips (hot path).
-  const outcome = await ctx.db.read({ projectId: project.id, keyKind: 'publishable' }, async (tx): Promise<Outcome> => {
+  const outcome = await ctx.db.read({ projectId: project.id, keyKind: 'publishable', account: true }, async (tx): Promise<Outcome> => {
     const rotated = await rotateSession(tx, {
       id: parsed.id,
       tokenHash,
@@ -124,7 +124,7 @@ export async function revokePresented(ctx: AppContext, project: ProjectRecord, r
   const parsed = parseRefreshToken(raw);
   if (!parsed) return;
   const tokenHash = refreshTokenHash(parsed.secret);
-  const revoked = await ctx.db.tenant({ projectId: project.id, keyKind: 'publishable' }, async (tx) => {
+  const revoked = await ctx.db.tenant({ projectId: project.id, keyKind: 'publishable', account: true }, async (tx) => {
     const row = await findSession(tx, parsed.id);
     if (!row || rejectionOf(row, tokenHash) === 'unknown') return false;
     await revokeSession(tx, row.id, ctx.clock.now());

@@ -105,7 +105,7 @@ export function toUser(row: UserRow, schema?: UsersSchema): Record<string, unkno
 const UNSAFE = ['password', 'email', 'token', 'otp', 'secret', 'session', 'refresh'];
 
 /** The public profile (docs/wire-compatibility.md §2.7): `_id`, schema keys without sensitive words, timestamps. */
-export function toPublicProfile(row: UserRow, schema: UsersSchema): Record<string, unknown> {
+export function toPublicProfile(row: Pick<UserRow, 'id' | 'data' | 'created_at' | 'updated_at'>, schema: UsersSchema): Record<string, unknown> {
   const out: Record<string, unknown> = { _id: row.id };
   for (const f of schema.fields) {
     const lower = f.key.toLowerCase();

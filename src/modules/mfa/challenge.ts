@@ -60,7 +60,7 @@ export async function openChallengeIfEnrolled(ctx: AppContext, db: Tx, project: 
 /** A live challenge with one try counted, or 400 `mfa_challenge_invalid`. */
 export async function useChallengeTry(ctx: AppContext, project: ProjectRecord, challengeId: string) {
   const idHash = sha256Hex(challengeId);
-  const row = await ctx.db.read({ projectId: project.id, keyKind: 'publishable' }, (db) => tryChallenge(db, idHash, CHALLENGE_MAX_TRIES, ctx.clock.now()));
+  const row = await ctx.db.read({ projectId: project.id, keyKind: 'publishable', account: true }, (db) => tryChallenge(db, idHash, CHALLENGE_MAX_TRIES, ctx.clock.now()));
   if (!row) throw MfaErrors.mfa_challenge_invalid();
   return { idHash, userId: row.user_id, amr: row.amr, webauthnChallenge: row.webauthn_challenge };
 }

@@ -24,7 +24,7 @@ import { findLiveChallenge } from './queries.js';
 import { relyingPartyOf } from './relying-party.js';
 import { checkSecondFactor, userScope } from './second-factor.js';
 
-const projectScope = (project: ProjectRecord) => ({ projectId: project.id, keyKind: 'publishable' as const });
+const projectScope = (project: ProjectRecord) => ({ projectId: project.id, keyKind: 'publishable' as const, account: true });
 
 /** Options for a discoverable sign-in (no allowCredentials), its challenge stored for one use. */
 export async function passkeySigninOptions(ctx: AppContext, project: ProjectRecord) {

@@ -31,7 +31,7 @@ export interface CheckOptions {
   webauthnChallenge?: string | null;
 }
 
-export const userScope = (project: ProjectRecord, userId: string) => ({ projectId: project.id, userId, keyKind: 'publishable' as const });
+export const userScope = (project: ProjectRecord, userId: string) => ({ projectId: project.id, userId, keyKind: 'publishable' as const, account: true });
 
 function userCodeStore(db: Tx, project: ProjectRecord, userId: string): CodeFactorStore {
   return {

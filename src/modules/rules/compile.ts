@@ -22,7 +22,16 @@ export type RuleAction = 'list' | 'view' | 'create' | 'update' | 'delete';
 export interface RuleCollection {
   id: string;
   fields: FieldDef[];
+  /**
+   * The project's `users` collection: its documents are app_users rows (docs/rules.md, "The
+   * users collection"), so its fields are read from that table: `email` is its column,
+   * `password` is never readable, custom fields are in `data`.
+   */
+  users?: boolean;
 }
+
+/** Columns of app_users that are fields of the users schema (the rest of a user is `data`). */
+const USER_COLUMNS = new Map<string, { type: Type; column: string }>([['email', { type: 'txt', column: 'email' }]]);
 
 export interface CompileContext {
   collection: RuleCollection;
@@ -112,8 +121,10 @@ class Compiler {
   /** A field of `row`, through the accessor its index uses (top level) or the same accessor on its parent object. */
   private field(row: Row, path: string[], pos: number, what: string): Value {
     const col = (c: string) => (row.probe ? PROBE_COLUMN.get(c)! : row.qualifier ? `${row.qualifier}.${ident(c)}` : ident(c));
-    const sys = path.length === 1 ? SYSTEM.get(path[0]!) : undefined;
+    const sys = path.length === 1 ? SYSTEM.get(path[0]!) ?? (row.collection.users ? USER_COLUMNS.get(path[0]!) : undefined) : undefined;
     if (sys) return { type: sys.type, sql: col(sys.column), pos };
+    // A user's password is only ever a hash the publishable role cannot read (migrations/036).
+    if (row.collection.users && path[0] === 'password') throw new RuleSyntaxError(`'password' is a hidden field: rules cannot read it`, pos);
     const def = declaredAt(row.collection.fields, path);
     if (!def) throw new RuleSyntaxError(`Unknown field '${path.join('.')}' in ${what}`, pos);
     if (def.type === 'Object' || def.type === 'Array') throw new RuleSyntaxError(`'${path.join('.')}' is an ${def.type}: compare one of its scalar fields`, pos);
@@ -125,7 +136,7 @@ class Compiler {
     const type = typeOf(def);
     const fn = type === 'num' ? 'plinth_num' : 'plinth_txt';
     const v: Value = { type, sql: `${fn}(${parent}, ${lit(key)})`, pos };
-    if (def.type === 'String' && !def.unique && path.length === 1) v.prefix = `plinth_key(${col('data')}, ${lit(key)})`;
+    if (def.type === 'String' && !def.unique && path.length === 1 && !row.collection.users) v.prefix = `plinth_key(${col('data')}, ${lit(key)})`;
     return v;
   }
 
@@ -140,6 +151,8 @@ class Compiler {
     if (!builtin && (!def || !['String', 'Number', 'Boolean', 'Date', 'Ref'].includes(def.type))) {
       throw new RuleSyntaxError(`Unknown field '@auth.${name}': declare it as a scalar field of the users collection`, pos);
     }
+    // A "secret" one is the secret key's only, even for its user: a rule would be an oracle for it.
+    if (def?.hidden) throw new RuleSyntaxError(`'@auth.${name}' is a hidden field: rules cannot read it`, pos);
     const type = builtin ?? typeOf(def!);
     // A scalar sub-select: PostgreSQL runs it once per statement (an InitPlan), not once per row.
     return { type, sql: `${type === 'num' ? 'plinth_num' : 'plinth_txt'}((SELECT plinth_auth_user()), ${lit(name!)})`, pos };
@@ -169,7 +182,7 @@ class Compiler {
 
   /** The policy's own table, by name: how a sub-select refers to the row the policy is about. */
   private outerName(): string {
-    return ident(`documents_${this.ctx.collection.id}`);
+    return this.ctx.collection.users ? ident('app_users') : ident(`documents_${this.ctx.collection.id}`);
   }
 
   private literal(l: Literal): Value {
@@ -238,6 +251,9 @@ class Compiler {
     if (!other) throw new RuleSyntaxError(`Unknown collection '${name}'`, pos);
     const alias = ident(`l${++this.aliases}`);
     const inner = this.expr(where, { qualifier: alias, collection: other });
+    // Users are app_users rows of the scoped project (no soft delete); that table's policies
+    // for the caller (the users rules) apply to the rows looked up, as a partition's do.
+    if (other.users) return `EXISTS (SELECT 1 FROM ${ident('app_users')} ${alias} WHERE ${alias}.project_id = plinth_project_id() AND (${inner}))`;
     this.probes?.push({
       collection: name,
       collectionId: other.id,

@@ -18,11 +18,19 @@ const ACTIONS = ['list', 'view', 'create', 'update', 'delete'] as const;
 /** The partitions a compiled rule reads through lookups (compile.ts writes `FROM "documents_<id>"`; the rule's own partition is never FROM). */
 const LOOKUP = /FROM "documents_([0-9a-f]{24})"/g;
 
-const lookedUp = (text: string | null | undefined): string[] => (text ? [...new Set([...text.matchAll(LOOKUP)].map((m) => m[1]!))] : []);
+/** A lookup into the users collection reads app_users (compile.ts): `FROM "app_users"`. */
+const USERS_LOOKUP = /FROM "app_users"/;
 
 /** The first loop of lookups, as collection names from the policy that starts it (null: none). */
 export function lookupCycle(collections: CompiledCollection[]): string[] | null {
   const byId = new Map(collections.map((c) => [c.id, c]));
+  const usersId = collections.find((c) => c.name.toLowerCase() === 'users')?.id;
+  const lookedUp = (text: string | null | undefined): string[] => {
+    if (!text) return [];
+    const ids = new Set([...text.matchAll(LOOKUP)].map((m) => m[1]!));
+    if (usersId && USERS_LOOKUP.test(text)) ids.add(usersId);
+    return [...ids];
+  };
   const readLookups = (c: CompiledCollection) => lookedUp(c.rules_sql?.view ?? c.rules_sql?.list);
   const walk = (id: string, path: string[]): string[] | null => {
     if (path.includes(id)) return [...path, id];

@@ -16,6 +16,7 @@ import { guardDb } from '../data/pg-errors.js';
 import type { RuleAction } from './compile.js';
 import { RuleErrors } from './errors.js';
 import * as q from './queries.js';
+import { isUsersCollection } from '../collections/index-queries.js';
 import { ACTIONS, compileRules } from './service.js';
 
 export const PREVIEW_IDS_MAX = 50;
@@ -48,6 +49,9 @@ const isDenied = (err: unknown) => sqlState(err) === '42501' && /row-level secur
 export async function previewRule(ctx: AppContext, projectId: string, name: string, input: PreviewInput): Promise<PreviewResult> {
   const col = await findCollection(ctx.db.admin, projectId, name);
   if (!col) throw CollectionErrors.collection_not_found();
+  // Its policies are on app_users, shared by every project: a candidate rule there would hold
+  // that table's lock for the whole preview, stalling every project's sign-ins.
+  if (isUsersCollection(col.name)) throw RuleErrors.rule_preview_invalid('The preview is not available for the users collection: save the rule, then try it as the user.');
   const userId = input.userId ?? null;
   if (userId && !(await q.projectUserExists(ctx.db.admin, projectId, userId))) throw AuthErrors.app_user_not_found();
   const { action } = input;

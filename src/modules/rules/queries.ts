@@ -34,6 +34,19 @@ export async function partitionPolicies(db: Db, collectionId: string) {
 }
 
 /**
+ * The app_users policies of one project: the shared ones and those compiled from its users
+ * rules (`app_users_<action>_<projectId>`, sql/40_auth_policies.sql).
+ */
+export async function userPolicies(db: Db, projectId: string) {
+  const res = await sql<{ policyname: string; cmd: string; roles: string[]; qual: string | null; with_check: string | null }>`
+    SELECT policyname, cmd, roles::text[] AS roles, qual, with_check FROM pg_policies
+    WHERE schemaname = current_schema() AND tablename = 'app_users'
+      AND (policyname IN ('app_users_tenant', 'app_users_full', 'app_users_unruled') OR policyname LIKE ${`app_users_%_${projectId}`})
+    ORDER BY policyname`.execute(db);
+  return res.rows;
+}
+
+/**
  * The plan of `statement` (compiled by the server, never client text) in the caller's
  * transaction, with sequential scans priced out (`SET LOCAL`): the plan still reads a whole
  * partition only when no index can serve the condition. EXPLAIN without ANALYZE runs nothing.

@@ -16,6 +16,7 @@ import { compileRuleText } from './rule.js';
 import * as q from './queries.js';
 import { lookupCycle } from './cycles.js';
 import { RuleErrors } from './errors.js';
+import { isUsersCollection } from '../collections/index-queries.js';
 
 export const ACTIONS: RuleAction[] = ['list', 'view', 'create', 'update', 'delete'];
 
@@ -24,6 +25,12 @@ export type RulesInput = Partial<Record<RuleAction, string | null>>;
 /** Compiles every rule given (a blank one is none); the first refused one is the error. */
 export async function compileRules(db: Kysely<Database>, projectId: string, collection: RuleCollection, rules: RulesConfig) {
   const contextOf = await compileContexts(db, projectId, collection);
+  if (contextOf('create').collection.users && rules.create != null) {
+    throw RuleErrors.rule_invalid(
+      "Invalid create rule: users are created by signing up, which the project's sign-in settings govern, not a rule (at character 1).",
+      { action: 'create', position: 1 },
+    );
+  }
   const compiled: Partial<RulesConfig> = {};
   for (const action of ACTIONS) {
     const text = rules[action];
@@ -81,12 +88,14 @@ export async function recompileRules(tx: Kysely<Database>, projectId: string, co
 /** The rules as written, their compiled SQL, and the partition's policies as PostgreSQL holds them. */
 export async function getRules(ctx: AppContext, projectId: string, name: string) {
   const col = await getCollection(ctx, projectId, name);
-  const policies = await q.partitionPolicies(ctx.db.admin, col.id);
+  const users = isUsersCollection(col.name);
+  const policies = users ? await q.userPolicies(ctx.db.admin, projectId) : await q.partitionPolicies(ctx.db.admin, col.id);
   return {
     name: col.name,
     rules: col.rules ?? { list: null, view: null, create: null, update: null, delete: null },
     sql: (col.rules_sql ?? {}) as Record<string, string>,
     policies: policies.map((p) => ({ name: p.policyname, command: p.cmd, roles: p.roles, using: p.qual, withCheck: p.with_check })),
-    warnings: col.rules ? await ruleWarnings(ctx, projectId, col, col.rules) : [],
+    // Index warnings plan a partition's list; users are app_users rows (not planned: docs/rules.md).
+    warnings: col.rules && !users ? await ruleWarnings(ctx, projectId, col, col.rules) : [],
   };
 }

@@ -107,7 +107,7 @@ export async function signInWithProvider<T>(
   profile: SocialProfile,
   then: (tx: Tx, result: SignedIn) => Promise<T>,
 ): Promise<T> {
-  const scope = { projectId: project.id, keyKind: 'publishable' as const };
+  const scope = { projectId: project.id, keyKind: 'publishable' as const, account: true };
   const found = await ctx.db.tenant(scope, async (tx) => {
     const r = await findOrLink(ctx, tx, project.id, p, profile);
     if (r) checkVerified(project, r.user);

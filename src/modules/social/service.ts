@@ -67,7 +67,7 @@ export async function begin(ctx: AppContext, project: ProjectRecord, p: string, 
     ? await oidcAuthorizeUrl(ctx, oidc, { state, nonce, codeChallenge })
     : authorizeUrl(ctx, p as ProviderName, { clientId: creds!.clientId, state, codeChallenge, nonce });
   const now = ctx.clock.now();
-  await ctx.db.read({ projectId: project.id, keyKind: 'publishable' }, (tx) =>
+  await ctx.db.read({ projectId: project.id, keyKind: 'publishable', account: true }, (tx) =>
     insertState(tx, {
       stateHash: sha256Hex(state),
       browserHash: linkUserId ? null : sha256Hex(browserKey),
@@ -188,7 +188,7 @@ export async function finish(ctx: AppContext, flow: PendingFlow, params: URLSear
 /** rtCode → refresh token, once, within 60 s, for the project that issued it, with its access token. */
 export async function exchange(ctx: AppContext, project: ProjectRecord, token: string, rtCode: string): Promise<string> {
   // One DELETE … RETURNING: autocommit, no transaction needed. The code is gone whatever follows.
-  const row = await ctx.db.read({ projectId: project.id, keyKind: 'publishable' }, (tx) => takeExchangeCode(tx, sha256Hex(rtCode)));
+  const row = await ctx.db.read({ projectId: project.id, keyKind: 'publishable', account: true }, (tx) => takeExchangeCode(tx, sha256Hex(rtCode)));
   if (!row || row.expires_at <= ctx.clock.now()) throw SocialErrors.exchange_invalid();
   if (!safeEqual(row.access_token_hash, sha256Hex(token))) throw SocialErrors.exchange_mismatch();
   const refreshToken = decrypt(ctx.config.encryptionKey, row.refresh_token);

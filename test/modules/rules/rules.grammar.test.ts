@@ -91,3 +91,47 @@ describe('rules grammar', () => {
     expect(refusal('"unterminated').position).toBe(1);
   });
 });
+
+describe('the users collection (app_users rows)', () => {
+  const usersFields: FieldDef[] = [
+    { key: 'email', type: 'String', required: true },
+    { key: 'password', type: 'String', required: true },
+    { key: 'username', type: 'String' },
+    { key: 'role', type: 'String', readOnly: true },
+    { key: 'phone', type: 'String', hidden: 'owner' },
+  ];
+  const users = { id: 'cccccccccccccccccccccccc', fields: usersFields, users: true };
+  const usersCtx = (action: RuleAction = 'view'): CompileContext => ({ collection: users, action, lookup: (n) => (n === 'users' ? users : undefined), userFields: usersFields });
+
+  it('compiles the worked example against app_users: columns, data, the caller\'s row', () => {
+    expect(compileRuleText('id = @auth.id || @auth.role = "admin"', usersCtx())).toBe(
+      "(\"id\" = plinth_user_id() OR plinth_txt((SELECT plinth_auth_user()), 'role') = 'admin')",
+    );
+    expect(compileRuleText('email = @auth.email && username = "zoë"', usersCtx())).toBe(
+      "(\"email\" = plinth_txt((SELECT plinth_auth_user()), 'email') AND plinth_txt(\"data\", 'username') = 'zoë')",
+    );
+  });
+
+  it('refuses the password and hidden fields, in the users rules and through @auth', () => {
+    const refused = (rule: string, c: CompileContext) => {
+      try {
+        compileRuleText(rule, c);
+      } catch (err) {
+        return (err as AppError).extra;
+      }
+      throw new Error(`accepted: ${rule}`);
+    };
+    expect(refused('password = "hunter2"', usersCtx())).toMatchObject({ action: 'view', position: 1 });
+    expect(refused('id = @auth.id || phone = "1"', usersCtx())).toMatchObject({ position: 18 });
+    expect(refused('@auth.phone = "1"', { ...ctx(), userFields: usersFields })).toMatchObject({ position: 1 });
+  });
+
+  it('a lookup into users reads app_users of the scoped project, not a partition', () => {
+    const c: CompileContext = { ...ctx(), lookup: (n) => (n === 'users' ? users : undefined) };
+    const out = compileRuleText('@collection.users(id = $outer.author && role = "editor")', c);
+    expect(out).toMatch(/^EXISTS \(SELECT 1 FROM "app_users" "l1" WHERE "l1"\.project_id = plinth_project_id\(\) AND \(/);
+    expect(out).toContain("plinth_txt(\"documents_aaaaaaaaaaaaaaaaaaaaaaaa\".\"data\", 'author') = \"l1\".\"id\"");
+    expect(out).toContain("plinth_txt(\"l1\".\"data\", 'role') = 'editor'");
+    expect(out).not.toContain('documents_cccccccccccccccccccccccc');
+  });
+});

@@ -33,7 +33,11 @@ export function RulesEditor({ projectId, collection }: { projectId: string; coll
   return <Loadable state={state}>{(data) => <RulesForm key={JSON.stringify(data.rules)} base={base} projectId={projectId} data={data} onSaved={state.reload} />}</Loadable>;
 }
 
+/** The users collection: its documents are the project's end users (docs/rules.md, "The users collection"). */
+const isUsers = (data: RulesData) => data.name.toLowerCase() === 'users';
+
 function RulesForm({ base, projectId, data, onSaved }: { base: string; projectId: string; data: RulesData; onSaved: () => void }) {
+  const users = isUsers(data);
   const [rules, setRules] = useState<Record<Action, string>>(Object.fromEntries(ACTIONS.map((a) => [a, data.rules[a] ?? ''])) as Record<Action, string>);
   const [error, setError] = useState<RuleError>();
   const [busy, setBusy] = useState(false);
@@ -57,11 +61,16 @@ function RulesForm({ base, projectId, data, onSaved }: { base: string; projectId
           setBusy(false);
         }
       }}>
-        <p class="muted">Empty: the collection's row-level-security mode decides. Compiled to PostgreSQL policies, so raw SQL obeys them too.</p>
+        <p class="muted">
+          {users
+            ? 'Who may read and change the project\'s users. Empty: everyone reads users, each user changes their own profile. Compiled to policies of the users table, so raw SQL obeys them too; sign-in and the user\'s own account (/me) are not governed by them.'
+            : "Empty: the collection's row-level-security mode decides. Compiled to PostgreSQL policies, so raw SQL obeys them too."}
+        </p>
         {ACTIONS.map((a) => (
           <div class="field" key={a}>
             <label for={`rule-${a}`}>{a} rule</label>
-            <input id={`rule-${a}`} class="mono" value={rules[a]} placeholder={HINTS[a]} aria-describedby={error?.action === a ? 'rule-error' : undefined}
+            <input id={`rule-${a}`} class="mono" value={rules[a]} placeholder={users && a === 'create' ? 'Users are created by signing up (sign-in settings), not by a rule' : HINTS[a]}
+              disabled={users && a === 'create'} aria-describedby={error?.action === a ? 'rule-error' : undefined}
               aria-invalid={error?.action === a ? 'true' : undefined} onInput={(e) => setRules({ ...rules, [a]: e.currentTarget.value })} />
             {error?.action === a && <Pointer text={rules[a]} position={error.position} />}
           </div>
@@ -82,7 +91,7 @@ function RulesForm({ base, projectId, data, onSaved }: { base: string; projectId
           </ul>
         </section>
       )}
-      <RulePreview base={base} projectId={projectId} rules={rules} />
+      {users ? <p class="muted">The preview is not available for the users collection: save the rule, then try it as the user.</p> : <RulePreview base={base} projectId={projectId} rules={rules} />}
       <details>
         <summary>Compiled SQL and policies (read-only)</summary>
         {Object.keys(data.sql).length === 0 && <p class="muted">No rules: the collection keeps its mode's policies.</p>}
