@@ -69,7 +69,7 @@ GRANT EXECUTE ON FUNCTION plinth_own_private(text, text) TO plinth_api;
 -- End users' profile fields (app_users.data) declared readOnly in the project's `users`
 -- collection: the same rule for plinth_api_publishable (update-profile, raw SQL) and
 -- plinth_api_account (sign-up, social sign-in: the auth flows of a publishable key,
--- migrations/036), so a user cannot give themself a role through any of them.
+-- migrations/063), so a user cannot give themself a role through any of them.
 -- Looked up per write: profile writes are rare, and the schema is the collection's own row.
 CREATE OR REPLACE FUNCTION plinth_protect_user_fields() RETURNS trigger
 LANGUAGE plpgsql AS $$

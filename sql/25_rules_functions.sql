@@ -1,7 +1,7 @@
 -- What access rules (docs/rules.md) read of the caller beyond the scope settings: `@auth.<field>`
 -- is a field of the signed-in end user's row in app_users, of the scoped project only.
 -- SECURITY DEFINER: the users collection's rules may hide the caller's row from the publishable
--- role, which never reads password_hash (sql/40, migrations/036); this
+-- role, which never reads password_hash (sql/40, migrations/063); this
 -- returns only the caller's own row (never the password hash), NULL without a signed-in user.
 -- The compiled rules call it as a scalar sub-select, so it runs once per statement.
 CREATE OR REPLACE FUNCTION plinth_auth_user() RETURNS jsonb

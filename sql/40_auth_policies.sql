@@ -3,7 +3,7 @@
 -- auth endpoints act for the one user they authenticated); the policies stop cross-project
 -- access whatever the code does. Idempotent: re-applied on every start.
 
--- app_users, per role (migrations/036_users_rules.sql):
+-- app_users, per role (migrations/063_users_rules.sql):
 --   * every API role: only rows of the scoped project (restrictive);
 --   * plinth_api_full (secret key, operator, system) and plinth_api_account (the auth flows,
 --     acting for the one account they authenticate): every row of the project;
@@ -12,7 +12,7 @@
 --     access rules (as before rules existed); else the project's own policies
 --     `app_users_<action>_<projectId>`, compiled from its users rules
 --     (plinth_sync_user_policies below, docs/rules.md "The users collection").
--- Privileges per role (migrations/036): the publishable role reads every column but
+-- Privileges per role (migrations/063): the publishable role reads every column but
 -- password_hash and writes only the profile. Computed from the columns at each start, so a
 -- column added by a later migration is readable too.
 DO $do$

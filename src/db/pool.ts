@@ -55,7 +55,7 @@ export interface TenantScope {
   /**
    * Publishable keys only: the auth flows acting for the one account they authenticate
    * (sign-up, sign-in, refresh, /me), as role plinth_api_account, which the users
-   * collection's access rules do not govern (migrations/036_users_rules.sql).
+   * collection's access rules do not govern (migrations/063_users_rules.sql).
    */
   account?: boolean;
 }
@@ -110,7 +110,7 @@ type ScopedClient = pg.PoolClient & {
 };
 
 /**
- * The role a scope runs as (migrations/011_api_key_roles.sql, 036_users_rules.sql): all are
+ * The role a scope runs as (migrations/011_api_key_roles.sql, 063_users_rules.sql): all are
  * members of plinth_api (its grants, tenant isolation); the documents and app_users policies
  * differ by role.
  */

@@ -109,7 +109,7 @@ export async function findUserByProvider(tx: Tx, provider: 'github' | 'google', 
 }
 
 /**
- * The columns the publishable role may read (migrations/036_users_rules.sql): a user as other
+ * The columns the publishable role may read (migrations/063_users_rules.sql): a user as other
  * users' reads see it, under the users collection's access rules.
  */
 export const PUBLIC_USER_COLUMNS = ['id', 'data', 'created_at', 'updated_at'] as const;

@@ -19,7 +19,7 @@ import { openChallengeIfEnrolled, type OpenedChallenge } from '../mfa/challenge.
 import { assertAal2IfEnrolled } from '../mfa/policy.js';
 import type { UserTokenClaims } from './tokens.js';
 
-/** The auth flows, acting for the one account they authenticate: not governed by the users rules (migrations/036). */
+/** The auth flows, acting for the one account they authenticate: not governed by the users rules (migrations/063). */
 const scope = (project: ProjectRecord, userId?: string) => ({ projectId: project.id, userId: userId ?? null, keyKind: 'publishable' as const, account: true });
 /** A publishable caller reading or writing users as data: under the users collection's access rules (docs/rules.md). */
 const asCaller = (project: ProjectRecord, userId: string | null) => ({ projectId: project.id, userId, keyKind: 'publishable' as const });

@@ -123,7 +123,7 @@ class Compiler {
     const col = (c: string) => (row.probe ? PROBE_COLUMN.get(c)! : row.qualifier ? `${row.qualifier}.${ident(c)}` : ident(c));
     const sys = path.length === 1 ? SYSTEM.get(path[0]!) ?? (row.collection.users ? USER_COLUMNS.get(path[0]!) : undefined) : undefined;
     if (sys) return { type: sys.type, sql: col(sys.column), pos };
-    // A user's password is only ever a hash the publishable role cannot read (migrations/036).
+    // A user's password is only ever a hash the publishable role cannot read (migrations/063).
     if (row.collection.users && path[0] === 'password') throw new RuleSyntaxError(`'password' is a hidden field: rules cannot read it`, pos);
     const def = declaredAt(row.collection.fields, path);
     if (!def) throw new RuleSyntaxError(`Unknown field '${path.join('.')}' in ${what}`, pos);

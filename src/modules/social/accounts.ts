@@ -161,7 +161,7 @@ function rethrowLinkConflict(err: unknown): never {
  * disabled).
  */
 export async function linkToGuest(ctx: AppContext, project: ProjectRecord, userId: string, p: ProviderRef, profile: SocialProfile): Promise<UserRow> {
-  return ctx.db.tenant({ projectId: project.id, userId, keyKind: 'publishable' }, async (tx) => {
+  return ctx.db.tenant({ projectId: project.id, userId, keyKind: 'publishable', account: true }, async (tx) => {
     const guest = await findUserById(tx, userId);
     if (!guest?.is_anonymous) throw AuthErrors.user_not_anonymous();
     if (guest.disabled_at) throw AuthErrors.user_disabled();

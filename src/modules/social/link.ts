@@ -31,7 +31,7 @@ import { SocialErrors } from './errors.js';
 import { takeLinkState } from './queries.js';
 import { begin, providerProfile } from './service.js';
 
-const scope = (project: ProjectRecord, userId: string) => ({ projectId: project.id, userId, keyKind: 'publishable' as const });
+const scope = (project: ProjectRecord, userId: string) => ({ projectId: project.id, userId, keyKind: 'publishable' as const, account: true });
 
 /** The provider's authorization URL for a link to the signed-in guest; 409 user_not_anonymous for anyone else, 403 for a disabled guest. */
 export async function beginLink(ctx: AppContext, project: ProjectRecord, caller: UserTokenClaims, provider: string): Promise<string> {
