@@ -35,9 +35,11 @@ import { createPlatformDriver } from './modules/storage/backends.js';
 import { createUploadBatchers } from './modules/storage/batching.js';
 import { ResumableUploads } from './modules/storage/resumable/server.js';
 import { ImageRenderer } from './modules/storage/images/renderer.js';
+import { RequestLog } from './modules/logs/buffer.js';
+import { registerRequestLogHooks } from './modules/logs/cleanup.js';
 
 /** The context's fields that the domains build from the rest of it (set right after). */
-type DomainState = 'mailer' | 'collections' | 'storage' | 'quotaLeases' | 'mailGroups' | 'oauthServers' | 'oidc' | 'realtime';
+type DomainState = 'mailer' | 'collections' | 'storage' | 'quotaLeases' | 'mailGroups' | 'oauthServers' | 'oidc' | 'realtime' | 'requestLog';
 
 export interface BootOptions {
   clock?: Clock;
@@ -148,7 +150,18 @@ export async function boot(config: Config, opts: BootOptions = {}): Promise<Boot
     ticketKey: ticketKey(config.encryptionKey),
   };
   ctx.hooks.closing.push(() => ctx.realtime.feed.stop());
+  ctx.requestLog = new RequestLog({
+    db: db.admin,
+    log,
+    registry: ctx.metrics.registry,
+    flushMs: config.requestLog.flushMs,
+    bufferRows: config.requestLog.bufferRows,
+    // The wall clock without a Date per request; a test's clock when it has one.
+    now: clock === systemClock ? Date.now : () => clock.now().getTime(),
+  });
+  ctx.hooks.closing.push(() => ctx.requestLog.close());
   registerStorageHooks(ctx);
+  registerRequestLogHooks(ctx);
   return {
     ctx,
     embedded,

@@ -141,6 +141,19 @@ export interface Config {
     /** WEBHOOK_ALLOW_PRIVATE_URLS: endpoints may be loopback/private addresses (development). */
     allowPrivateUrls: boolean;
   };
+  /** The per-project request log (docs/dashboard.md "Request log"). */
+  requestLog: {
+    /** REQUEST_LOG: record public-API requests at all. */
+    enabled: boolean;
+    /** Rows older than this are deleted by the trim job. */
+    retentionHours: number;
+    /** At most this many rows per project (the newest are kept). */
+    maxRowsPerProject: number;
+    /** Rows one node holds before writing; beyond, new rows are dropped and counted. */
+    bufferRows: number;
+    /** How often a node writes what it holds (sooner when a batch fills). */
+    flushMs: number;
+  };
 }
 
 export class ConfigError extends Error {}
@@ -391,6 +404,13 @@ export function loadConfig(env: Env = process.env, stdoutIsTty = process.stdout.
       timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
       disableAfterHours: int(env, 'WEBHOOK_DISABLE_AFTER_HOURS', 120, 1, 24 * 90),
       allowPrivateUrls: bool(env, 'WEBHOOK_ALLOW_PRIVATE_URLS', !production),
+    },
+    requestLog: {
+      enabled: bool(env, 'REQUEST_LOG', true),
+      retentionHours: int(env, 'REQUEST_LOG_RETENTION_HOURS', 24, 1, 24 * 30),
+      maxRowsPerProject: int(env, 'REQUEST_LOG_MAX_ROWS', 10_000, 100, 1_000_000),
+      bufferRows: int(env, 'REQUEST_LOG_BUFFER_ROWS', 20_000, 100, 1_000_000),
+      flushMs: int(env, 'REQUEST_LOG_FLUSH_MS', 1000, 50, 60_000),
     },
   };
 }

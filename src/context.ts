@@ -22,6 +22,7 @@ import type { StorageDriver } from './modules/storage/drivers/types.js';
 import type { ResumableUploadsHandle } from './modules/storage/resumable/handle.js';
 import type { ImageRenderer } from './modules/storage/images/renderer.js';
 import type { JobQueue } from './worker/queue.js';
+import type { RequestLog } from './modules/logs/buffer.js';
 
 export interface Hooks {
   /**
@@ -110,6 +111,8 @@ export interface AppContext {
   oidc: OidcDiscovery;
   /** The node's reader of the change stream and the key of realtime tickets (src/modules/realtime). */
   realtime: RealtimeNode;
+  /** The node's batched writer of the per-project request log (src/modules/logs/buffer.ts). */
+  requestLog: RequestLog;
 }
 
 export interface RealtimeNode {

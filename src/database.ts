@@ -6,6 +6,7 @@
 import type { FoundationTables } from './db/types.js';
 import type { AuthTables } from './modules/auth/tables.js';
 import type { IdempotencyTables } from './modules/idempotency/tables.js';
+import type { LogTables } from './modules/logs/tables.js';
 import type { MailTables } from './modules/mail/tables.js';
 import type { MfaTables } from './modules/mfa/tables.js';
 import type { OperatorTables } from './modules/operators/tables.js';
@@ -13,4 +14,4 @@ import type { SocialTables } from './modules/social/tables.js';
 import type { StorageTables } from './modules/storage/tables.js';
 import type { WebhookTables } from './modules/webhooks/tables.js';
 
-export interface Database extends FoundationTables, OperatorTables, AuthTables, MfaTables, StorageTables, SocialTables, MailTables, WebhookTables, IdempotencyTables {}
+export interface Database extends FoundationTables, OperatorTables, AuthTables, MfaTables, StorageTables, SocialTables, MailTables, WebhookTables, IdempotencyTables, LogTables {}

@@ -28,6 +28,7 @@ import schemaRoutes from './modules/schemas/routes/index.js';
 import backupRoutes from './modules/backup/routes/index.js';
 import realtimeRoutes from './modules/realtime/routes/index.js';
 import webhookRoutes from './modules/webhooks/routes/index.js';
+import logRoutes from './modules/logs/routes/index.js';
 
 export type { RouteModule } from './route-groups.js';
 
@@ -48,6 +49,7 @@ export const dashboardRoutes: RouteModule[] = [
   ...rulesRoutes,
   ...dataOperatorRoutes,
   ...webhookRoutes,
+  ...logRoutes,
 ];
 
 /**

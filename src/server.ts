@@ -48,14 +48,23 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   registerInFlight(app, HANDLER_DRAIN_MS); // before any route: it counts every handler
   // Under the routed pattern (`/api/data/:collectionName`), never the raw URL: bounded series, no ids.
   // The hooks every request passes are callback style, not async: a promise per hook per request costs.
+  // The project's request log (docs/dashboard.md): public-API requests whose key named a
+  // project, under the same routed pattern; a row pushed to the node's buffer, nothing awaited.
+  const requestLog = ctx.config.requestLog.enabled ? ctx.requestLog : null;
   app.addHook('onResponse', (req, reply, done) => {
-    ctx.metrics.observeRequest(req.method, req.routeOptions.url, reply.statusCode, reply.elapsedTime / 1000);
+    const route = req.routeOptions;
+    const ms = reply.elapsedTime;
+    ctx.metrics.observeRequest(req.method, route.url, reply.statusCode, ms / 1000);
+    const projectId = req.logProjectId;
+    if (requestLog && projectId !== undefined && route.url !== undefined && route.config.surface === 'public') {
+      requestLog.record(projectId, requestLog.now() - ms, req.method, route.url, reply.statusCode, ms, req.errorCode ?? null, req.userId ?? null);
+    }
     done();
   });
   registerJsonBody(app);
   // What the auth groups (src/route-groups.ts), the userAuth preconditions and the request log
   // set on a request, declared once so every request object has the same shape from the start.
-  for (const field of ['project', 'keyKind', 'operator', 'userId', 'usersSchema', 'logProjectId'] as const) app.decorateRequest(field, undefined);
+  for (const field of ['project', 'keyKind', 'operator', 'userId', 'usersSchema', 'logProjectId', 'errorCode'] as const) app.decorateRequest(field, undefined);
   app.addHook('preHandler', bindProjectParam);
   const replicas = ctx.db.replicas;
   app.addHook('onSend', (req, reply, payload, done) => {

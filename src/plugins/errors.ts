@@ -4,6 +4,13 @@
  * database is a 503 with Retry-After; anything else is a 500 whose details go to the log only.
  */
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The code of the error envelope this request was answered with (the request log reads it). */
+    errorCode?: string;
+  }
+}
 import { AppError, databaseUnavailable, Errors } from '../lib/errors.js';
 import { errorBody } from '../lib/envelope.js';
 import { isDatabaseUnavailable, isUnstorableText, sqlState } from '../db/errors.js';
@@ -41,6 +48,7 @@ function send(reply: FastifyReply, err: AppError) {
  */
 export function registerErrorHandling(app: FastifyInstance, onError: (code: string, status: number) => void = () => {}): void {
   const sent = (reply: FastifyReply, err: AppError) => {
+    reply.request.errorCode = err.code;
     onError(err.code, err.status);
     return send(reply, err);
   };
@@ -64,6 +72,7 @@ export function registerErrorHandling(app: FastifyInstance, onError: (code: stri
     if (isDatabaseUnavailable(err)) return sent(reply, databaseUnavailable());
     const status = err.statusCode ?? 500;
     if (status >= 400 && status < 500) {
+      req.errorCode = 'bad_request';
       onError('bad_request', status);
       return reply.status(status).send(errorBody(err.message, 'bad_request'));
     }

@@ -13,6 +13,7 @@ import { sweepChangesTask } from '../modules/realtime/retention.js';
 import { deliverTask, DELIVER_TASK } from '../modules/webhooks/delivery.js';
 import { dispatchTask } from '../modules/webhooks/dispatcher.js';
 import { deleteExpiredKeysTask } from '../modules/idempotency/cleanup.js';
+import { trimRequestLogTask } from '../modules/logs/cleanup.js';
 import { deleteExpiredPasswordlessTask, deleteUnusedAnonymousTask } from '../modules/auth/anonymous-cleanup.js';
 
 const taskFactories: Record<string, (ctx: AppContext) => Task> = {
@@ -28,6 +29,7 @@ const taskFactories: Record<string, (ctx: AppContext) => Task> = {
   'idempotency:delete_expired': deleteExpiredKeysTask,
   'auth:delete_expired_passwordless': deleteExpiredPasswordlessTask,
   'auth:delete_unused_anonymous': deleteUnusedAnonymousTask,
+  'logs:trim_requests': trimRequestLogTask,
 };
 
 /**
@@ -42,6 +44,7 @@ export const CRONTAB = [
   '17 * * * * idempotency:delete_expired',
   '*/10 * * * * auth:delete_expired_passwordless',
   '37 * * * * auth:delete_unused_anonymous',
+  '*/5 * * * * logs:trim_requests',
 ].join('\n');
 
 export function buildTaskList(ctx: AppContext): Record<string, Task> {

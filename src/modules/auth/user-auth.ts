@@ -22,12 +22,16 @@ export async function optionalUserId(ctx: AppContext, req: FastifyRequest): Prom
   const claims = await verifyAccessTokenClaims(project, token, ctx.clock.now());
   if (!claims) return null;
   await assertAssurance(ctx, req, project, claims);
+  req.userId ??= claims.userId; // who the request log names
   return claims.userId;
 }
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The end user of an `endUser` route (src/route-groups.ts). */
+    /**
+     * The end user of an `endUser` route (src/route-groups.ts); on other routes, the one whose
+     * token optionalUserId verified (the request log names them).
+     */
     userId?: string;
     /** Their token's claims: assurance and session. */
     userClaims?: UserTokenClaims;
