@@ -4,6 +4,9 @@
  * database is a 503 with Retry-After; anything else is a 500 whose details go to the log only.
  */
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import { AppError, databaseUnavailable, Errors } from '../lib/errors.js';
+import { errorBody } from '../lib/envelope.js';
+import { isDatabaseUnavailable, isUnstorableText, sqlState } from '../db/errors.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -11,9 +14,6 @@ declare module 'fastify' {
     errorCode?: string;
   }
 }
-import { AppError, databaseUnavailable, Errors } from '../lib/errors.js';
-import { errorBody } from '../lib/envelope.js';
-import { isDatabaseUnavailable, isUnstorableText, sqlState } from '../db/errors.js';
 
 function validationMessage(err: FastifyError): string {
   const first = err.validation?.[0];
