@@ -2,6 +2,11 @@
  * `npm run bench`: runs each domain benchmark in its own process, one after another (they
  * share the machine's two cores, so never in parallel), and prints their tables.
  * `npm run bench -- data auth` runs only those.
+ *
+ * Opt-in (never in the default run; name them): `pooler` (PgBouncer in transaction mode
+ * against PostgreSQL directly) and `replica` (reads on a streaming standby against the primary
+ * alone), on Debian's PostgreSQL 15 and PgBouncer (docs/scaling.md "Benchmarks: pooler and
+ * replica"); like the other files not in ALL (`cluster`, `data-1m`, …), they run only when named.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';

@@ -16,7 +16,8 @@ export interface LoadRequest {
 }
 
 export interface LoadOptions {
-  url: string;
+  /** Several URLs: the connections are spread over them in turn (several API nodes). */
+  url: string | string[];
   connections?: number;
   seconds?: number;
   headers?: Record<string, string>;

@@ -130,9 +130,11 @@ const PG_SETTINGS = [
 
 /**
  * Starts a primary (database `plinth`, already created), its standby and PgBouncer in front
- * of the primary with `serverConnections` server connections for the pool.
+ * of the primary with `serverConnections` server connections for the pool. `settings`: more
+ * PostgreSQL settings for both servers, after the rig's own (the last of a name wins), e.g. the
+ * benchmark's `shared_preload_libraries=pg_stat_statements` and a higher `max_connections`.
  */
-export async function startServers(opts: { serverConnections: number }): Promise<Servers> {
+export async function startServers(opts: { serverConnections: number; settings?: string[] }): Promise<Servers> {
   if (poolRigSkipReason) throw new Error(poolRigSkipReason);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'plinth-pool-'));
   own(dir);
@@ -140,7 +142,7 @@ export async function startServers(opts: { serverConnections: number }): Promise
   const primaryDir = path.join(dir, 'primary');
   const standbyDir = path.join(dir, 'standby');
   run(path.join(PG_BIN, 'initdb'), ['-D', primaryDir, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8']);
-  const pgArgs = (data: string, port: number) => ['-D', data, '-p', String(port), '-k', dir, ...PG_SETTINGS.flatMap((o) => ['-c', o])];
+  const pgArgs = (data: string, port: number) => ['-D', data, '-p', String(port), '-k', dir, ...[...PG_SETTINGS, ...(opts.settings ?? [])].flatMap((o) => ['-c', o])];
   const primary = server('primary', pPort, path.join(PG_BIN, 'postgres'), pgArgs(primaryDir, pPort), 'plinth', 'postgres');
   await primary.start();
   const admin = new pg.Client({ connectionString: primary.url('postgres') });
