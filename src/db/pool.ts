@@ -469,7 +469,10 @@ export function createDb(
       replicas.counts.replica++;
       return result;
     } catch (err) {
-      if (!replicas.failed(choice, err)) throw err;
+      if (!replicas.failed(choice, err)) {
+        replicas.counts.replica++; // the replica answered: a client's error (a 404) is its answer
+        throw err;
+      }
       replicas.counts.primary_fallback++;
       return read(scope, fn);
     }

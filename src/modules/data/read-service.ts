@@ -138,6 +138,6 @@ export async function getDocument(ctx: AppContext, col: CollectionDef, access: A
       const doc = documentView(row);
       await populate(ctx, tx, col, [doc], q.populate, access.secret);
       return shape(doc, paths(q.fields), q.meta);
-    }),
+    }, access.after),
   );
 }
