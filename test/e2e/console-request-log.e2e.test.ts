@@ -61,7 +61,7 @@ describe.skipIf(!run)('console: request log', { timeout: 120_000 }, () => {
     expect(invalid.status).toBe(400);
 
     await page.goto(`/_/#/p/${p.id}/logs`);
-    await page.getByRole('heading', { name: 'Logs', level: 1 }).waitFor();
+    await page.getByRole('heading', { name: 'Request log', level: 1 }).waitFor();
     const table = page.locator('table.reqlog');
     const row = table.locator('tbody tr', { hasText: 'document_not_found' });
     await row.waitFor();

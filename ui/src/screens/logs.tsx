@@ -1,5 +1,5 @@
 /**
- * Logs: the project's last public-API requests (time, method, routed route, status, duration,
+ * Request log: the project's last public-API requests (time, method, routed route, status, duration,
  * error code, user id; never bodies, keys or query strings), newest first, filtered by status
  * and route, refreshed by hand or every few seconds. The dashboard route
  * GET /api/projects/:id/logs/requests (docs/dashboard.md "Request log") does the work.
@@ -77,7 +77,7 @@ export default function Logs({ project }: SectionProps) {
   if (route && !routeOptions.some((o) => o.value === route)) routeOptions.push({ value: route, label: route });
   return (
     <section aria-labelledby="logs-title" class="reqlog-screen">
-      <PageHead title="Logs">
+      <PageHead title="Request log">
         <button type="button" class="btn" onClick={refresh} disabled={list.loading}>{list.loading ? 'Refreshing…' : 'Refresh'}</button>
       </PageHead>
       <h2 id="logs-title" class="sr-only">Request log</h2>

@@ -32,7 +32,7 @@ const NAV: Array<[keyof typeof SECTIONS, string]> = [
   ['files', 'Files'],
   ['mail', 'Mail'],
   ['webhooks', 'Webhooks'],
-  ['logs', 'Logs'],
+  ['logs', 'Request log'],
   ['ai', 'AI'],
   ['usage', 'Usage'],
   ['settings', 'Settings'],
