@@ -121,6 +121,9 @@ describe('who sees which hidden field', () => {
     expect(populated.body.data.author).toMatchObject({ _id: alice.id });
     expect(JSON.stringify(populated.body.data.author)).not.toContain(PHONE);
     expect(JSON.stringify(populated.body.data.author)).not.toContain(SSN);
+    // The secret key's populate carries both, as before.
+    const bySecret = await A.get(`/api/data/posts/${postId}?populate=author`, p.sk);
+    expect(bySecret.body.data.author).toMatchObject({ _id: alice.id, phone: PHONE, ssn: SSN });
   });
 
   it('the operator\'s users list shows both, as before', async () => {
