@@ -13,7 +13,8 @@
 --     `app_users_<action>_<projectId>`, compiled from its users rules
 --     (plinth_sync_user_policies below, docs/rules.md "The users collection").
 -- Privileges per role (migrations/063): the publishable role reads every column but
--- password_hash and writes only the profile. Computed from the columns at each start, so a
+-- password_hash and the hidden profile fields (`private`, `secret`: migrations/065,
+-- sql/21_field_protection.sql) and writes only the profile. Computed from the columns at each start, so a
 -- column added by a later migration is readable too.
 DO $do$
 DECLARE
@@ -21,7 +22,7 @@ DECLARE
 BEGIN
   SELECT string_agg(quote_ident(attname), ', ' ORDER BY attnum) INTO cols
     FROM pg_attribute
-   WHERE attrelid = 'app_users'::regclass AND attnum > 0 AND NOT attisdropped AND attname <> 'password_hash';
+   WHERE attrelid = 'app_users'::regclass AND attnum > 0 AND NOT attisdropped AND attname NOT IN ('password_hash', 'private', 'secret');
   REVOKE ALL ON app_users FROM plinth_api, plinth_api_publishable;
   GRANT SELECT, INSERT, UPDATE, DELETE ON app_users TO plinth_api_full, plinth_api_account;
   EXECUTE format('GRANT SELECT (%s), UPDATE (data, updated_at), DELETE ON app_users TO plinth_api_publishable', cols);

@@ -5,10 +5,20 @@ import type { Tx } from '../../db/pool.js';
 import type { NewSession } from './session-queries.js';
 import type { UserOtpPurpose } from './tables.js';
 
-export const USER_COLUMNS = [
-  'id', 'email', 'password_hash', 'email_verified', 'data', 'github_id', 'google_id', 'auth_providers', 'created_at', 'updated_at',
+/**
+ * The whole profile: `data` with the hidden fields of the users schema merged back, which the
+ * trigger keeps in `private` / `secret` (sql/21_field_protection.sql, migrations/065). Read by
+ * the roles acting for the account itself or with the secret key (the publishable role has no
+ * privilege on those columns); callers drop what their reader may not see (users.ts).
+ */
+export const USER_DATA = sql<Record<string, unknown>>`data || coalesce(private, '{}') || coalesce(secret, '{}')`.as('data');
+
+const COLUMNS = [
+  'id', 'email', 'password_hash', 'email_verified', 'github_id', 'google_id', 'auth_providers', 'created_at', 'updated_at',
   'disabled_at', 'is_anonymous',
 ] as const;
+/** A user's row for its owner or the secret key: `data` is the whole profile (USER_DATA). */
+export const USER_COLUMNS = [...COLUMNS, USER_DATA];
 
 export interface UserRow {
   id: string;
@@ -79,7 +89,7 @@ export async function insertAccount(db: Tx, a: { user: NewEmailUser; session: Ne
       INSERT INTO app_users (id, project_id, email, password_hash, email_verified, data, created_at, updated_at)
       VALUES (${u.id}, ${u.projectId}, ${u.email}, ${u.passwordHash}, ${u.emailVerified}, ${JSON.stringify(u.data)}::jsonb, ${u.now}, ${u.now})
       ON CONFLICT (project_id, email) DO NOTHING
-      RETURNING ${sql.join(USER_COLUMNS.map((c) => sql.ref(c)))}
+      RETURNING ${sql.join(COLUMNS.map((c) => sql.ref(c)))}, data || coalesce(private, '{}') || coalesce(secret, '{}') AS data
     ), s AS (
       INSERT INTO app_user_sessions (id, project_id, user_id, family_id, token_hash, ip, user_agent, created_at, last_used_at, expires_at, aal, amr)
       SELECT ${s.id}, ${s.projectId}, u.id, ${s.familyId}, ${s.tokenHash}, ${s.ip}, ${s.userAgent}, ${s.now}, ${s.now}, ${s.expiresAt},

@@ -12,6 +12,9 @@ export interface AppUsersTable {
   password_hash: string;
   email_verified: Generated<boolean>;
   data: JSONColumnType<Record<string, unknown>, Record<string, unknown> | undefined, Record<string, unknown>>;
+  /** Hidden "owner" / "secret" fields of the users schema, moved out of `data` by the trigger (migrations/065). */
+  private: JSONColumnType<Record<string, unknown> | null, Record<string, unknown> | null | undefined, Record<string, unknown> | null>;
+  secret: JSONColumnType<Record<string, unknown> | null, Record<string, unknown> | null | undefined, Record<string, unknown> | null>;
   github_id: string | null;
   google_id: string | null;
   auth_providers: ColumnType<string[], string[] | undefined, string[]>;

@@ -26,6 +26,8 @@ export async function collections(tx: Tx, projectId: string) {
 }
 
 /** A document's fields with its hidden ones (docs/rules.md, "Field protection"; kept outside `data`). */
+/** `data` with the hidden fields merged back (documents and app_users keep them in `private` / `secret`). */
+const WHOLE_DATA_EXPR = sql.raw(`data || coalesce(private, '{}') || coalesce(secret, '{}')`);
 const WHOLE_DATA = sql.raw(`data || coalesce(private, '{}') || coalesce(secret, '{}') AS data`);
 
 /** Every document of a collection, soft-deleted ones included, by id after `after`. */
@@ -40,7 +42,8 @@ export async function documentsAfter(tx: Tx, projectId: string, collectionId: st
 export async function usersAfter(tx: Tx, projectId: string, after: string) {
   return tx
     .selectFrom('app_users')
-    .select(['id', 'email', 'password_hash', 'email_verified', 'data', 'github_id', 'google_id', 'auth_providers', 'created_at', 'updated_at', 'disabled_at', 'is_anonymous'])
+    // `data` whole: the hidden profile fields merged back (split again on import by app_users' trigger).
+    .select(['id', 'email', 'password_hash', 'email_verified', sql<Record<string, unknown>>`${WHOLE_DATA_EXPR}`.as('data'), 'github_id', 'google_id', 'auth_providers', 'created_at', 'updated_at', 'disabled_at', 'is_anonymous'])
     .where('project_id', '=', projectId)
     .where('id', '>', after)
     .orderBy('id')
@@ -336,11 +339,12 @@ export async function rewriteDocuments(db: Db, projectId: string, collectionId: 
 }
 
 export async function importedUsersAfter(db: Db, projectId: string, after: string) {
-  return db.selectFrom('app_users').select(['id', 'data']).where('project_id', '=', projectId).where('id', '>', after).orderBy('id').limit(PAGE).execute();
+  return db.selectFrom('app_users').select(['id', sql<Record<string, unknown>>`${WHOLE_DATA_EXPR}`.as('data')]).where('project_id', '=', projectId).where('id', '>', after).orderBy('id').limit(PAGE).execute();
 }
 
+/** The whole profile (`json`: data and hidden fields), which app_users' trigger splits again. */
 export async function rewriteUserData(db: Db, projectId: string, id: string, json: string): Promise<void> {
-  await sql`UPDATE app_users SET data = ${json}::jsonb WHERE project_id = ${projectId} AND id = ${id}`.execute(db);
+  await sql`UPDATE app_users SET private = NULL, secret = NULL, data = ${json}::jsonb WHERE project_id = ${projectId} AND id = ${id}`.execute(db);
 }
 
 /** Files' owners: the new id of each archived owner. */

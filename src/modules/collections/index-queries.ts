@@ -35,7 +35,7 @@ import { SCALAR_TYPES } from './fields.js';
 import { partitionName } from './partition-queries.js';
 import { DEFAULT_SEARCH_LANGUAGE } from './search.js';
 import { syncSearch } from './search-index-queries.js';
-import { syncProtection } from './protection-queries.js';
+import { syncProtection, syncUserProtection } from './protection-queries.js';
 import { addUserUniqueField, dropUserUniqueField, listUserUniqueFields, lockUsersSchema } from './queries.js';
 
 const INDEXED_FIELDS_MAX = 8;
@@ -137,7 +137,10 @@ export async function syncIndexes(
   db: Kysely<Database>, collection: { id: string; project_id: string; name: string; search_language?: string }, fields: FieldDef[], compound: CompoundIndex[],
 ): Promise<void> {
   const collectionId = collection.id;
-  if (isUsersCollection(collection.name)) await syncUserUniques(db, collection.project_id, fields);
+  if (isUsersCollection(collection.name)) {
+    await syncUserUniques(db, collection.project_id, fields);
+    await syncUserProtection(db, collection.project_id, fields);
+  }
   const want = desiredIndexes(collectionId, fields, compound);
   const have = new Set(await existingIndexes(db, collectionId));
   const wanted = new Set(want.map((w) => w.name));

@@ -63,3 +63,22 @@ async function resplit(db: Kysely<Database>, collection: { id: string; project_i
   const growth = Number(res.rows[0]?.growth ?? 0);
   if (growth !== 0) await refund(db, dbBytes(collection.project_id), -growth);
 }
+
+/**
+ * The project's end users when its `users` schema changes: app_users' trigger
+ * (sql/21_field_protection.sql) reads the hidden fields from the schema the caller has just
+ * stored, so every user whose values are not where that schema puts them (a newly hidden
+ * value still in `data`, a value in `private` / `secret` no longer hidden there) is written
+ * whole again and the trigger splits it. None when the hidden fields did not change. Not a
+ * profile change: `updated_at` stays.
+ */
+export async function syncUserProtection(db: Kysely<Database>, projectId: string, fields: FieldDef[]): Promise<void> {
+  const keys = (which: (f: FieldDef) => boolean) => sql.raw(`ARRAY[${fields.filter(which).map((f) => pg.escapeLiteral(f.key)).join(', ')}]::text[]`);
+  const owner = keys((f) => f.hidden === 'owner');
+  const secret = keys((f) => f.hidden === 'secret');
+  await sql`
+    UPDATE app_users SET data = data || coalesce(private, '{}') || coalesce(secret, '{}'), private = NULL, secret = NULL
+     WHERE project_id = ${projectId}
+       AND (data ?| ${owner} OR data ?| ${secret}
+            OR coalesce(private, '{}') - ${owner} <> '{}' OR coalesce(secret, '{}') - ${secret} <> '{}')`.execute(db);
+}

@@ -18,7 +18,7 @@ type Doc = Record<string, unknown>;
 
 /** End users by id; their hidden profile fields (docs/rules.md) only for the secret key. */
 async function loadUsers(tx: Tx, projectId: string, ids: string[], usersFields: FieldDef[], secret: boolean): Promise<Map<string, Doc>> {
-  const res = await usersByIds(tx, projectId, ids);
+  const res = await usersByIds(tx, projectId, ids, secret);
   return new Map(
     res.rows.map((r) => {
       const { password: _pw, ...all } = r.data ?? {};

@@ -233,9 +233,14 @@ export async function hardDelete(tx: Tx, s: Scope, id: string): Promise<StoredRo
   return res.rows[0];
 }
 
-/** Users of the project by id, for populating `Ref` fields that point at `users`. */
-export function usersByIds(tx: Tx, projectId: string, ids: string[]) {
+/**
+ * Users of the project by id, for populating `Ref` fields that point at `users`. `hidden`: with
+ * their hidden profile fields (`private`, `secret`: the secret key's role only; the publishable
+ * role has no privilege on them, sql/40_auth_policies.sql).
+ */
+export function usersByIds(tx: Tx, projectId: string, ids: string[], hidden = false) {
+  const data = hidden ? sql`data || coalesce(private, '{}') || coalesce(secret, '{}')` : sql`data`;
   return sql<{ id: string; email: string; data: Record<string, unknown>; created_at: Date; updated_at: Date }>`
-    SELECT id, email, data, created_at, updated_at FROM app_users
+    SELECT id, email, ${data} AS data, created_at, updated_at FROM app_users
     WHERE project_id = ${projectId} AND id = ANY(${ids}::text[])`.execute(tx);
 }
