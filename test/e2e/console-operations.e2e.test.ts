@@ -13,7 +13,7 @@ import { Webhook } from 'standardwebhooks';
 import { drainJobs } from '../helpers/jobs.js';
 import { startReceiver, type Receiver } from '../modules/webhooks/receiver.js';
 import { makeOperator, makeProject, type TestOperator, type TestProject } from '../helpers/fixtures.js';
-import { browserGate, expectAccessible, openPage, shot, signIn, startRig, type Rig } from './harness.js';
+import { browserGate, expectAccessible, expectNoHorizontalScroll, openPage, shot, signIn, startRig, type Rig } from './harness.js';
 
 const run = browserGate('console-operations.e2e.test.ts');
 let rig: Rig;
@@ -41,17 +41,6 @@ async function api(method: string, url: string, body?: unknown) {
 const data = (path = '') => `/api/projects/${p.id}/data/posts${path}`;
 const rows = () => page.locator('table.grid tbody tr');
 const rowOf = (id: string) => page.locator('table.grid tbody tr', { has: page.getByRole('button', { name: id, exact: true }) });
-
-/** The page is no wider than the window (no horizontal scroll). */
-async function expectNoHorizontalScroll(screen: string) {
-  const [scroll, client, culprits] = await page.evaluate(() => {
-    const width = document.documentElement.clientWidth;
-    // The outermost elements that stick out, to name them when the check fails.
-    const out = [...document.querySelectorAll('body *')].filter((el) => el.getBoundingClientRect().right > width + 1 && !(el.parentElement && el.parentElement.getBoundingClientRect().right > width + 1));
-    return [document.documentElement.scrollWidth, width, out.slice(0, 5).map((el) => `${el.tagName.toLowerCase()}.${[...el.classList].join('.')}`).join(', ')] as const;
-  });
-  expect(scroll, `horizontal scroll on ${screen} at ${client}px (${culprits})`).toBeLessThanOrEqual(client);
-}
 
 beforeAll(async () => {
   if (!run) return;
@@ -194,11 +183,11 @@ describe.skipIf(!run)('console: everyday operations', { timeout: 120_000 }, () =
     try {
       await page.goto(`/_/#/p/${p.id}/data/posts`);
       await rows().first().waitFor();
-      await expectNoHorizontalScroll('records');
+      await expectNoHorizontalScroll(page, 'records');
       await rows().first().getByRole('button').nth(0).click();
       const panel = page.locator('aside.panel');
       await panel.waitFor();
-      await expectNoHorizontalScroll('records with the panel');
+      await expectNoHorizontalScroll(page, 'records with the panel');
       const [tb, pb] = [await page.locator('.toolbar').boundingBox(), await panel.boundingBox()];
       expect(pb!.y).toBeGreaterThanOrEqual(tb!.y + tb!.height);
     } finally {
@@ -298,7 +287,7 @@ describe.skipIf(!run)('console: everyday operations', { timeout: 120_000 }, () =
       await page.getByText('Endpoint enabled').waitFor();
 
       await page.setViewportSize({ width: 390, height: 800 });
-      await expectNoHorizontalScroll('webhooks');
+      await expectNoHorizontalScroll(page, 'webhooks');
       await page.setViewportSize({ width: 1280, height: 800 });
     } finally {
       await rx.close();

@@ -7,7 +7,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeOperator, makeProject, type TestOperator, type TestProject } from '../helpers/fixtures.js';
-import { browserGate, expectAccessible, openPage, shot, signIn, startRig, type Rig } from './harness.js';
+import { browserGate, expectAccessible, expectNoHorizontalScroll, openPage, shot, signIn, startRig, type Rig } from './harness.js';
 
 const run = browserGate('console-request-log.e2e.test.ts');
 let rig: Rig;
@@ -17,16 +17,6 @@ let page: Page;
 let problems: { errors: string[] };
 
 const MISSING_ID = '64b7f0c2a1b2c3d4e5f60718';
-
-/** The page is no wider than the window (no horizontal scroll). */
-async function expectNoHorizontalScroll(screen: string) {
-  const [scroll, client, culprits] = await page.evaluate(() => {
-    const width = document.documentElement.clientWidth;
-    const out = [...document.querySelectorAll('body *')].filter((el) => el.getBoundingClientRect().right > width + 1 && !(el.parentElement && el.parentElement.getBoundingClientRect().right > width + 1));
-    return [document.documentElement.scrollWidth, width, out.slice(0, 5).map((el) => `${el.tagName.toLowerCase()}.${[...el.classList].join('.')}`).join(', ')] as const;
-  });
-  expect(scroll, `horizontal scroll on ${screen} at ${client}px (${culprits})`).toBeLessThanOrEqual(client);
-}
 
 /** An app's request, over HTTP like a browser or server would make it. */
 async function appRequest(method: string, path: string, headers: Record<string, string>, body?: unknown) {
@@ -100,7 +90,7 @@ describe.skipIf(!run)('console: request log', { timeout: 120_000 }, () => {
       await page.reload();
       const row = page.locator('table.reqlog tbody tr', { hasText: 'document_not_found' }).first();
       await row.waitFor();
-      await expectNoHorizontalScroll('logs');
+      await expectNoHorizontalScroll(page, 'logs');
       expect(await row.isVisible()).toBe(true);
       await expectAccessible(page, 'logs at 390 px');
     } finally {

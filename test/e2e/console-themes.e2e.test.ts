@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { totpCode } from '../../src/lib/identity/totp.js';
 import { makeOperator, makeProject, type TestOperator, type TestProject } from '../helpers/fixtures.js';
 import { startReceiver, type Receiver } from '../modules/webhooks/receiver.js';
-import { browserGate, expectAccessible, openPage, shot, signIn, startRig, type Rig } from './harness.js';
+import { browserGate, expectAccessible, expectNoHorizontalScroll, openPage, shot, signIn, startRig, type Rig } from './harness.js';
 
 const run = browserGate('console-themes.e2e.test.ts');
 let rig: Rig;
@@ -50,16 +50,6 @@ const nav = (label: string) => page.getByRole('navigation', { name: 'Project' })
 const background = (pg: Page = page) => pg.evaluate(() => getComputedStyle(document.body).backgroundColor);
 const LIGHT_BG = 'rgb(246, 247, 249)';
 const DARK_BG = 'rgb(13, 17, 23)';
-
-/** The page is no wider than the window (no horizontal scroll). */
-async function expectNoHorizontalScroll(screen: string) {
-  const [scroll, client, culprits] = await page.evaluate(() => {
-    const width = document.documentElement.clientWidth;
-    const out = [...document.querySelectorAll('body *')].filter((el) => el.getBoundingClientRect().right > width + 1 && !(el.parentElement && el.parentElement.getBoundingClientRect().right > width + 1));
-    return [document.documentElement.scrollWidth, width, out.slice(0, 5).map((el) => `${el.tagName.toLowerCase()}.${[...el.classList].join('.')}`).join(', ')] as const;
-  });
-  expect(scroll, `horizontal scroll on ${screen} at ${client}px (${culprits})`).toBeLessThanOrEqual(client);
-}
 
 beforeAll(async () => {
   if (!run) return;
@@ -377,16 +367,16 @@ describe.skipIf(!run)('console: themes, density, allowed values; axe in both the
       try {
         await page.goto(`/_/#/p/${p.id}/data/posts`);
         await rows().first().waitFor();
-        await expectNoHorizontalScroll(`records (${scheme})`);
+        await expectNoHorizontalScroll(page, `records (${scheme})`);
         await rows().first().getByRole('button').first().click();
         await page.locator('aside.panel').getByLabel('status', { exact: true }).waitFor();
-        await expectNoHorizontalScroll(`records with the form (${scheme})`);
+        await expectNoHorizontalScroll(page, `records with the form (${scheme})`);
         await expectAccessible(page, `records with the form at 390 px (${scheme})`);
         await page.goto(`/_/#/p/${p.id}/webhooks/${endpointId}`);
         const log = page.getByRole('region', { name: 'Deliveries' });
         await log.getByText('webhook.test').waitFor();
         await log.locator('summary').first().click();
-        await expectNoHorizontalScroll(`webhooks (${scheme})`);
+        await expectNoHorizontalScroll(page, `webhooks (${scheme})`);
         await expectAccessible(page, `webhooks at 390 px (${scheme})`);
       } finally {
         await page.setViewportSize({ width: 1280, height: 800 });

@@ -126,6 +126,17 @@ export async function expectAccessible(page: Page, screen: string): Promise<void
   expect(bad.map((v) => `${v.id} (${v.impact}): ${v.help} at ${JSON.stringify(v.nodes.slice(0, 3).map((n) => n.target))}`), `axe on ${screen}`).toEqual([]);
 }
 
+/** The page is no wider than the window (no horizontal scroll); names what sticks out when it is. */
+export async function expectNoHorizontalScroll(page: Page, screen: string): Promise<void> {
+  const [scroll, client, culprits] = await page.evaluate(() => {
+    const width = document.documentElement.clientWidth;
+    // The outermost elements that stick out, to name them when the check fails.
+    const out = [...document.querySelectorAll('body *')].filter((el) => el.getBoundingClientRect().right > width + 1 && !(el.parentElement && el.parentElement.getBoundingClientRect().right > width + 1));
+    return [document.documentElement.scrollWidth, width, out.slice(0, 5).map((el) => `${el.tagName.toLowerCase()}.${[...el.classList].join('.')}`).join(', ')] as const;
+  });
+  expect(scroll, `horizontal scroll on ${screen} at ${client}px (${culprits})`).toBeLessThanOrEqual(client);
+}
+
 /** A screenshot as a test artefact; with PLINTH_DOC_SCREENSHOTS=1 also the docs' copy. */
 export async function shot(page: Page, name: string, opts: { doc?: boolean } = {}): Promise<void> {
   mkdirSync(ARTIFACTS, { recursive: true });
