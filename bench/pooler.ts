@@ -28,7 +28,7 @@ import {
   WORKLOAD_NAMES,
   exitUnlessRigCanRun,
   fmt,
-  loadAverage,
+  runRigParts,
   measureCost,
   pgbouncerAdmin,
   printBreakdowns,
@@ -36,7 +36,6 @@ import {
   samplePrimary,
   startCostProxies,
   startNode,
-  startRig,
   variants,
   type Cost,
   type PlinthNode,
@@ -46,7 +45,6 @@ import {
 
 exitUnlessRigCanRun();
 
-const PARTS = new Set((process.env.BENCH_PARTS ?? 'cost,single,many').split(','));
 const WORKLOADS: Workload[] = ['list', 'get', 'create', 'update'];
 /** Rounds of part 2 (the modes alternate): one run says little on a shared machine. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
@@ -178,18 +176,4 @@ async function many(rig: Rig): Promise<void> {
   }
 }
 
-console.log(`Load average ${loadAverage()} at the start; seeding…`);
-const rig = await startRig(SINGLE_SERVER_CONNECTIONS);
-try {
-  if (PARTS.has('cost')) await costs(rig);
-  if (PARTS.has('single')) await single(rig);
-  if (PARTS.has('many')) await many(rig);
-  console.log(`\nLoad average ${loadAverage()} at the end.`);
-} catch (err) {
-  console.error(err);
-  process.exitCode = 1;
-} finally {
-  await rig.close();
-}
-// Pools and timers of the nodes closed above may linger a moment; nothing is left to wait for.
-process.exit(process.exitCode ?? 0);
+await runRigParts(SINGLE_SERVER_CONNECTIONS, [['cost', costs], ['single', single], ['many', many]]);

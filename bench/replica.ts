@@ -32,7 +32,7 @@ import {
   exitUnlessRigCanRun,
   fmt,
   inject,
-  loadAverage,
+  runRigParts,
   measureCost,
   printBreakdowns,
   request,
@@ -40,7 +40,6 @@ import {
   sleep,
   startCostProxies,
   startNode,
-  startRig,
   variants,
   type Cost,
   type PlinthNode,
@@ -50,7 +49,6 @@ import {
 
 exitUnlessRigCanRun();
 
-const PARTS = new Set((process.env.BENCH_PARTS ?? 'cost,load,raw').split(','));
 const PAIRS = Number(process.env.BENCH_PAIRS ?? 200);
 
 interface Mode {
@@ -188,18 +186,4 @@ async function readAfterWrite(rig: Rig): Promise<void> {
   }
 }
 
-console.log(`Load average ${loadAverage()} at the start; seeding…`);
-const rig = await startRig(20);
-try {
-  if (PARTS.has('cost')) await costs(rig);
-  if (PARTS.has('load')) await loads(rig);
-  if (PARTS.has('raw')) await readAfterWrite(rig);
-  console.log(`\nLoad average ${loadAverage()} at the end.`);
-} catch (err) {
-  console.error(err);
-  process.exitCode = 1;
-} finally {
-  await rig.close();
-}
-// Pools and timers of the nodes closed above may linger a moment; nothing is left to wait for.
-process.exit(process.exitCode ?? 0);
+await runRigParts(20, [['cost', costs], ['load', loads], ['raw', readAfterWrite]]);

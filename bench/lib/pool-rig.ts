@@ -464,3 +464,24 @@ export async function pgbouncerAdmin(servers: Servers, ...commands: string[]): P
 
 /** The machine's load average now, for the output's header. */
 export const loadAverage = () => os.loadavg().map((l) => l.toFixed(1)).join(' ');
+
+/**
+ * The main of a rig benchmark: seeds a rig with `serverConnections` behind PgBouncer, runs the
+ * parts named in BENCH_PARTS (default: all, in the order given), closes the rig and exits.
+ */
+export async function runRigParts(serverConnections: number, parts: Array<[name: string, run: (rig: Rig) => Promise<void>]>): Promise<never> {
+  const wanted = new Set((process.env.BENCH_PARTS ?? parts.map(([name]) => name).join(',')).split(','));
+  console.log(`Load average ${loadAverage()} at the start; seeding…`);
+  const rig = await startRig(serverConnections);
+  try {
+    for (const [name, run] of parts) if (wanted.has(name)) await run(rig);
+    console.log(`\nLoad average ${loadAverage()} at the end.`);
+  } catch (err) {
+    console.error(err);
+    process.exitCode = 1;
+  } finally {
+    await rig.close();
+  }
+  // Pools and timers of the nodes closed above may linger a moment; nothing is left to wait for.
+  process.exit(process.exitCode ?? 0);
+}
