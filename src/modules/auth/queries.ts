@@ -4,6 +4,7 @@ import type { Database } from '../../database.js';
 import type { Tx } from '../../db/pool.js';
 import type { NewSession } from './session-queries.js';
 import type { UserOtpPurpose } from './tables.js';
+import { WHOLE_DATA_SQL } from '../../db/whole-data.js';
 
 /**
  * The whole profile: `data` with the hidden fields of the users schema merged back, which the
@@ -11,7 +12,7 @@ import type { UserOtpPurpose } from './tables.js';
  * the roles acting for the account itself or with the secret key (the publishable role has no
  * privilege on those columns); callers drop what their reader may not see (users.ts).
  */
-export const USER_DATA = sql<Record<string, unknown>>`data || coalesce(private, '{}') || coalesce(secret, '{}')`.as('data');
+export const USER_DATA = sql<Record<string, unknown>>`${sql.raw(WHOLE_DATA_SQL)}`.as('data');
 
 const COLUMNS = [
   'id', 'email', 'password_hash', 'email_verified', 'github_id', 'google_id', 'auth_providers', 'created_at', 'updated_at',
@@ -89,7 +90,7 @@ export async function insertAccount(db: Tx, a: { user: NewEmailUser; session: Ne
       INSERT INTO app_users (id, project_id, email, password_hash, email_verified, data, created_at, updated_at)
       VALUES (${u.id}, ${u.projectId}, ${u.email}, ${u.passwordHash}, ${u.emailVerified}, ${JSON.stringify(u.data)}::jsonb, ${u.now}, ${u.now})
       ON CONFLICT (project_id, email) DO NOTHING
-      RETURNING ${sql.join(COLUMNS.map((c) => sql.ref(c)))}, data || coalesce(private, '{}') || coalesce(secret, '{}') AS data
+      RETURNING ${sql.join(COLUMNS.map((c) => sql.ref(c)))}, ${USER_DATA}
     ), s AS (
       INSERT INTO app_user_sessions (id, project_id, user_id, family_id, token_hash, ip, user_agent, created_at, last_used_at, expires_at, aal, amr)
       SELECT ${s.id}, ${s.projectId}, u.id, ${s.familyId}, ${s.tokenHash}, ${s.ip}, ${s.userAgent}, ${s.now}, ${s.now}, ${s.expiresAt},

@@ -7,6 +7,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../../database.js';
 import type { Tx } from '../../db/pool.js';
 import type { AuthMailTemplateRecord, DocumentRecord, FileRecord, IdentityRecord, MailTemplateRecord, PasskeyRecord, RecoveryCodeRecord, TotpRecord, UserRecord, WebhookRecord } from './archive.js';
+import { WHOLE_DATA_AS_DATA, WHOLE_DATA_SQL } from '../../db/whole-data.js';
 
 /** Serialises imports and collection creates of one project (the collections module's lock). */
 export { lockProject } from '../collections/queries.js';
@@ -25,10 +26,9 @@ export async function collections(tx: Tx, projectId: string) {
     .execute();
 }
 
-/** A document's fields with its hidden ones (docs/rules.md, "Field protection"; kept outside `data`). */
-/** `data` with the hidden fields merged back (documents and app_users keep them in `private` / `secret`). */
-const WHOLE_DATA_EXPR = sql.raw(`data || coalesce(private, '{}') || coalesce(secret, '{}')`);
-const WHOLE_DATA = sql.raw(`data || coalesce(private, '{}') || coalesce(secret, '{}') AS data`);
+/** `data` with the hidden fields merged back (db/whole-data.ts). */
+const WHOLE_DATA_EXPR = sql.raw(WHOLE_DATA_SQL);
+const WHOLE_DATA = sql.raw(WHOLE_DATA_AS_DATA);
 
 /** Every document of a collection, soft-deleted ones included, by id after `after`. */
 export async function documentsAfter(tx: Tx, projectId: string, collectionId: string, after: string) {

@@ -14,6 +14,7 @@ import { refund } from '../../lib/quota-queries.js';
 import { dbBytes } from '../data/quota.js';
 import { partitionName } from './partition-queries.js';
 import { protectionOf } from './protection.js';
+import { WHOLE_DATA_SQL } from '../../db/whole-data.js';
 
 const hash = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 10);
 
@@ -51,10 +52,10 @@ async function resplit(db: Kysely<Database>, collection: { id: string; project_i
   const stream = await hasChangeTrigger(db, collection.id);
   if (stream) await sql.raw(`ALTER TABLE ${table} DISABLE TRIGGER dr_${collection.id}`).execute(db);
   // Without the trigger the size is `data` alone; with it, the trigger sets it.
-  const size = triggered ? '' : ', size_bytes = octet_length((data || coalesce(private, \'{}\') || coalesce(secret, \'{}\'))::text)';
+  const size = triggered ? '' : `, size_bytes = octet_length((${WHOLE_DATA_SQL})::text)`;
   const res = await sql.raw<{ growth: string | null }>(`
     WITH moved AS (
-      UPDATE ${table} SET size_before = size_bytes, data = data || coalesce(private, '{}') || coalesce(secret, '{}'),
+      UPDATE ${table} SET size_before = size_bytes, data = ${WHOLE_DATA_SQL},
              private = NULL, secret = NULL${size}
       WHERE private IS NOT NULL OR secret IS NOT NULL OR data ?| ${keys}
       RETURNING size_bytes - size_before AS growth)
@@ -77,7 +78,7 @@ export async function syncUserProtection(db: Kysely<Database>, projectId: string
   const owner = keys((f) => f.hidden === 'owner');
   const secret = keys((f) => f.hidden === 'secret');
   await sql`
-    UPDATE app_users SET data = data || coalesce(private, '{}') || coalesce(secret, '{}'), private = NULL, secret = NULL
+    UPDATE app_users SET data = ${sql.raw(WHOLE_DATA_SQL)}, private = NULL, secret = NULL
      WHERE project_id = ${projectId}
        AND (data ?| ${owner} OR data ?| ${secret}
             OR coalesce(private, '{}') - ${owner} <> '{}' OR coalesce(secret, '{}') - ${secret} <> '{}')`.execute(db);

@@ -7,6 +7,7 @@ import type { Tx } from '../../db/pool.js';
 import { isObjectId } from '../../lib/ids.js';
 import { partitionName } from '../collections/partition-queries.js';
 import type { DocumentRow } from './view.js';
+import { WHOLE_DATA_AS_DATA, WHOLE_DATA_SQL } from '../../db/whole-data.js';
 
 export interface Scope {
   projectId: string;
@@ -44,7 +45,7 @@ const ms = (col: string) => sql.raw(`floor(extract(epoch FROM ${col}) * 1000)::i
 /** The document's fields as the caller may see them (Scope.hidden). */
 const DATA = {
   plain: sql.raw('data'),
-  all: sql.raw(`data || coalesce(private, '{}') || coalesce(secret, '{}') AS data`),
+  all: sql.raw(WHOLE_DATA_AS_DATA),
   owner: sql.raw(`CASE WHEN owner_id = plinth_user_id() THEN data || coalesce(plinth_own_private(collection_id, id), '{}') ELSE data END AS data`),
 };
 type DataView = keyof typeof DATA;
@@ -239,7 +240,7 @@ export async function hardDelete(tx: Tx, s: Scope, id: string): Promise<StoredRo
  * role has no privilege on them, sql/40_auth_policies.sql).
  */
 export function usersByIds(tx: Tx, projectId: string, ids: string[], hidden = false) {
-  const data = hidden ? sql`data || coalesce(private, '{}') || coalesce(secret, '{}')` : sql`data`;
+  const data = sql.raw(hidden ? WHOLE_DATA_SQL : 'data');
   return sql<{ id: string; email: string; data: Record<string, unknown>; created_at: Date; updated_at: Date }>`
     SELECT id, email, ${data} AS data, created_at, updated_at FROM app_users
     WHERE project_id = ${projectId} AND id = ANY(${ids}::text[])`.execute(tx);
