@@ -9,6 +9,14 @@ export function ok<T>(data: T, message = ''): Envelope<T> {
   return { success: true, data, message };
 }
 
+/**
+ * `ok(data, message)` serialized, with `data` given as JSON text already (documents spliced
+ * from PostgreSQL's text, src/modules/data/view.ts). Send it with a JSON content type.
+ */
+export function okJson(dataJson: string, message = ''): string {
+  return `{"success":true,"data":${dataJson},"message":${JSON.stringify(message)}}`;
+}
+
 /** Message-only success: the message is also put inside `data`, so SDK callers keep it. */
 export function done(message: string): Envelope<{ message: string }> {
   return { success: true, data: { message }, message };

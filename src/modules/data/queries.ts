@@ -6,7 +6,7 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Tx } from '../../db/pool.js';
 import { isObjectId } from '../../lib/ids.js';
 import { partitionName } from '../collections/partition-queries.js';
-import type { DocumentRow } from './view.js';
+import type { DocumentRow, DocumentTextRow } from './view.js';
 import { WHOLE_DATA_AS_DATA, WHOLE_DATA_SQL } from '../../db/whole-data.js';
 
 export interface Scope {
@@ -42,19 +42,29 @@ export interface StoredRow extends DocumentRow {
  * `created_at` would otherwise sort by the output column, which no index serves.
  */
 const ms = (col: string) => sql.raw(`floor(extract(epoch FROM ${col}) * 1000)::int8 AS ${col}_ms`);
+/** A publishable caller's view of a document with hidden fields: its own rows with the owner-visible ones. */
+const OWN_DATA_SQL = `CASE WHEN owner_id = plinth_user_id() THEN data || coalesce(plinth_own_private(collection_id, id), '{}') ELSE data END`;
 /** The document's fields as the caller may see them (Scope.hidden). */
 const DATA = {
   plain: sql.raw('data'),
   all: sql.raw(WHOLE_DATA_AS_DATA),
-  owner: sql.raw(`CASE WHEN owner_id = plinth_user_id() THEN data || coalesce(plinth_own_private(collection_id, id), '{}') ELSE data END AS data`),
+  owner: sql.raw(`${OWN_DATA_SQL} AS data`),
 };
 type DataView = keyof typeof DATA;
 const dataOf = (s: Pick<Scope, 'hidden'>) => DATA[s.hidden ?? 'plain'];
+/** The same, as jsonb's text (view.ts, `documentJson`): the driver leaves it unparsed. */
+const DATA_TEXT = {
+  plain: sql.raw('data::text AS data'),
+  all: sql.raw(`(${WHOLE_DATA_SQL})::text AS data`),
+  owner: sql.raw(`(${OWN_DATA_SQL})::text AS data`),
+} satisfies Record<DataView, RawBuilder<unknown>>;
+const timestamps = sql`${ms('created_at')}, ${ms('updated_at')}, ${ms('deleted_at')}`;
 /** What a document's wire form is made of (view.ts): all that lists and populate read. Built once per view. */
-const VIEW_COLUMNS = new Map(Object.entries(DATA).map(([k, d]) => [k, sql`id, ${d}, ${ms('created_at')}, ${ms('updated_at')}, ${ms('deleted_at')}`]));
+const VIEW_COLUMNS = new Map(Object.entries(DATA).map(([k, d]) => [k, sql`id, ${d}, ${timestamps}`]));
+const TEXT_VIEW_COLUMNS = new Map(Object.entries(DATA_TEXT).map(([k, d]) => [k, sql`id, ${d}, ${timestamps}`]));
 /** Plus what writes check and charge: the owner, the stored size, the version. */
 const COLUMNS = new Map([...VIEW_COLUMNS].map(([k, v]) => [k, sql`${v}, owner_id, size_bytes, version`]));
-const viewColumns = (s: Pick<Scope, 'hidden'>) => VIEW_COLUMNS.get((s.hidden ?? 'plain') satisfies DataView)!;
+const viewColumns = (s: Pick<Scope, 'hidden'>, asText = false) => (asText ? TEXT_VIEW_COLUMNS : VIEW_COLUMNS).get((s.hidden ?? 'plain') satisfies DataView)!;
 const columns = (s: Pick<Scope, 'hidden'>) => COLUMNS.get((s.hidden ?? 'plain') satisfies DataView)!;
 
 /**
@@ -99,16 +109,16 @@ export async function listRows(
   s: Scope,
   where: RawBuilder<unknown>,
   order: RawBuilder<unknown>,
-  page: { limit: number; offset: number; sortText?: RawBuilder<unknown>; withTotal?: boolean },
-): Promise<Array<DocumentRow & { sort_value?: string | null; total?: number }>> {
+  page: { limit: number; offset: number; sortText?: RawBuilder<unknown>; withTotal?: boolean; asText?: boolean },
+): Promise<Array<(DocumentRow | DocumentTextRow) & { sort_value?: string | null; total?: number }>> {
   const sortValue = page.sortText ? sql`, ${page.sortText} AS sort_value` : sql``;
   // The total as a sub-select (planned on its own, run once), not `count(*) OVER ()`: a window
   // over every match would make the page read and sort all of them, while on its own the page
   // can walk an index in the requested order and stop after `limit` rows. Same round trip.
   const matching = sql`FROM ${readSource(s)} WHERE ${scopeWhere(s)} AND ${where}`;
   const total = page.withTotal ? sql`, (SELECT count(*)::int ${matching}) AS total` : sql``;
-  const res = await sql<DocumentRow & { sort_value?: string | null; total?: number }>`
-    SELECT ${viewColumns(s)}${sortValue}${total} ${matching}
+  const res = await sql<(DocumentRow | DocumentTextRow) & { sort_value?: string | null; total?: number }>`
+    SELECT ${viewColumns(s, page.asText)}${sortValue}${total} ${matching}
     ORDER BY ${order} LIMIT ${page.limit} OFFSET ${page.offset}`.execute(tx);
   return res.rows;
 }
@@ -141,6 +151,12 @@ export async function countRows(tx: Tx, s: Scope, where: RawBuilder<unknown>): P
 
 export async function getRow(tx: Tx, s: Scope, id: string): Promise<StoredRow | undefined> {
   const res = await sql<StoredRow>`SELECT ${columns(s)} FROM ${readSource(s)} WHERE ${scopeWhere(s)} AND id = ${id}`.execute(tx);
+  return res.rows[0];
+}
+
+/** One document as reads show it: `asText`, its data as JSON text (view.ts, `documentJson`). */
+export async function getViewRow(tx: Tx, s: Scope, id: string, asText: boolean): Promise<DocumentRow | DocumentTextRow | undefined> {
+  const res = await sql<DocumentRow | DocumentTextRow>`SELECT ${viewColumns(s, asText)} FROM ${readSource(s)} WHERE ${scopeWhere(s)} AND id = ${id}`.execute(tx);
   return res.rows[0];
 }
 

@@ -9,9 +9,9 @@ import { encodeCursor, keysetCondition } from './cursor.js';
 import { DataErrors } from './errors.js';
 import { guardDb } from './pg-errors.js';
 import { populate } from './populate.js';
-import { countRows, getRow, listRows, setStatementTimeout } from './queries.js';
+import { countRows, getViewRow, listRows, setStatementTimeout } from './queries.js';
 import { checkId, type Filter, type ListQuery } from './query.js';
-import { documentView, shape } from './view.js';
+import { documentJson, documentView, shape, type DocumentRow, type DocumentTextRow } from './view.js';
 import { and, filterConditions, hasRegex, orderBy, searchPlan, type OrderPlan, type SearchPlan } from './where.js';
 
 const LIST_TIMEOUT_MS = 5000;
@@ -94,7 +94,28 @@ function freeTotal(q: ListQuery, fetched: number): number | null {
   return fetched > 0 || q.offset === 0 ? q.offset + fetched : null;
 }
 
-export async function listDocuments(ctx: AppContext, col: CollectionDef, access: Access, q: ListQuery) {
+/**
+ * Whether a read can go out as PostgreSQL wrote its documents (view.ts, `documentJson`): no
+ * `fields` projection and no `populate`, which work on parsed documents.
+ */
+export const asWritten = (q: ListQuery): boolean => q.fields === null && q.populate.length === 0;
+
+interface Page<T> {
+  items: T[];
+  total: number | null;
+  more: boolean;
+  /** The last row of the page (for the next cursor). */
+  last?: { id: string; sort_value?: string | null };
+}
+
+/**
+ * One page of the list: its rows (as JSON text with `asText`) turned into items by `render`,
+ * inside the read's scope (populate reads more in it).
+ */
+async function readPage<R extends DocumentRow | DocumentTextRow, T>(
+  ctx: AppContext, col: CollectionDef, access: Access, q: ListQuery, asText: boolean,
+  render: (tx: Tx, rows: R[]) => Promise<T[]> | T[],
+): Promise<Page<T>> {
   const search = searchPlan(col, q.search);
   const conditions = conditionsOf(col, q, search, access);
   const scope = docScope(col, access, q.includeDeleted);
@@ -104,12 +125,13 @@ export async function listDocuments(ctx: AppContext, col: CollectionDef, access:
   const keyset = cursorMode ? keysetCondition(q.cursor, first.ref, first.desc) : null;
   return guardDb(() =>
     inScope(ctx, access, q, async (tx) => {
-      const rows = await listRows(tx, scope, and(keyset ? [...conditions, keyset] : conditions), order.sql, {
+      const rows = (await listRows(tx, scope, and(keyset ? [...conditions, keyset] : conditions), order.sql, {
         limit: q.limit + 1,
         offset: cursorMode ? 0 : q.offset,
         sortText: cursorMode ? sql`(${first.ref.expr})::text` : undefined,
         withTotal: q.includeTotal && !cursorMode,
-      });
+        asText,
+      })) as Array<R & { sort_value?: string | null; total?: number }>;
       // Asked for: the page query carries the total (a sub-select) for offset pages; a cursor's
       // total ignores the keyset condition, and a page past the end has no row to carry it.
       const total = !q.includeTotal
@@ -117,27 +139,56 @@ export async function listDocuments(ctx: AppContext, col: CollectionDef, access:
         : (rows[0]?.total ?? (await countRows(tx, scope, and(conditions))));
       const more = rows.length > q.limit;
       const page = more ? rows.slice(0, q.limit) : rows;
-      const items = page.map(documentView);
-      await populate(ctx, tx, col, items, q.populate, access.secret);
-      const fields = paths(q.fields);
-      const shaped = items.map((d) => shape(d, fields, q.meta));
-      if (!cursorMode) return { items: shaped, total, page: q.page, limit: q.limit };
-      const last = page[page.length - 1];
-      const nextCursor = more && last ? encodeCursor(last.sort_value ?? null, last.id) : null;
-      return { items: shaped, total, cursor: q.cursor || null, nextCursor, limit: q.limit };
+      return { items: await render(tx, page), total, more, last: page[page.length - 1] };
     }),
   );
+}
+
+const nextCursorOf = (page: Page<unknown>) => (page.more && page.last ? encodeCursor(page.last.sort_value ?? null, page.last.id) : null);
+
+export async function listDocuments(ctx: AppContext, col: CollectionDef, access: Access, q: ListQuery) {
+  const page = await readPage<DocumentRow, Record<string, unknown>>(ctx, col, access, q, false, async (tx, rows) => {
+    const items = rows.map(documentView);
+    await populate(ctx, tx, col, items, q.populate, access.secret);
+    const fields = paths(q.fields);
+    return items.map((d) => shape(d, fields, q.meta));
+  });
+  if (q.cursor === undefined) return { items: page.items, total: page.total, page: q.page, limit: q.limit };
+  return { items: page.items, total: page.total, cursor: q.cursor || null, nextCursor: nextCursorOf(page), limit: q.limit };
+}
+
+/**
+ * `listDocuments`' answer as JSON text, for a query that is `asWritten`: the same members in
+ * the same order, each document spliced from PostgreSQL's text of it.
+ */
+export async function listDocumentsJson(ctx: AppContext, col: CollectionDef, access: Access, q: ListQuery): Promise<string> {
+  const page = await readPage<DocumentTextRow, string>(ctx, col, access, q, true, (_tx, rows) => rows.map((r) => documentJson(r, q.meta)));
+  const head = `{"items":[${page.items.join(',')}],"total":${JSON.stringify(page.total)},`;
+  if (q.cursor === undefined) return `${head}"page":${q.page},"limit":${q.limit}}`;
+  return `${head}"cursor":${JSON.stringify(q.cursor || null)},"nextCursor":${JSON.stringify(nextCursorOf(page))},"limit":${q.limit}}`;
 }
 
 export async function getDocument(ctx: AppContext, col: CollectionDef, access: Access, id: string, q: ListQuery) {
   checkId(id);
   return guardDb(() =>
     ctx.db.replicaRead(access.scope, async (tx) => {
-      const row = await getRow(tx, docScope(col, access, q.includeDeleted), id);
+      const row = (await getViewRow(tx, docScope(col, access, q.includeDeleted), id, false)) as DocumentRow | undefined;
       if (!row) throw DataErrors.document_not_found();
       const doc = documentView(row);
       await populate(ctx, tx, col, [doc], q.populate, access.secret);
       return shape(doc, paths(q.fields), q.meta);
+    }, access.after),
+  );
+}
+
+/** `getDocument`'s answer as JSON text, for a query that is `asWritten`. */
+export async function getDocumentJson(ctx: AppContext, col: CollectionDef, access: Access, id: string, q: ListQuery): Promise<string> {
+  checkId(id);
+  return guardDb(() =>
+    ctx.db.replicaRead(access.scope, async (tx) => {
+      const row = (await getViewRow(tx, docScope(col, access, q.includeDeleted), id, true)) as DocumentTextRow | undefined;
+      if (!row) throw DataErrors.document_not_found();
+      return documentJson(row, q.meta);
     }, access.after),
   );
 }

@@ -1,4 +1,6 @@
 /** Stored rows → wire documents: `_id` first, the data, then the system timestamps and flags. */
+import { isoFromMs as iso } from '../../lib/iso-time.js';
+
 /** Timestamps as epoch milliseconds (data/queries.ts). */
 export interface DocumentRow {
   id: string;
@@ -8,7 +10,10 @@ export interface DocumentRow {
   deleted_at_ms: number | null;
 }
 
-const iso = (ms: number) => new Date(ms).toISOString();
+/** A row whose `data` is PostgreSQL's JSON text of it, not parsed (queries.ts, `asText`). */
+export interface DocumentTextRow extends Omit<DocumentRow, 'data'> {
+  data: string;
+}
 
 export function documentView(row: DocumentRow): Record<string, unknown> {
   return {
@@ -19,6 +24,21 @@ export function documentView(row: DocumentRow): Record<string, unknown> {
     isDeleted: row.deleted_at_ms !== null,
     deletedAt: row.deleted_at_ms === null ? null : iso(row.deleted_at_ms),
   };
+}
+
+/**
+ * The wire form of `documentView` (then `shape` without `fields`) as JSON text, with the
+ * document's fields spliced in as PostgreSQL wrote them: a page goes out without parsing each
+ * document into objects and serializing it back (about 1 µs per document, and the garbage).
+ * The JSON value is the same; the text differs only in jsonb's spacing, in numbers written as
+ * stored (`1.50`, integers past 2^53 exact), and, for a stored key that is also a system field,
+ * in a repeated key whose last value is the one `documentView` gives.
+ */
+export function documentJson(row: DocumentTextRow, meta: boolean): string {
+  const fields = row.data.length > 2 ? `${row.data.slice(1, -1)},` : '';
+  const times = meta ? `"createdAt":"${iso(row.created_at_ms)}","updatedAt":"${iso(row.updated_at_ms)}",` : '';
+  const deleted = row.deleted_at_ms === null ? '"isDeleted":false,"deletedAt":null' : `"isDeleted":true,"deletedAt":"${iso(row.deleted_at_ms)}"`;
+  return `{"_id":${JSON.stringify(row.id)},${fields}${times}${deleted}}`;
 }
 
 function pick(doc: Record<string, unknown>, path: string[]): unknown {

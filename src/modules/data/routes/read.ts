@@ -1,11 +1,14 @@
 /** GET /api/data/:collectionName (list or count) and GET /api/data/:collectionName/:id. */
 import type { AppContext } from '../../../context.js';
-import { ok } from '../../../lib/envelope.js';
+import { ok, okJson } from '../../../lib/envelope.js';
 import type { App } from '../../../app.js';
 import { readAccess } from '../access.js';
 import { parseListQuery } from '../query.js';
-import { countDocuments, getDocument, listDocuments } from '../read-service.js';
+import { asWritten, countDocuments, getDocument, getDocumentJson, listDocuments, listDocumentsJson } from '../read-service.js';
 import { CollectionParam, DocumentParams, loadTarget, rawQuery, TAGS } from '../target.js';
+
+/** What Fastify itself sends serialized objects as. */
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 export default async function readRoutes(app: App, ctx: AppContext): Promise<void> {
   app.get(
@@ -23,12 +26,13 @@ export default async function readRoutes(app: App, ctx: AppContext): Promise<voi
         params: CollectionParam,
       },
     },
-    async (req) => {
+    async (req, reply) => {
       const col = await loadTarget(ctx, req, req.params.collectionName);
       const q = parseListQuery(rawQuery(req));
       const access = await readAccess(ctx, req, col, { populate: q.populate.length > 0 });
       if (q.count) return ok({ count: await countDocuments(ctx, col, access, q) }, 'Count fetched successfully.');
-      return ok(await listDocuments(ctx, col, access, q), 'Data fetched successfully');
+      if (!asWritten(q)) return ok(await listDocuments(ctx, col, access, q), 'Data fetched successfully');
+      return reply.type(JSON_TYPE).send(okJson(await listDocumentsJson(ctx, col, access, q), 'Data fetched successfully'));
     },
   );
 
@@ -37,12 +41,12 @@ export default async function readRoutes(app: App, ctx: AppContext): Promise<voi
     {
       schema: { tags: TAGS, summary: 'Get one document (fields, meta=false, populate, include_deleted)', params: DocumentParams },
     },
-    async (req) => {
+    async (req, reply) => {
       const col = await loadTarget(ctx, req, req.params.collectionName);
       const q = parseListQuery(rawQuery(req));
       const access = await readAccess(ctx, req, col, { populate: q.populate.length > 0 });
-      const doc = await getDocument(ctx, col, access, req.params.id, q);
-      return ok(doc, 'Data fetched successfully');
+      if (!asWritten(q)) return ok(await getDocument(ctx, col, access, req.params.id, q), 'Data fetched successfully');
+      return reply.type(JSON_TYPE).send(okJson(await getDocumentJson(ctx, col, access, req.params.id, q), 'Data fetched successfully'));
     },
   );
 }
