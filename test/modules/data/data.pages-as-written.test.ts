@@ -116,7 +116,10 @@ describe('pages sent as PostgreSQL wrote their documents', () => {
     const bySecret = await page(accessOf('secret'));
     expect(bySecret.filter((d) => d.phone === '+33 6 — Zoë')).toHaveLength(VALUES.length - 1);
     expect(bySecret.some((d) => d.secretNote === 'moderation ✋')).toBe(true);
-    for (const d of await page(accessOf('publishable'))) expect(d).not.toHaveProperty('phone'), expect(d).not.toHaveProperty('secretNote');
+    for (const d of await page(accessOf('publishable'))) {
+      expect(d).not.toHaveProperty('phone');
+      expect(d).not.toHaveProperty('secretNote');
+    }
     const own = await page(accessOf('publishable', alice));
     expect(own.filter((d) => d.phone === '+33 6 — Zoë')).toHaveLength(VALUES.length - 1);
     for (const d of own) expect(d).not.toHaveProperty('secretNote');
