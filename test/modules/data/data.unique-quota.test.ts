@@ -53,20 +53,41 @@ async function storedBytes(): Promise<number> {
 }
 
 describe('database quota', () => {
+  it('many shrinking updates never leave this node holding more than two chunks: the excess goes back to the counter', async () => {
+    await createCollection(env, p, 'shrinking', [{ key: 'note', type: 'String' }]);
+    const counter = { subjectId: p.id, metric: 'db_bytes' };
+    const made = await A.post('/api/data/shrinking/bulk', p.sk, Array.from({ length: 60 }, () => ({ note: 'x'.repeat(1500) })));
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const ids = ((await A.get('/api/data/shrinking?limit=100', p.sk)).body.data.items as Array<{ _id: string }>).map((d) => d._id);
+    expect(ids).toHaveLength(60);
+    const before = await usage(env.ctx.db.admin, counter);
+    for (const id of ids) expect((await A.patch(`/api/data/shrinking/${id}`, p.sk, { note: 'y' })).status).toBe(200);
+    // 60 × ~1.5 KB freed: far past two chunks, so most of it reached the counter.
+    expect(await usage(env.ctx.db.admin, counter)).toBeLessThan(before - 60 * 1500 + 2 * LEASE_CHUNK);
+    const ahead = (await usage(env.ctx.db.admin, counter)) - (await storedBytes());
+    expect(ahead).toBeGreaterThanOrEqual(0);
+    expect(ahead).toBeLessThanOrEqual(2 * LEASE_CHUNK);
+  });
+
   it('charges inserts and updates, frees hard deletes, and refuses beyond the plan (403)', async () => {
     const counter = { subjectId: p.id, metric: 'db_bytes' };
-    // The counter covers what is stored plus at most one chunk this node reserved ahead.
+    // The counter covers what is stored plus at most two chunks this node holds ahead (quota-leases.ts).
     const ahead = async () => (await usage(env.ctx.db.admin, counter)) - (await storedBytes());
     const c = await A.post('/api/data/accounts', p.sk, { note: 'x'.repeat(1000) });
     expect(await storedBytes()).toBeGreaterThan(1000);
     expect(await ahead()).toBeGreaterThanOrEqual(0);
-    expect(await ahead()).toBeLessThanOrEqual(LEASE_CHUNK);
+    expect(await ahead()).toBeLessThanOrEqual(2 * LEASE_CHUNK);
     const before = await usage(env.ctx.db.admin, counter);
+    const storedBefore = await storedBytes();
     await A.patch(`/api/data/accounts/${c.body._id}`, p.sk, { note: 'y' });
-    expect(await usage(env.ctx.db.admin, counter)).toBeLessThan(before);
+    // A shrink joins this node's allowance (no counter round trip): the counter still holds
+    // the bytes, as reserved by this node, never more than two chunks ahead of what is stored.
+    expect(await storedBytes()).toBeLessThan(storedBefore - 900);
+    expect(await usage(env.ctx.db.admin, counter)).toBe(before);
+    expect(await ahead()).toBeLessThanOrEqual(2 * LEASE_CHUNK);
     await A.del(`/api/data/accounts/${c.body._id}?hard=true`, p.sk);
     expect(await ahead()).toBeGreaterThanOrEqual(0);
-    expect(await ahead()).toBeLessThanOrEqual(LEASE_CHUNK);
+    expect(await ahead()).toBeLessThanOrEqual(2 * LEASE_CHUNK);
 
     // Fill up to just below the free plan's 50 MB.
     const limit = 50 * 1024 * 1024;
