@@ -12,6 +12,7 @@ import { makeProject } from '../test/helpers/fixtures.js';
 import { startBaseline } from './baseline.js';
 import { runBench } from './lib/bench-app.js';
 import { load, type LoadRequest } from './lib/load.js';
+import { seedProducts } from './lib/products.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 const DOCS = 10_000;
@@ -39,25 +40,9 @@ runBench('data', { PLINTH_RUN_WORKER: 'false' }, async ({ app, ctx, databaseUrl 
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   await makeOtherCollections(ctx, OTHER_COLLECTIONS);
   const p = await makeProject(ctx);
-  const col = await createCollection(ctx, p.id, 'pro', {
-    name: 'products',
-    fields: [
-      { key: 'name', type: 'String', required: true },
-      { key: 'price', type: 'Number' },
-      { key: 'category', type: 'String' },
-      { key: 'stock', type: 'Number' },
-    ],
-    indexes: INDEXES,
-  });
-  await sql`
-    INSERT INTO documents (project_id, collection_id, id, owner_id, data, size_bytes, created_at, updated_at)
-    SELECT ${p.id}, ${col.id}, lpad(to_hex(g), 24, '0'), NULL, d, octet_length(d::text), now() - g * interval '1 second', now()
-    FROM generate_series(1, ${DOCS}) g,
-         LATERAL (SELECT jsonb_build_object('name', 'item ' || g, 'price', (g * 37) % 10000, 'category', 'c' || (g % 10), 'stock', 7) AS d) x`
-    .execute(ctx.db.admin);
+  const { collectionId, ids } = await seedProducts(ctx, p.id, { docs: DOCS, indexes: INDEXES });
   await sql`ANALYZE documents`.execute(ctx.db.admin);
-  const ids = Array.from({ length: DOCS }, (_, i) => (i + 1).toString(16).padStart(24, '0'));
-  const base = await startBaseline(databaseUrl, p.id, col.id);
+  const base = await startBaseline(databaseUrl, p.id, collectionId);
   const listQs = () => `category=c${Math.floor(Math.random() * 10)}&price_gte=1000&price_lt=9000`;
   const scenarios: Array<[string, () => LoadRequest, () => LoadRequest]> = [
     // include_total=true: the baseline counts too, so this row stays a framework-overhead figure

@@ -14,12 +14,12 @@
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { sql } from 'kysely';
-import { createCollection } from '../src/modules/collections/service.js';
 import { buildApp } from '../src/server.js';
 import { makeProject } from '../test/helpers/fixtures.js';
 import { runBench } from './lib/bench-app.js';
 import { load, type LoadRequest, type LoadResult } from './lib/load.js';
 import { clusterCpuUs } from './lib/proc-cpu.js';
+import { seedProducts } from './lib/products.js';
 import { RequestLog } from '../src/modules/logs/buffer.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -37,22 +37,8 @@ runBench('request-log', { PLINTH_RUN_WORKER: 'false' }, async ({ app: on, ctx })
   await off.listen({ host: '127.0.0.1', port: 0 });
   const urlOf = (a: typeof on) => `http://127.0.0.1:${(a.server.address() as AddressInfo).port}`;
   const p = await makeProject(ctx);
-  const col = await createCollection(ctx, p.id, 'pro', {
-    name: 'products',
-    fields: [
-      { key: 'name', type: 'String', required: true },
-      { key: 'price', type: 'Number' },
-      { key: 'category', type: 'String' },
-    ],
-  });
-  await sql`
-    INSERT INTO documents (project_id, collection_id, id, owner_id, data, size_bytes, created_at, updated_at)
-    SELECT ${p.id}, ${col.id}, lpad(to_hex(g), 24, '0'), NULL, d, octet_length(d::text), now() - g * interval '1 second', now()
-    FROM generate_series(1, ${DOCS}) g,
-         LATERAL (SELECT jsonb_build_object('name', 'item ' || g, 'price', (g * 37) % 10000, 'category', 'c' || (g % 10)) AS d) x`
-    .execute(ctx.db.admin);
+  const { ids } = await seedProducts(ctx, p.id, { docs: DOCS });
   await sql`ANALYZE documents`.execute(ctx.db.admin);
-  const ids = Array.from({ length: DOCS }, (_, i) => (i + 1).toString(16).padStart(24, '0'));
   const scenarios: Array<[string, () => LoadRequest]> = [
     ['GET /api/data/products?limit=20', () => ({ path: `/api/data/products?limit=20&category=c${Math.floor(Math.random() * 10)}` })],
     ['GET /api/data/products/:id', () => ({ path: `/api/data/products/${pick(ids)}` })],

@@ -16,11 +16,11 @@ import pg from 'pg';
 import { boot, type Booted } from '../../src/boot.js';
 import { loadConfig } from '../../src/config.js';
 import type { AppContext } from '../../src/context.js';
-import { createCollection } from '../../src/modules/collections/service.js';
 import { buildApp, type App } from '../../src/server.js';
 import { makeOperator, makeProject, type TestProject } from '../../test/helpers/fixtures.js';
 import { poolRigSkipReason, startServers, type Server, type Servers } from '../../test/pool/servers.js';
 import type { LoadRequest } from './load.js';
+import { seedProducts } from './products.js';
 import { startCountingProxy, type CountingProxy, type WireCounts } from './wire-count.js';
 
 export const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
@@ -133,25 +133,9 @@ export async function startRig(serverConnections: number): Promise<Rig> {
     const projects: SeededProject[] = [];
     for (let i = 0; i < PROJECTS; i++) {
       const p = await makeProject(setup.ctx, await makeOperator(setup.ctx, { plan: 'pro' }));
-      const col = await createCollection(setup.ctx, p.id, 'pro', {
-        name: 'products',
-        fields: [
-          { key: 'name', type: 'String', required: true },
-          { key: 'price', type: 'Number' },
-          { key: 'category', type: 'String' },
-          { key: 'stock', type: 'Number' },
-        ],
-        indexes: [{ fields: ['category', 'price'] }],
-      });
-      const n = i === 0 ? FIRST_DOCS : OTHER_DOCS;
-      const base = (i + 1) * 1_000_000;
-      await sql`
-        INSERT INTO documents (project_id, collection_id, id, owner_id, data, size_bytes, created_at, updated_at)
-        SELECT ${p.id}, ${col.id}, lpad(to_hex(${base} + g), 24, '0'), NULL, d, octet_length(d::text), now() - g * interval '1 second', now()
-        FROM generate_series(1, ${n}) g,
-             LATERAL (SELECT jsonb_build_object('name', 'item ' || g, 'price', (g * 37) % 10000, 'category', 'c' || (g % 10), 'stock', 7) AS d) x`
-        .execute(setup.ctx.db.admin);
-      projects.push({ ...p, ids: Array.from({ length: n }, (_, g) => (base + g + 1).toString(16).padStart(24, '0')) });
+      const docs = i === 0 ? FIRST_DOCS : OTHER_DOCS;
+      const { ids } = await seedProducts(setup.ctx, p.id, { docs, indexes: [{ fields: ['category', 'price'] }], idBase: (i + 1) * 1_000_000 });
+      projects.push({ ...p, ids });
     }
     await sql`ANALYZE documents`.execute(setup.ctx.db.admin);
     const total = projects.reduce((s, p) => s + p.ids.length, 0);
