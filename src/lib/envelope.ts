@@ -9,6 +9,9 @@ export function ok<T>(data: T, message = ''): Envelope<T> {
   return { success: true, data, message };
 }
 
+/** The content type of an envelope sent as text (okJson, a replayed idempotent answer): Fastify's own for objects. */
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
 /**
  * `ok(data, message)` serialized, with `data` given as JSON text already (documents spliced
  * from PostgreSQL's text, src/modules/data/view.ts). Send it with a JSON content type.

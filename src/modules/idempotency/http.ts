@@ -5,6 +5,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { JSON_CONTENT_TYPE } from '../../lib/envelope.js';
 import { IdempotencyErrors } from './errors.js';
 import { fingerprintOf, type Answer, type KeyedRequest } from './service.js';
 
@@ -44,5 +45,5 @@ export function keyedRequest(req: FastifyRequest, userId: string | null | undefi
 
 export function sendAnswer(reply: FastifyReply, answer: Answer): FastifyReply {
   if (answer.replayed) reply.header('idempotent-replayed', 'true');
-  return reply.status(answer.status).type('application/json; charset=utf-8').send(answer.body);
+  return reply.status(answer.status).type(JSON_CONTENT_TYPE).send(answer.body);
 }

@@ -1,14 +1,11 @@
 /** GET /api/data/:collectionName (list or count) and GET /api/data/:collectionName/:id. */
 import type { AppContext } from '../../../context.js';
-import { ok, okJson } from '../../../lib/envelope.js';
+import { JSON_CONTENT_TYPE, ok, okJson } from '../../../lib/envelope.js';
 import type { App } from '../../../app.js';
 import { readAccess } from '../access.js';
 import { parseListQuery } from '../query.js';
 import { asWritten, countDocuments, getDocument, getDocumentJson, listDocuments, listDocumentsJson } from '../read-service.js';
 import { CollectionParam, DocumentParams, loadTarget, rawQuery, TAGS } from '../target.js';
-
-/** What Fastify itself sends serialized objects as. */
-const JSON_TYPE = 'application/json; charset=utf-8';
 
 export default async function readRoutes(app: App, ctx: AppContext): Promise<void> {
   app.get(
@@ -32,7 +29,7 @@ export default async function readRoutes(app: App, ctx: AppContext): Promise<voi
       const access = await readAccess(ctx, req, col, { populate: q.populate.length > 0 });
       if (q.count) return ok({ count: await countDocuments(ctx, col, access, q) }, 'Count fetched successfully.');
       if (!asWritten(q)) return ok(await listDocuments(ctx, col, access, q), 'Data fetched successfully');
-      return reply.type(JSON_TYPE).send(okJson(await listDocumentsJson(ctx, col, access, q), 'Data fetched successfully'));
+      return reply.type(JSON_CONTENT_TYPE).send(okJson(await listDocumentsJson(ctx, col, access, q), 'Data fetched successfully'));
     },
   );
 
@@ -46,7 +43,7 @@ export default async function readRoutes(app: App, ctx: AppContext): Promise<voi
       const q = parseListQuery(rawQuery(req));
       const access = await readAccess(ctx, req, col, { populate: q.populate.length > 0 });
       if (!asWritten(q)) return ok(await getDocument(ctx, col, access, req.params.id, q), 'Data fetched successfully');
-      return reply.type(JSON_TYPE).send(okJson(await getDocumentJson(ctx, col, access, req.params.id, q), 'Data fetched successfully'));
+      return reply.type(JSON_CONTENT_TYPE).send(okJson(await getDocumentJson(ctx, col, access, req.params.id, q), 'Data fetched successfully'));
     },
   );
 }
