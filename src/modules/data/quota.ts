@@ -6,7 +6,7 @@
  */
 import type { AppContext } from '../../context.js';
 import type { TenantScope, Tx } from '../../db/pool.js';
-import { METRICS, refundAhead, reserve, type Counter } from '../../lib/quota-queries.js';
+import { METRICS, reserve, type Counter } from '../../lib/quota-queries.js';
 import { QuotaLeases } from '../../lib/quota-leases.js';
 import { DataErrors } from './errors.js';
 
@@ -79,9 +79,9 @@ async function giveBack(
  * Several writes in one transaction (a batch). Leases are taken outside transactions, so
  * `bound` (at least the writes' combined growth) is taken first; inside the
  * transaction the writes add up their growth and `settle(tx)` reserves what the bound missed
- * in that transaction (the plan does not allow it: 403, and the transaction rolls back) and
- * refunds a net shrink there. After a commit the unused allowance goes back to this node;
- * after a rollback, all of it; either way, past two chunks, the excess to the counter.
+ * in that transaction (the plan does not allow it: 403, and the transaction rolls back).
+ * After a commit the unused allowance, and a net shrink, go to this node; after a rollback,
+ * all it took; either way, past two chunks, the excess to the counter.
  */
 export async function paidForAll<T>(
   ctx: AppContext, scope: TenantScope, bound: number, limit: number,
@@ -102,12 +102,12 @@ export async function paidForAll<T>(
     // transaction itself. Not from this node's allowance: that would need a second connection
     // of the project inside this call (db/pool.ts), and this is rare.
     if (growth > take && (await reserve(tx, counter, growth - take, limit)) === null) throw DataErrors.database_limit();
-    if (growth < 0) await refundAhead(tx, counter, -growth);
   };
   let unused = take;
   try {
     const result = await run(pay, settle);
-    unused = take - Math.max(0, growth);
+    // Committed: a net shrink joins the allowance, as in paidFor.
+    unused = take - growth;
     return result;
   } finally {
     await giveBack(ctx, counter, unused, (trim) => ctx.db.read(scope, trim));

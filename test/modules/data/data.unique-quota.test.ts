@@ -69,6 +69,21 @@ describe('database quota', () => {
     expect(ahead).toBeLessThanOrEqual(2 * LEASE_CHUNK);
   });
 
+  it('a batch that shrinks documents leaves the counter within two chunks of the stored bytes once it commits', async () => {
+    await createCollection(env, p, 'shrinkbatch', [{ key: 'note', type: 'String' }]);
+    const counter = { subjectId: p.id, metric: 'db_bytes' };
+    expect((await A.post('/api/data/shrinkbatch/bulk', p.sk, Array.from({ length: 40 }, () => ({ note: 'x'.repeat(1500) })))).status).toBe(201);
+    const ids = ((await A.get('/api/data/shrinkbatch?limit=100', p.sk)).body.data.items as Array<{ _id: string }>).map((d) => d._id);
+    const before = await storedBytes();
+    const operations = ids.map((id) => ({ op: 'update', collection: 'shrinkbatch', id, data: { note: 'y' } }));
+    const r = await A.post('/api/data/batch', p.sk, { operations });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(await storedBytes()).toBeLessThan(before - 40 * 1400);
+    const ahead = (await usage(env.ctx.db.admin, counter)) - (await storedBytes());
+    expect(ahead).toBeGreaterThanOrEqual(0);
+    expect(ahead).toBeLessThanOrEqual(2 * LEASE_CHUNK);
+  });
+
   it('charges inserts and updates, frees hard deletes, and refuses beyond the plan (403)', async () => {
     const counter = { subjectId: p.id, metric: 'db_bytes' };
     // The counter covers what is stored plus at most two chunks this node holds ahead (quota-leases.ts).
