@@ -19,13 +19,16 @@ export interface RequestColumns {
 
 /**
  * Writes a batch in one statement: eight array parameters, whatever the number of rows (no
- * statement text or parameter list that grows with the batch).
+ * statement text or parameter list that grows with the batch). `at` is stored in whole
+ * milliseconds (migrations/066): the page cursor carries a JavaScript time, and a row a fraction
+ * of a millisecond past it would fall between two pages.
  */
 export async function insertRequests(db: Db, c: RequestColumns): Promise<void> {
+  const at = c.at.map((ms) => Math.round(ms));
   await sql`
     INSERT INTO request_logs (project_id, at, method, route, status, duration_ms, code, user_id)
-    SELECT u.project_id, to_timestamp(u.at / 1000.0), u.method, u.route, u.status, u.duration_ms, u.code, u.user_id
-      FROM unnest(${c.projectIds}::text[], ${c.at}::float8[], ${c.methods}::text[], ${c.routes}::text[],
+    SELECT u.project_id, timestamptz 'epoch' + u.at * interval '1 millisecond', u.method, u.route, u.status, u.duration_ms, u.code, u.user_id
+      FROM unnest(${c.projectIds}::text[], ${at}::int8[], ${c.methods}::text[], ${c.routes}::text[],
                   ${c.statuses}::smallint[], ${c.durations}::real[], ${c.codes}::text[], ${c.userIds}::text[])
         AS u (project_id, at, method, route, status, duration_ms, code, user_id)`.execute(db);
 }

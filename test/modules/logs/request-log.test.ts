@@ -155,6 +155,37 @@ describe('request log', () => {
     expect((await log(p, '?cursor=drop%20table')).status).toBe(400);
   });
 
+  it('pages neither skip nor repeat requests that arrived within the same millisecond', async () => {
+    // A request's time is its start: now minus its duration, a fraction of a millisecond apart
+    // from its neighbours'. The cursor carries milliseconds; a row stored 0.7 ms past the
+    // cursor's row but older than it used to fall between two pages.
+    const q = await makeProject(env.ctx, p.owner);
+    const t = env.clock.now().getTime() - 10_000;
+    for (const offset of [0.1, 0.3, 0.3, 0.45, 0.6, 0.9, 1.2, 1.7, 1.7, 2.05, 2.5, 3]) {
+      env.ctx.requestLog.record(q.id, t + offset, 'GET', '/api/data/:collectionName', 200, 1.5, null, null);
+    }
+    const all = await rows(q, '?limit=200');
+    expect(all).toHaveLength(12);
+    for (const limit of [1, 2, 5]) {
+      const seen: string[] = [];
+      let cursor: string | null = '';
+      while (cursor !== null) {
+        const page = await log(q, `?limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`);
+        expect(page.status).toBe(200);
+        seen.push(...page.body.data.items.map((r: Row) => r.id));
+        cursor = page.body.data.nextCursor;
+      }
+      expect(seen, `limit ${limit}`).toEqual(all.map((r) => r.id));
+    }
+    // Stored in whole milliseconds, and the table refuses anything finer (migrations/066).
+    const stored = await sql<{ n: number }>`
+      SELECT count(*)::int AS n FROM request_logs WHERE project_id = ${q.id} AND at <> date_trunc('milliseconds', at)`.execute(env.ctx.db.admin);
+    expect(stored.rows[0]!.n).toBe(0);
+    await expect(
+      sql`INSERT INTO request_logs (project_id, at, method, route, status, duration_ms) VALUES (${q.id}, ${new Date(t).toISOString().replace('Z', '700Z')}::timestamptz, 'GET', '/x', 200, 1)`.execute(env.ctx.db.admin),
+    ).rejects.toThrow(/request_logs_at_whole_ms/);
+  });
+
   it('the node buffer is bounded: beyond it rows are dropped and counted, never held; a write takes the rest', async () => {
     const small = new RequestLog({ db: env.ctx.db.admin, log: env.ctx.log, flushMs: 60_000, bufferRows: 100, batchRows: 1000 });
     const at = env.clock.now().getTime();
