@@ -13,6 +13,7 @@ import { registerDashboardUi } from './plugins/dashboard-ui.js';
 import { registerJsonBody } from './plugins/json-body.js';
 import { registerInFlight } from './plugins/in-flight.js';
 import { bindProjectParam, requestLogController, requestLoggerFactory } from './plugins/request-log.js';
+import { isAppTraffic } from './modules/logs/buffer.js';
 import metricsRoutes from './modules/metrics/routes/index.js';
 import { commonRoutes, dashboardRoutes, publicRoutes, registerRouteGroup } from './routes.js';
 
@@ -48,15 +49,16 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   registerInFlight(app, HANDLER_DRAIN_MS); // before any route: it counts every handler
   // Under the routed pattern (`/api/data/:collectionName`), never the raw URL: bounded series, no ids.
   // The hooks every request passes are callback style, not async: a promise per hook per request costs.
-  // The project's request log (docs/dashboard.md): public-API requests whose key named a
-  // project, under the same routed pattern; a row pushed to the node's buffer, nothing awaited.
+  // The project's request log (docs/dashboard.md): requests to the API-key routes whose key named
+  // a project (isAppTraffic: by the routed route's group, never the URL), under the same routed
+  // pattern; a row pushed to the node's buffer, nothing awaited.
   const requestLog = ctx.config.requestLog.enabled ? ctx.requestLog : null;
   app.addHook('onResponse', (req, reply, done) => {
     const route = req.routeOptions;
     const ms = reply.elapsedTime;
     ctx.metrics.observeRequest(req.method, route.url, reply.statusCode, ms / 1000);
     const projectId = req.logProjectId;
-    if (requestLog && projectId !== undefined && route.url !== undefined && route.config.surface === 'public') {
+    if (requestLog && projectId !== undefined && route.url !== undefined && isAppTraffic(route.config)) {
       requestLog.record(projectId, requestLog.now() - ms, req.method, route.url, reply.statusCode, ms, req.errorCode ?? null, req.userId ?? null);
     }
     done();

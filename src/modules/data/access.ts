@@ -11,6 +11,7 @@ import type { TenantScope } from '../../db/pool.js';
 import { projectOf } from '../projects/api-key-auth.js';
 import { RequestAuthErrors } from '../../lib/identity/request-errors.js';
 import { optionalUserId } from '../auth/user-auth.js';
+import { mfaPolicyOf } from '../mfa/policy.js';
 import type { CollectionDef } from '../collections/cache.js';
 import { DataErrors } from './errors.js';
 import type { Scope } from './queries.js';
@@ -80,7 +81,14 @@ async function accessForRead(ctx: AppContext, req: FastifyRequest, col: Collecti
     const userId = await optionalUserId(ctx, req);
     return { scope: { projectId, userId, keyKind: 'publishable' }, secret: false, userId, ownerFilter: null };
   }
-  if (!isPrivate) return { scope: { projectId, keyKind: 'publishable' }, secret: false, userId: null, ownerFilter: null };
+  if (!isPrivate) {
+    // Anyone may read: the token does not change what is seen. But a request that carries one is
+    // judged by it where the project requires a second factor (docs/auth.md "Project policy"):
+    // below aal2, 403 as on every other route. Looked at only when the header is there, so a
+    // public read without a token (the hot path) costs one header lookup more, no verification.
+    if (req.headers.authorization !== undefined && mfaPolicyOf(projectOf(req)) === 'require') await optionalUserId(ctx, req);
+    return { scope: { projectId, keyKind: 'publishable' }, secret: false, userId: null, ownerFilter: null };
+  }
   const userId = await optionalUserId(ctx, req);
   if (!userId) throw DataErrors.auth_required('Provide a valid user Bearer token for private reads.');
   return { scope: { projectId, userId, keyKind: 'publishable' }, secret: false, userId, ownerFilter: userId };

@@ -15,7 +15,8 @@ export const IdempotencyHeaders = Type.Object({
       description:
         'Optional, 1–255 printable ASCII characters, unique per write (a UUID). A retry with the same key and request within ' +
         '24 h answers the first answer again (`Idempotent-Replayed: true`) without writing again; the same key with a different ' +
-        'request answers 409 `idempotency_key_reused`.',
+        'request answers 409 `idempotency_key_reused`; while the first request still runs, 409 `idempotency_key_in_use` ' +
+        '(send-batch: for at most 2 minutes, after which a request that never finished is taken over by the next retry).',
     }),
   ),
 });

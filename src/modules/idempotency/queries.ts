@@ -46,13 +46,32 @@ export function storedKey(db: Db, projectId: string, key: string) {
     .executeTakeFirst();
 }
 
-export async function saveAnswer(db: Db, projectId: string, key: string, status: number, response: string): Promise<void> {
-  await db.updateTable('idempotency_keys').set({ status, response }).where('project_id', '=', projectId).where('key', '=', key).execute();
+/**
+ * Stores the answer on the key. `claimedAt`: a claim committed ahead (send-batch) stores it only
+ * while the claim is still its own: unanswered and claimed at that time, not taken over since.
+ */
+export async function saveAnswer(db: Db, projectId: string, key: string, status: number, response: string, claimedAt?: Date): Promise<void> {
+  await db
+    .updateTable('idempotency_keys')
+    .set({ status, response })
+    .where('project_id', '=', projectId)
+    .where('key', '=', key)
+    .$if(claimedAt !== undefined, (qb) => qb.where('status', 'is', null).where('created_at', '=', claimedAt!))
+    .execute();
 }
 
-/** Gives up a claim whose write did not happen (send-batch: the provider refused the call). */
-export async function releaseKey(db: Db, projectId: string, key: string): Promise<void> {
-  await db.deleteFrom('idempotency_keys').where('project_id', '=', projectId).where('key', '=', key).where('status', 'is', null).execute();
+/**
+ * Gives up a claim whose write did not happen (send-batch: the provider refused the call), if it
+ * is still the claim made at `claimedAt`: one a retry took over after its lease is the retry's.
+ */
+export async function releaseKey(db: Db, projectId: string, key: string, claimedAt: Date): Promise<void> {
+  await db
+    .deleteFrom('idempotency_keys')
+    .where('project_id', '=', projectId)
+    .where('key', '=', key)
+    .where('status', 'is', null)
+    .where('created_at', '=', claimedAt)
+    .execute();
 }
 
 export async function deleteExpiredKeys(db: Db, expiredAt: Date): Promise<void> {

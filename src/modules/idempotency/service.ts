@@ -51,9 +51,13 @@ export function fingerprintOf(parts: Record<string, unknown>): string {
 
 /**
  * How long a claim committed ahead of a provider call (claimAhead) may stay unanswered before a
- * retry takes it over: far beyond the call's own timeout, so only a claim whose process died
- * between the claim and its settling. The retry's call carries the same provider idempotency
- * key, so the provider does not act twice either.
+ * retry takes it over: far beyond the longest such a request runs (send-batch: the quota
+ * statement, one provider call of at most 10 s, its logs), so only a claim whose process died
+ * between the claim and its settling, or stalled that long. The takeover is one statement
+ * (claimKey), so of several retries exactly one gets it; the node it was taken from, if it was
+ * only slow, settles nothing (settleAhead checks the claim is still its own). The retry's call
+ * carries the same provider idempotency key, so the provider does not act twice either.
+ * Documented in docs/mail.md "Retries" and docs/data.md "Retries: Idempotency-Key".
  */
 export const CLAIM_LEASE_MS = 2 * 60 * 1000;
 
@@ -83,25 +87,36 @@ export async function once(ctx: AppContext, tx: Tx, projectId: string, keyed: Ke
   return { status, body: text, replayed: false };
 }
 
+/** A key claimed ahead: the stored answer of an earlier request, or this request's claim. */
+export type Claim = { answer: Answer; claimedAt?: undefined } | { answer: null; claimedAt: Date };
+
 /**
  * For a write that cannot join a transaction (a provider call): commits a claim first, so a
  * concurrent request with the key gets 409 `idempotency_key_in_use` instead of a second call.
- * Returns the stored answer of an earlier request, or null: the caller writes, then `settle`s.
+ * Returns the stored answer of an earlier request, or this request's claim (when it was made):
+ * the caller writes, then `settleAhead`s with it.
  */
-export async function claimAhead(ctx: AppContext, scope: TenantScope, keyed: KeyedRequest): Promise<Answer | null> {
+export async function claimAhead(ctx: AppContext, scope: TenantScope, keyed: KeyedRequest): Promise<Claim> {
+  const claimedAt = ctx.clock.now();
   // Autocommit statements: the claim must be committed before the call.
   return ctx.db.read(scope, async (db) =>
-    (await claimKey(db, scope.projectId, keyed.key, keyed.fingerprint, ctx.clock.now(), expiredAt(ctx), abandonedAt(ctx))) ? null : replay(db, scope.projectId, keyed),
+    (await claimKey(db, scope.projectId, keyed.key, keyed.fingerprint, claimedAt, expiredAt(ctx), abandonedAt(ctx)))
+      ? { answer: null, claimedAt }
+      : { answer: await replay(db, scope.projectId, keyed) },
   );
 }
 
-/** Stores the answer of a write claimed ahead, or gives the key back when nothing was written. */
-export async function settleAhead(ctx: AppContext, scope: TenantScope, keyed: KeyedRequest, response: Response | null): Promise<Answer | null> {
+/**
+ * Stores the answer of a write claimed ahead, or gives the key back when nothing was written;
+ * either only while the claim is still this request's (not taken over after CLAIM_LEASE_MS).
+ * The answer is this request's either way.
+ */
+export async function settleAhead(ctx: AppContext, scope: TenantScope, keyed: KeyedRequest, claimedAt: Date, response: Response | null): Promise<Answer | null> {
   if (!response) {
-    await ctx.db.read(scope, (db) => releaseKey(db, scope.projectId, keyed.key));
+    await ctx.db.read(scope, (db) => releaseKey(db, scope.projectId, keyed.key, claimedAt));
     return null;
   }
   const text = JSON.stringify(response.body);
-  await ctx.db.read(scope, (db) => saveAnswer(db, scope.projectId, keyed.key, response.status, text));
+  await ctx.db.read(scope, (db) => saveAnswer(db, scope.projectId, keyed.key, response.status, text, claimedAt));
   return { status: response.status, body: text, replayed: false };
 }

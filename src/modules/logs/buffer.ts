@@ -14,6 +14,16 @@ import type { Logger } from 'pino';
 import type { Database } from '../../database.js';
 import { insertRequests, type RequestColumns } from './queries.js';
 
+/**
+ * Which requests the log keeps: app traffic, the routes served to a project's API key (the
+ * `apiKey`, `secretKey` and `endUser` groups of src/route-groups.ts), read from the routed
+ * route's config, never the URL. A `:projectId` route in the operator group is the console's,
+ * even when it is served with the public API (the live view's realtime ticket), and is not kept.
+ */
+const APP_GROUPS: ReadonlySet<string | undefined> = new Set(['apiKey', 'secretKey', 'endUser']);
+export const isAppTraffic = (routeConfig: { surface?: string; auth?: string }): boolean =>
+  routeConfig.surface === 'public' && APP_GROUPS.has(routeConfig.auth);
+
 export interface RequestLogOptions {
   db: Kysely<Database>;
   log: Logger;

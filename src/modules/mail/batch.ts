@@ -82,13 +82,14 @@ export async function sendBatch(ctx: AppContext, project: ProjectRecord, items: 
  * claimed (committed) first: a concurrent request with it gets 409 `idempotency_key_in_use`.
  * The answer is stored after the call; a failed batch gives the key back. The provider's own
  * idempotency key is derived from it, so a retry after a call whose answer was lost (a
- * timeout) is not sent twice by the provider either.
+ * timeout) is not sent twice by the provider either. A claim left unanswered (its node died
+ * mid-call) is taken over by one retry after CLAIM_LEASE_MS.
  */
 export async function sendBatchOnce(
   ctx: AppContext, project: ProjectRecord, items: BatchItem[], keyed: KeyedRequest, respond: (r: BatchItemResult[]) => Response,
 ): Promise<Answer> {
   const scope = { projectId: project.id, keyKind: 'secret' as const };
-  const prior = await claimAhead(ctx, scope, keyed);
+  const { answer: prior, claimedAt } = await claimAhead(ctx, scope, keyed);
   if (prior) return prior;
   let results: BatchItemResult[];
   try {
@@ -96,8 +97,8 @@ export async function sendBatchOnce(
     const providerKey = `batch-${sha256Base64url(`${project.id}\0${keyed.key}\0${keyed.fingerprint}`)}`;
     results = await sendBatch(ctx, project, items, providerKey);
   } catch (err) {
-    await settleAhead(ctx, scope, keyed, null);
+    await settleAhead(ctx, scope, keyed, claimedAt, null);
     throw err;
   }
-  return (await settleAhead(ctx, scope, keyed, respond(results)))!;
+  return (await settleAhead(ctx, scope, keyed, claimedAt, respond(results)))!;
 }

@@ -129,6 +129,23 @@ describe('request log', () => {
     expect(after.some((r) => r.route.startsWith('/api/projects'))).toBe(false);
   });
 
+  it("keeps not the console's realtime ticket calls, though that route is served with the public API", async () => {
+    const res = await env.app.inject({ method: 'POST', url: `/api/projects/${p.id}/collections`, headers: p.owner.auth, payload: { name: 'live', realtime: true, schema: [{ key: 'title', type: 'String' }] } });
+    expect(res.statusCode, res.body).toBe(201);
+    const before = (await rows(p, '?limit=200')).length;
+    const ticket = await env.app.inject({ method: 'POST', url: `/api/projects/${p.id}/realtime/ticket`, headers: p.owner.auth, payload: { subscriptions: [{ collection: 'live' }] } });
+    expect(ticket.statusCode, ticket.body).toBe(200);
+    // A refused one (unknown collection) is not kept either.
+    await env.app.inject({ method: 'POST', url: `/api/projects/${p.id}/realtime/ticket`, headers: p.owner.auth, payload: { subscriptions: [{ collection: 'nope' }] } });
+    const after = await rows(p, '?limit=200');
+    expect(after.filter((r) => r.route.includes('realtime'))).toEqual([]);
+    expect(after.length).toBe(before);
+    // The app's own ticket, asked with the API key, is app traffic and is kept.
+    const app = await A.post('/api/realtime/ticket', p.pk, { subscriptions: [{ collection: 'live' }] });
+    expect(app.status).toBe(200);
+    expect((await rows(p, `?route=${encodeURIComponent('/api/realtime/ticket')}`)).length).toBe(1);
+  });
+
   it('filters by status class, route and code, and pages with a cursor', async () => {
     const errors = await rows(p, '?status=errors&limit=200');
     expect(errors.length).toBeGreaterThan(0);
