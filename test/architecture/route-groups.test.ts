@@ -39,6 +39,8 @@ const EXPECTED: Array<[string, RegExp, AuthKind]> = [
   ['*', /^\/api\/userAuth\/mfa\/(totp(\/enroll|\/confirm)?|recovery-codes|factors|step-up)$/, 'endUser'],
   ['*', /^\/api\/userAuth\/passkeys(\/register(\/options)?|\/:id)?$/, 'endUser'],
   ['*', /^\/api\/userAuth\/social\/:provider\/callback$/, 'public'],
+  // User administration (list, get, create, update any field): the secret key only.
+  ['*', /^\/api\/userAuth\/admin\//, 'secretKey'],
   ['*', /^\/api\/userAuth\//, 'apiKey'],
   ['*', /^\/api\/mail\/webhook/, 'public'],
   ['*', /^\/api\/mail\//, 'secretKey'],

@@ -33,5 +33,10 @@ export const AuthErrors = defineErrors('auth', {
   redirect_not_allowed: { status: 400, message: "redirectTo is not one of the project's site URL or redirect URLs." },
   signup_disabled: { status: 403, message: 'This project does not allow new accounts.' },
   anonymous_disabled: { status: 403, message: 'This project does not allow anonymous sign-in.' },
+  user_field_reserved: {
+    status: 400,
+    message: 'This key cannot be set as a profile field: email, password and emailVerified have their own members, system keys none.',
+  },
+  invite_with_password: { status: 400, message: 'An invitation is for an account created without a password.' },
   user_not_anonymous: { status: 409, message: 'This account already has an email; only an anonymous account can link one this way.' },
 });

@@ -72,22 +72,47 @@ function magicLink(target: URL, token: string): string {
   return url.href;
 }
 
-/** The sign-in mail, through the project's mail settings and the queue (in `tx`: both commit or neither). */
 /**
  * The sign-in mail, in the reader's language (docs/mail.md "Auth mails"): `magic_link` (the link
- * and the same request's code) when the project has a site to open, else `email_code`.
+ * and the same request's code) when the project has a site to open, else `email_code`. Through
+ * the project's mail settings and the queue (in `tx`: both commit or neither).
  */
 async function mailSignIn(
   ctx: AppContext, project: ProjectRecord, to: { email: string; user: UserRow | null | undefined; acceptLanguage?: string | null }, code: string, link: string | null, tx: Tx,
+  ttlSeconds = PASSWORDLESS_TTL_SECONDS, tag = MAGIC_LINK_TAG,
 ): Promise<void> {
-  const expiresInMinutes = String(PASSWORDLESS_TTL_SECONDS / 60);
+  const expiresInMinutes = String(ttlSeconds / 60);
   await sendAuthMail(ctx, project, {
     kind: link ? 'magic_link' : 'email_code',
     to: to.email,
     vars: link ? { linkUrl: link, code, expiresInMinutes } : { code, expiresInMinutes },
     hints: { userData: to.user?.data, acceptLanguage: to.acceptLanguage },
-    tag: MAGIC_LINK_TAG,
+    tag,
   }, tx);
+}
+
+/** An invitation stays valid longer than a sign-in someone just asked for: the reader may open it the next day. */
+export const INVITE_TTL_SECONDS = 24 * 60 * 60;
+export const INVITE_TAG = 'auth.invite';
+
+/**
+ * An administrator's invitation (docs/auth.md "User administration"): a passwordless sign-in
+ * for an existing account, mailed as the magic-link mail (or the code mail when the project has
+ * no site URL), valid 24 hours and once, replacing any sign-in in flight for that email. Signing
+ * in through it proves the mailbox (the email becomes verified, claim.ts). No cooldown: the
+ * caller holds the secret key or owns the project. In `tx`, with the caller's writes.
+ */
+export async function mailInvitation(ctx: AppContext, tx: Tx, project: ProjectRecord, user: UserRow & { email: string }, redirectTo?: string): Promise<void> {
+  const target = linkTarget(project, redirectTo);
+  const now = ctx.clock.now();
+  const token = randomToken(32);
+  const otp = newOtp(ctx.config.encryptionKey, 'app-user', subject(project, user.email), PURPOSE, now);
+  const expiresAt = new Date(now.getTime() + INVITE_TTL_SECONDS * 1000);
+  await upsertPasswordless(tx, {
+    projectId: project.id, email: user.email, userId: user.id, linkHash: sha256Hex(token), codeHash: otp.codeHash,
+    signupData: {}, expiresAt, now,
+  });
+  await mailSignIn(ctx, project, { email: user.email, user }, otp.code, target && magicLink(target, token), tx, INVITE_TTL_SECONDS, INVITE_TAG);
 }
 
 /** One request per email per minute, whether or not the email has an account (so the 429 tells nothing). */

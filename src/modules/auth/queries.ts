@@ -183,25 +183,54 @@ export async function linkProvider(tx: Tx, id: string, provider: 'github' | 'goo
   return row as UserRow;
 }
 
+const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
 /**
  * A page of users, newest first. `search`: part of the email, name or username (case-
- * insensitive), or an exact user id.
+ * insensitive), or an exact user id; `emailPrefix`: the email starts with it (case-insensitive).
  */
-export async function listUsers(tx: Tx, limit: number, offset: number, search?: string): Promise<{ rows: UserRow[]; total: number }> {
-  const pattern = search ? `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
-  const base = tx.selectFrom('app_users').$if(pattern !== null, (qb) =>
-    qb.where((eb) =>
-      eb.or([
-        eb('email', 'ilike', pattern!),
-        eb(sql`data ->> 'name'`, 'ilike', pattern!),
-        eb(sql`data ->> 'username'`, 'ilike', pattern!),
-        eb('id', '=', search!),
-      ]),
-    ),
-  );
+export async function listUsers(tx: Tx, limit: number, offset: number, search?: string, emailPrefix?: string): Promise<{ rows: UserRow[]; total: number }> {
+  const pattern = search ? `%${likeEscape(search)}%` : null;
+  const base = tx
+    .selectFrom('app_users')
+    .$if(pattern !== null, (qb) =>
+      qb.where((eb) =>
+        eb.or([
+          eb('email', 'ilike', pattern!),
+          eb(sql`data ->> 'name'`, 'ilike', pattern!),
+          eb(sql`data ->> 'username'`, 'ilike', pattern!),
+          eb('id', '=', search!),
+        ]),
+      ),
+    )
+    .$if(!!emailPrefix, (qb) => qb.where('email', 'ilike', `${likeEscape(emailPrefix!)}%`));
   const rows = await base.select(USER_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute();
   const { total } = await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
   return { rows: rows as UserRow[], total: Number(total) };
+}
+
+/** What an administrator changes of an account (the secret key or the console: docs/auth.md "User administration"). */
+export interface AccountChanges {
+  email?: string;
+  passwordHash?: string;
+  emailVerified?: boolean;
+  /** Merged into the profile, hidden and read-only fields included (the trigger still splits hidden ones off). */
+  data?: Record<string, unknown>;
+}
+
+/**
+ * Applies an administrator's changes in one statement; the row after them, or null when the
+ * user is not in the scoped project. A new email makes an anonymous user a regular one; a taken
+ * email fails on app_users_email_idx (the caller answers 409).
+ */
+export async function updateAccount(tx: Tx, id: string, c: AccountChanges, now: Date): Promise<UserRow | null> {
+  const set: Record<string, unknown> = { updated_at: now };
+  if (c.email !== undefined) Object.assign(set, { email: c.email, is_anonymous: false });
+  if (c.passwordHash !== undefined) set.password_hash = c.passwordHash;
+  if (c.emailVerified !== undefined) set.email_verified = c.emailVerified;
+  if (c.data && Object.keys(c.data).length > 0) set.data = sql`data || ${JSON.stringify(c.data)}::jsonb`;
+  const row = await tx.updateTable('app_users').set(set as never).where('id', '=', id).returning(USER_COLUMNS).executeTakeFirst();
+  return (row as UserRow | undefined) ?? null;
 }
 
 export async function setUserDisabled(tx: Tx, id: string, at: Date | null, now: Date): Promise<void> {

@@ -41,7 +41,15 @@ function describeSchema(fields: FieldDef[]): UsersSchema {
 /** The §2.1 checks for a project; returns its users schema. */
 export async function usersSchemaOf(ctx: AppContext, project: ProjectRecord): Promise<UsersSchema> {
   if (project.settings.isAuthEnabled === false) throw AuthErrors.auth_disabled();
-  const fields = await loadFields(ctx, project.id);
+  return usersSchemaFor(ctx, project.id);
+}
+
+/**
+ * The project's users schema, checked as §2.1 checks it (403 missing, 422 invalid), whether or
+ * not Auth is enabled: user administration (user-admin.ts) works on a project whose sign-in is off.
+ */
+export async function usersSchemaFor(ctx: AppContext, projectId: string): Promise<UsersSchema> {
+  const fields = await loadFields(ctx, projectId);
   if (!fields) throw AuthErrors.users_schema_missing();
   const email = fields.find((f) => f.key === 'email');
   const password = fields.find((f) => f.key === 'password');

@@ -74,6 +74,30 @@ export function profileUpdate(schema: UsersSchema, body: Record<string, unknown>
 }
 
 /**
+ * An administrator's profile fields (the secret key or the project's operator, user-admin.ts):
+ * every field of the users schema may be set, `readOnly` and `hidden` ones included, validated
+ * against it like any write. The keys a client may never set are refused here (400
+ * user_field_reserved) rather than dropped: email, password and the verification flag have
+ * their own members, and the rest are the system's. Returns the fields to store and, for a new
+ * user, which were derived from the email (unique.ts may suffix those).
+ */
+export function adminUserData(schema: UsersSchema, body: Record<string, unknown>, creating: { email: string } | null): { data: Record<string, unknown>; derived: string[] } {
+  for (const k of Object.keys(body)) {
+    if (PROTECTED.has(k) || k === schema.verifyKey || k.startsWith('$') || k.includes('.')) {
+      throw AuthErrors.user_field_reserved(`'${k.slice(0, 100)}' cannot be set as a profile field${k === 'email' || k === 'password' || k === schema.verifyKey ? ': use its own member' : ''}.`);
+    }
+  }
+  const data = customFields(body);
+  checkUsername(data.username);
+  const derived = creating ? fillRequiredNames(schema.fields, creating.email, data) : [];
+  if (!creating && Object.keys(data).length === 0) return { data, derived };
+  const doc = creating ? { ...data, email: creating.email, password: 'x'.repeat(8) } : data;
+  const result = validateDocument(schema.fields, doc, creating ? 'insert' : 'update');
+  if (!result.ok) throw AuthErrors.invalid_input(result.message);
+  return { data: customFields(result.value as Record<string, unknown>), derived };
+}
+
+/**
  * Fields of the users schema declared readOnly (docs/rules.md, "Field protection") are set by
  * the secret key only: a sign-up may carry one only with its default, an update not at all.
  * The trigger on app_users (sql/21_field_protection.sql) refuses the same for any other path.
@@ -85,6 +109,28 @@ function assertNotReadOnly(schema: UsersSchema, data: Record<string, unknown>, c
     if (creating && (v === null || v === f.default)) continue;
     throw DataErrors.field_read_only(`Field '${f.key}' is read-only: only the secret key may set or change it.`);
   }
+}
+
+/**
+ * The user as an administrator sees it (the secret key, the project's operator): every profile
+ * field, `hidden` ones ("owner" and "secret") included, and whether the account is disabled;
+ * never the password hash (nor any factor secret, kept in other tables).
+ */
+export function toAdminUser(row: UserRow, schema?: UsersSchema): AdminUserView {
+  const extra = schema && schema.verifyKey !== 'emailVerified' ? { [schema.verifyKey]: row.email_verified } : {};
+  return { ...toUser(row), ...extra, disabled: row.disabled_at !== null } as AdminUserView;
+}
+
+export interface AdminUserView {
+  _id: string;
+  email: string | null;
+  emailVerified: boolean;
+  disabled: boolean;
+  authProviders: string[];
+  isAnonymous: boolean;
+  createdAt: string;
+  updatedAt: string;
+  [field: string]: unknown;
 }
 
 /** The user as returned to the user themself: everything except the password hash and secret-hidden fields. */

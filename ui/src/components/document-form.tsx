@@ -93,5 +93,7 @@ function hintOf(f: FieldDef): string {
   if (f.required) parts.push('required');
   if (f.unique) parts.push('unique');
   if (f.default !== undefined) parts.push(`default ${JSON.stringify(f.default)}`);
+  if (f.readOnly) parts.push('read-only for apps');
+  if (f.hidden) parts.push(`hidden (${f.hidden})`);
   return parts.join(' · ');
 }

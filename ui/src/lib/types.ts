@@ -13,6 +13,10 @@ export interface FieldDef {
   /** Allowed values of a String or Number field (docs/data.md, "Allowed values"). */
   enum?: Array<string | number>;
   ref?: string;
+  /** Only the secret key (and the console) may set it (docs/rules.md, "Field protection"). */
+  readOnly?: boolean;
+  /** Kept from other readers: "owner" (the owner and the secret key) or "secret" (the secret key only). */
+  hidden?: 'owner' | 'secret';
   items?: Omit<FieldDef, 'key'> & { key?: string };
   fields?: FieldDef[];
 }

@@ -1,6 +1,8 @@
 /**
- * Dashboard: a project's end users and their sessions (docs/wire-compatibility.md §10.10). The
- * operator must own the project (404 otherwise); rows are read in the project's tenant scope.
+ * Dashboard: a project's end users and their sessions (docs/wire-compatibility.md §10.10), and
+ * user administration (list, get, create, update: user-admin.ts, shared with the secret key's
+ * /api/userAuth/admin/users). The operator must own the project (404 otherwise); rows are read
+ * in the project's tenant scope.
  */
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
@@ -13,18 +15,15 @@ import { isObjectId } from '../../../lib/ids.js';
 import { operatorOf } from '../../operators/auth.js';
 import { loadOwnedProject } from '../../projects/access.js';
 import { AuthErrors } from '../errors.js';
-import { deleteUser, findUserById, listUsers, markEmailVerified, setUserDisabled } from '../queries.js';
+import { deleteUser, findUserById, markEmailVerified, setUserDisabled } from '../queries.js';
 import { findSession, listLiveSessions, revokeFamily, revokeUserSessions } from '../session-queries.js';
-import { toUser } from '../users.js';
+import { ProjectErrors } from '../../projects/errors.js';
+import { createProjectUser, getProjectUser, listProjectUsers, updateProjectUser, type UserAdmin } from '../user-admin.js';
+import { CreateUserBody, UpdateUserBody, UserEnvelope, UserListEnvelope, UserListQuery } from './admin-user-schemas.js';
 
 const ProjectParams = Type.Object({ projectId: Type.String() });
 const UserParams = Type.Object({ projectId: Type.String(), userId: Type.String() });
 const SessionParams = Type.Object({ projectId: Type.String(), userId: Type.String(), sessionId: Type.String() });
-const Paging = Type.Object({
-  page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 }),
-  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
-  q: Type.Optional(Type.String({ maxLength: 200, description: 'Part of the email, name or username, or a user id' })),
-});
 
 type Ids = { projectId: string; userId?: string };
 
@@ -50,13 +49,44 @@ export default async function authAdminRoutes(app: App, ctx: AppContext): Promis
     return readOnly ? ctx.db.read(scope, run) : ctx.db.tenant(scope, run);
   }
 
+  /** The owned project as the services take it (404 for a project that is not the operator's). */
+  async function ownedRecord(req: FastifyRequest, projectId: string) {
+    const project = await loadOwnedProject(ctx, operatorOf(req), projectId);
+    const record = await ctx.projects.byId(project.id);
+    if (!record) throw ProjectErrors.project_not_found();
+    return record;
+  }
+  const byOperator = (req: FastifyRequest): UserAdmin => ({ kind: 'operator', operatorId: operatorOf(req).id });
+
   app.get('/api/projects/:projectId/users', {
-    ...route("List the project's end users (newest first, no passwords; q searches)", ProjectParams, { querystring: Paging }),
+    ...route("List the project's end users (newest first, no passwords; q searches, email matches a prefix)", ProjectParams, { querystring: UserListQuery, response: { 200: UserListEnvelope } }),
     handler: async (req) => {
-      const { page, limit, q } = req.query;
-      const { rows, total } = await inProject(req, req.params, (tx) => listUsers(tx, limit, (page - 1) * limit, q?.trim() || undefined), true);
-      const items = rows.map((r) => ({ ...toUser(r), disabled: r.disabled_at !== null }));
-      return ok({ items, total, page, limit }, 'Users fetched successfully');
+      const project = await loadOwnedProject(ctx, operatorOf(req), req.params.projectId);
+      return ok(await listProjectUsers(ctx, project.id, byOperator(req), req.query), 'Users fetched successfully');
+    },
+  });
+
+  app.get('/api/projects/:projectId/users/:userId', {
+    ...route('One end user, hidden fields included (never the password)', UserParams, { response: { 200: UserEnvelope } }),
+    handler: async (req) => {
+      const project = await loadOwnedProject(ctx, operatorOf(req), req.params.projectId);
+      return ok(await getProjectUser(ctx, project.id, byOperator(req), req.params.userId), 'User fetched successfully');
+    },
+  });
+
+  app.post('/api/projects/:projectId/users', {
+    ...route('Create an end user, with or without a password; invite: true mails a sign-in link', ProjectParams, { body: CreateUserBody, response: { 201: UserEnvelope } }),
+    handler: async (req, reply) => {
+      const user = await createProjectUser(ctx, await ownedRecord(req, req.params.projectId), byOperator(req), req.body);
+      return reply.code(201).send(ok(user, 'User created successfully'));
+    },
+  });
+
+  app.patch('/api/projects/:projectId/users/:userId', {
+    ...route("Update an end user's email, password, verification or fields (readOnly and hidden included)", UserParams, { body: UpdateUserBody, response: { 200: UserEnvelope } }),
+    handler: async (req) => {
+      const user = await updateProjectUser(ctx, await ownedRecord(req, req.params.projectId), byOperator(req), req.params.userId, req.body);
+      return ok(user, 'User updated successfully');
     },
   });
 
