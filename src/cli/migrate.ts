@@ -16,7 +16,7 @@ async function main(): Promise<void> {
   try {
     const url = config.databaseDirectUrl ?? config.databaseUrl ?? (embedded = await startEmbeddedPostgres(config.dataDir)).url;
     const started = Date.now();
-    await migrate(url, (m) => log.debug(m));
+    await migrate(url, (m) => log.debug(m), undefined, (detail, m) => log.warn(detail, m));
     log.info({ database: describeDatabase(config, !!embedded), ms: Date.now() - started }, 'migrations applied');
   } finally {
     await embedded?.stop().catch(() => {});
