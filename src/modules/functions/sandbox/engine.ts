@@ -76,6 +76,8 @@ interface Unit {
   current: Invocation | null;
   sliceStart: number;
   lastUsed: number;
+  /** CPU allowed to evaluate the unit's top level: the first invocation's own budget. */
+  compileCpuMs: number;
 }
 
 export class Engine {
@@ -105,7 +107,7 @@ export class Engine {
     let unit = this.#units.get(msg.unit);
     if (!unit) {
       if (msg.source === undefined) return 'need-source';
-      const made = await this.#create(msg.unit, msg.source, msg.memoryMb);
+      const made = await this.#create(msg.unit, msg.source, msg.memoryMb, msg.limits.cpuMs);
       if ('failure' in made) return { failure: made.failure, logs: [], logsDropped: 0, cpuMs: 0 };
       unit = made;
     }
@@ -135,7 +137,7 @@ export class Engine {
     return { ...outcome, logs: inv.logs, logsDropped: inv.logsDropped, cpuMs: Math.round(inv.cpuMs * 1000) / 1000 };
   }
 
-  async #create(name: string, source: string, memoryMb: number): Promise<Unit | { failure: Failure }> {
+  async #create(name: string, source: string, memoryMb: number, compileCpuMs: number): Promise<Unit | { failure: Failure }> {
     while (this.#units.size >= MAX_UNITS) this.#evictOldest();
     const maxBytes = Math.max(memoryMb * 1024 * 1024, INITIAL_MEMORY);
     const memory = new WebAssembly.Memory({ initial: INITIAL_MEMORY / PAGE, maximum: maxBytes / PAGE });
@@ -153,11 +155,12 @@ export class Engine {
       current: null,
       sliceStart: 0,
       lastUsed: Date.now(),
+      compileCpuMs,
     };
     runtime.setInterruptHandler(() => {
       const inv = unit.current;
-      const budget = inv ? inv.msg.limits.cpuMs : COMPILE_CPU_MS;
-      return (inv?.cpuMs ?? 0) + (performance.now() - unit.sliceStart) > budget;
+      const budget = inv ? inv.msg.limits.cpuMs : unit.compileCpuMs;
+      return (inv?.cpuMs ?? 0) + (cpuNow() - unit.sliceStart) > budget;
     });
     this.#defineHostFunctions(unit);
     const prelude = this.#slice(unit, null, () => context.evalCode(GUEST_PRELUDE, 'plinth:prelude'));
@@ -193,11 +196,11 @@ export class Engine {
 
   /** Runs guest code, counting the time against the invocation's CPU budget. */
   #slice<T>(unit: Unit, inv: Invocation | null, run: () => T): T {
-    unit.sliceStart = performance.now();
+    unit.sliceStart = cpuNow();
     try {
       return run();
     } finally {
-      if (inv) inv.cpuMs += performance.now() - unit.sliceStart;
+      if (inv) inv.cpuMs += cpuNow() - unit.sliceStart;
     }
   }
 
@@ -332,9 +335,17 @@ export class Engine {
   }
 }
 
+/**
+ * CPU time of this process in milliseconds. A sandbox runs one invocation at a time, so the
+ * process's CPU during a slice is the guest's: a busy machine slows a function down but does
+ * not use up its budget (wall time would).
+ */
+function cpuNow(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
 const LEVELS = new Set(['log', 'info', 'warn', 'error', 'debug']);
-/** CPU allowed to evaluate a unit's top level (its imports and set-up). */
-const COMPILE_CPU_MS = 1000;
 
 function engineFailure(name: string, message: string): Failure | null {
   if (message === 'interrupted') return { kind: 'cpu_limit', message: 'ran past its CPU time' };

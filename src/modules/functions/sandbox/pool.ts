@@ -27,6 +27,8 @@ export interface SandboxPoolOptions {
   heapMb: number;
   /** Time past an invocation's wall limit before its sandbox is killed. */
   graceMs: number;
+  /** Sandboxes started at once (the rest start on demand, up to `size`). */
+  prestart?: number;
   onEvent?: (event: SandboxEvent) => void;
 }
 
@@ -96,11 +98,14 @@ export class SandboxPool {
   #projects = new Map<string, ProjectLoad>();
   #nextId = 1;
   #closed = false;
+  #crashPause: NodeJS.Timeout | undefined;
   #opts: SandboxPoolOptions;
 
   constructor(opts: SandboxPoolOptions) {
     this.#opts = opts;
-    for (let i = 0; i < opts.size; i++) this.#spawn();
+    // Sandboxes start when invocations need them: a node whose projects have no functions
+    // holds none.
+    for (let i = 0; i < Math.min(opts.prestart ?? 0, opts.size); i++) this.#spawn();
   }
 
   invoke(req: InvokeRequest): Promise<InvokeOutcome> {
@@ -192,10 +197,33 @@ export class SandboxPool {
     if (this.#closed) return;
     for (const sb of this.#sandboxes) {
       if (!sb.ready || sb.job || sb.retiring) continue;
-      const index = this.#queue.findIndex((job) => this.#load(job.req.project).running < this.#opts.perProjectConcurrency);
+      const index = this.#runnable();
       if (index < 0) return;
       this.#start(sb, this.#queue.splice(index, 1)[0] as Job);
     }
+    // Work that may run now and no free sandbox for it: start more, up to the size.
+    if (this.#crashPause) return;
+    const starting = [...this.#sandboxes].filter((sb) => !sb.ready).length;
+    const wanted = Math.min(this.#runnableCount() - starting, this.#opts.size - this.#sandboxes.size);
+    for (let i = 0; i < wanted; i++) this.#spawn();
+  }
+
+  /** Queued jobs that could start now, each project counted up to its free concurrency. */
+  #runnableCount(): number {
+    const free = new Map<string, number>();
+    let n = 0;
+    for (const job of this.#queue) {
+      const project = job.req.project;
+      const left = free.get(project) ?? this.#opts.perProjectConcurrency - this.#load(project).running;
+      if (left > 0) n += 1;
+      free.set(project, left - 1);
+    }
+    return n;
+  }
+
+  /** The first queued job whose project is under its concurrency. */
+  #runnable(): number {
+    return this.#queue.findIndex((job) => this.#load(job.req.project).running < this.#opts.perProjectConcurrency);
   }
 
   #start(sb: Sandbox, job: Job): void {
@@ -334,9 +362,13 @@ export class SandboxPool {
     }
     // A sandbox that died before it was ready (a broken install) is replaced after a pause, not
     // in a tight loop.
-    if (!this.#closed) {
-      if (sb.ready) this.#spawn();
-      else setTimeout(() => !this.#closed && this.#spawn(), 1000).unref();
+    if (!this.#closed && !sb.ready) {
+      this.#crashPause = setTimeout(() => {
+        this.#crashPause = undefined;
+        this.#pump();
+      }, 1000);
+      this.#crashPause.unref();
+      return;
     }
     this.#pump();
   }
