@@ -77,6 +77,8 @@ interface Job {
   resolve: (outcome: InvokeOutcome) => void;
   queueTimer?: NodeJS.Timeout;
   watchdog?: NodeJS.Timeout;
+  /** Its sandbox was killed by the watchdog: the function ran past its time. */
+  overran?: boolean;
 }
 
 interface Sandbox {
@@ -339,6 +341,7 @@ export class SandboxPool {
   }
 
   #kill(sb: Sandbox, reason: string): void {
+    if (sb.job) sb.job.overran = true;
     this.#opts.onEvent?.({ type: 'killed', pid: sb.proc.pid, project: sb.job?.req.project ?? '', reason });
     sb.retiring = true;
     sb.proc.kill('SIGKILL');
@@ -352,10 +355,9 @@ export class SandboxPool {
       clearTimeout(job.watchdog);
       sb.job = null;
       this.#load(job.req.project).running -= 1;
-      const overran = performance.now() - job.startedAt >= job.req.limits.wallMs;
       this.#finish(job, {
         ok: false,
-        failure: overran
+        failure: job.overran
           ? { kind: 'wall_limit', message: `did not finish within ${job.req.limits.wallMs} ms` }
           : { kind: 'crashed', message: 'the sandbox stopped while running the function' },
       });
