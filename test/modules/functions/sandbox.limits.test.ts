@@ -49,8 +49,9 @@ describe('what a function can reach', () => {
     ['the Function constructor', `return this.constructor.constructor('return typeof process')()`],
     ['a nested constructor chain', `return (async () => {}).constructor('return typeof require')()`],
     ['the module loader', `try { await import('node:fs'); return 'imported'; } catch (e) { return 'refused'; }`],
-    ['timers and fetch', `return [typeof setTimeout, typeof fetch, typeof XMLHttpRequest, typeof WebAssembly].join()`],
+    ['Node and browser globals', `return [typeof process, typeof require, typeof XMLHttpRequest, typeof WebAssembly, typeof Deno].join()`],
     ['the host bridge', `return [typeof __plinthHostCall, typeof __plinthLog].join()`],
+    ['the plinth object', `return [typeof plinth.call, Object.isFrozen(plinth), Object.isFrozen(plinth.data)].join()`],
   ])('escape via %s finds nothing of the host', async (_name, body) => {
     const out = await run(body);
     expect(out.ok).toBe(true);
@@ -61,6 +62,7 @@ describe('what a function can reach', () => {
   it('prototype pollution of the event stays in the guest', async () => {
     const out = await run(`event.__proto__.polluted = 1; Object.prototype.hacked = 2; return { seen: event.n };`, {
       event: JSON.parse('{"n": 7, "__proto__": {"x": 1}}'),
+      env: JSON.parse('{"__proto__": {"polluted": 1}}'),
     });
     expect(out).toMatchObject({ ok: true, value: { seen: 7 } });
     expect(({} as Record<string, unknown>).hacked).toBeUndefined();
@@ -139,34 +141,37 @@ describe('host calls', () => {
   it('arguments and answers cross as JSON, with non-ASCII text intact', async () => {
     const seen: Array<[string, unknown]> = [];
     const out = await run(
-      `const doc = await plinth.call('data.get', { collection: 'posts', id: event.id });
-       return { title: doc.title + ' ✓' };`,
+      `const doc = await plinth.data.collection('posts').get(event.id);
+       return { title: doc.title + ' ✓', env: plinth.env.KEY };`,
       {
         event: { id: 'é日本' },
+        env: { KEY: 'sécret' },
         host: async (name, args) => {
           seen.push([name, JSON.parse(args)]);
           return { value: { title: 'Ünïcödé 日本語' } };
         },
       },
     );
-    expect(out).toMatchObject({ ok: true, value: { title: 'Ünïcödé 日本語 ✓' } });
-    expect(seen).toEqual([['data.get', { collection: 'posts', id: 'é日本' }]]);
+    expect(out).toMatchObject({ ok: true, value: { title: 'Ünïcödé 日本語 ✓', env: 'sécret' } });
+    expect(seen).toEqual([['data', { mode: 'caller', collection: 'posts', op: 'get', id: 'é日本', query: {} }]]);
   });
 
   it('a host error reaches the function as a catchable error with its code', async () => {
-    const out = await run(`try { await plinth.call('data.get', {}); } catch (e) { return e.code + ':' + e.message; }`, {
+    const out = await run(`try { await plinth.data.collection('x').get('1'); } catch (e) { return e.code + ':' + e.message; }`, {
       host: async () => ({ error: { code: 'document_not_found', message: 'no such document', status: 404 } }),
     });
     expect(out).toMatchObject({ ok: true, value: 'document_not_found:no such document' });
   });
 
   it('host calls beyond the per-invocation limit are refused', async () => {
-    const out = await run(`let n = 0; try { for (;;) { await plinth.call('x', n); n++; } } catch (e) { return [n, e.code]; }`);
+    const out = await run(`let n = 0; try { for (;;) { await plinth.data.service.collection('x').count(); n++; } } catch (e) { return [n, e.code]; }`, {
+      host: async () => ({ value: { count: 1 } }),
+    });
     expect(out).toMatchObject({ ok: true, value: [LIMITS.hostCalls, 'function_host_calls_limit'] });
   });
 
   it('time spent waiting on the host is not CPU time', async () => {
-    const out = await run(`await plinth.call('slow'); return 'ok';`, {
+    const out = await run(`await fetch('https://example.com/'); return 'ok';`, {
       limits: { ...LIMITS, cpuMs: 100, wallMs: 2000 },
       host: () => new Promise((resolve) => setTimeout(() => resolve({ value: 1 }), 600)),
     });

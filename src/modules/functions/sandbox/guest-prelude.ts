@@ -53,13 +53,54 @@ export const GUEST_PRELUDE = String.raw`(function () {
     return { name: 'Error', message: String(err) };
   }
 
-  const api = freeze({ call });
-  return async function invoke(unit, entry, eventText) {
+  function collection(mode, name) {
+    const op = (o, args) => call('data', Object.assign({ mode, collection: String(name), op: o }, args));
+    return freeze({
+      get: (id, query) => op('get', { id: String(id), query: query || {} }),
+      list: (query) => op('list', { query: query || {} }),
+      count: async (query) => (await op('count', { query: query || {} })).count,
+      create: (data) => op('create', { data }),
+      update: (id, data) => op('update', { id: String(id), data }),
+      delete: (id, options) => op('delete', { id: String(id), hard: !!(options && options.hard) }),
+      restore: (id) => op('restore', { id: String(id) }),
+    });
+  }
+  const dataApi = (mode) => freeze({ collection: (name) => collection(mode, name) });
+  const data = freeze(Object.assign({ service: dataApi('service') }, dataApi('caller')));
+
+  class FetchResponse {
+    constructor(r) {
+      this.status = r.status;
+      this.statusText = r.statusText || '';
+      this.ok = r.status >= 200 && r.status < 300;
+      const headers = r.headers || {};
+      this.headers = freeze({ get: (k) => (hasOwn.call(headers, String(k).toLowerCase()) ? headers[String(k).toLowerCase()] : null), entries: () => Object.entries(headers) });
+      const body = r.body;
+      this.text = async () => body;
+      this.json = async () => parse(body);
+    }
+  }
+  async function plinthFetch(url, init) {
+    const i = init || {};
+    const headers = {};
+    const h = i.headers || {};
+    for (const k of Object.keys(h)) headers[k] = String(h[k]);
+    const body = i.body === undefined || i.body === null ? undefined : typeof i.body === 'string' ? i.body : stringify(i.body);
+    return new FetchResponse(await call('fetch', { url: String(url), method: i.method ? String(i.method) : 'GET', headers, body }));
+  }
+  g.fetch = plinthFetch;
+
+  function plinthFor(payload) {
+    return freeze({ data, fetch: plinthFetch, env: freeze(Object.assign({}, payload.env)), caller: freeze(Object.assign({}, payload.caller)) });
+  }
+
+  return async function invoke(unit, entry, payloadText) {
     try {
       const exports = g[unit];
       const fn = exports && hasOwn.call(exports, entry) ? exports[entry] : undefined;
       if (typeof fn !== 'function') return stringify({ e: { name: 'NoEntry', message: 'no exported function ' + entry } });
-      const out = await fn(parse(eventText), api);
+      const payload = parse(payloadText);
+      const out = await fn(payload.event, plinthFor(payload));
       const text = stringify({ v: out === undefined ? null : out });
       return text === undefined ? stringify({ e: { name: 'BadResult', message: 'the result is not JSON' } }) : text;
     } catch (err) {

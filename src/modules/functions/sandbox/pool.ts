@@ -49,7 +49,12 @@ export interface InvokeRequest {
   /** The unit's compiled JavaScript, asked for only when a sandbox does not hold it yet. */
   source: () => Promise<string>;
   entry: string;
+  /** What the function is called with (its first argument). */
   event: unknown;
+  /** `plinth.env`: the project's secrets. */
+  env?: Record<string, string>;
+  /** `plinth.caller`: who the function acts for. */
+  caller?: Record<string, unknown>;
   limits: InvocationLimits;
   host: (name: string, args: string) => Promise<HostAnswer>;
 }
@@ -123,9 +128,9 @@ export class SandboxPool {
     }
     let event: string;
     try {
-      event = JSON.stringify(req.event ?? null);
+      event = JSON.stringify({ event: req.event ?? null, env: req.env ?? {}, caller: req.caller ?? {} });
     } catch {
-      event = 'null';
+      event = '{"event":null,"env":{},"caller":{}}';
     }
     return new Promise((resolve) => {
       const job: Job = { id: this.#nextId++, req, event, queuedAt: performance.now(), startedAt: 0, resolve };

@@ -27,7 +27,7 @@ export interface InvokeMessage {
   source?: string;
   /** The exported function to call. */
   entry: string;
-  /** JSON text of the event handed to the function. */
+  /** JSON text of `{event, env, caller}`: the function's argument and its `plinth.env` and `plinth.caller`. */
   event: string;
   limits: InvocationLimits;
   /** Ceiling of the unit's WebAssembly memory, in MiB: a hard cap (the memory cannot grow past it). */

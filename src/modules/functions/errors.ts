@@ -1,0 +1,23 @@
+/** Error catalogue of server-side functions (docs/functions.md). */
+import { defineErrors } from '../../lib/errors.js';
+
+export const FunctionErrors = defineErrors('functions', {
+  function_not_found: { status: 404, message: 'Function not found.' },
+  function_version_not_found: { status: 404, message: 'No such version of this function.' },
+  function_name_taken: { status: 409, message: 'This project already has a function with that name.' },
+  function_compile_failed: { status: 400, message: 'The function does not compile.' },
+  function_trigger_invalid: { status: 400, message: 'Invalid trigger for this kind of function.' },
+  functions_limit: { status: 403, message: 'Too many functions for this project.' },
+  function_secrets_limit: { status: 403, message: 'Too many secrets for this project.' },
+  function_secret_not_found: { status: 404, message: 'No secret of that name.' },
+  // What a caller sees when a function fails; the function's own errors keep their status and code.
+  function_error: { status: 502, message: 'The function failed.' },
+  function_cpu_limit: { status: 504, message: 'The function ran past its CPU time.' },
+  function_timeout: { status: 504, message: 'The function did not finish in time.' },
+  function_memory_limit: { status: 502, message: 'The function ran out of memory.' },
+  function_stack_limit: { status: 502, message: 'The function recursed too deeply.' },
+  function_result_invalid: { status: 502, message: 'The function returned something that is not a valid answer.' },
+  function_unavailable: { status: 503, message: 'The function could not be run; try again.' },
+  function_concurrency_limit: { status: 429, message: 'Too many invocations of this project’s functions at once.' },
+  function_rate_limited: { status: 429, message: 'Too many invocations of this project’s functions this minute.' },
+});
