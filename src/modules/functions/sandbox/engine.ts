@@ -26,6 +26,8 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { GUEST_PRELUDE, UNIT_GLOBAL } from './guest-prelude.js';
+import { GUEST_STDLIB } from './guest-stdlib.js';
+import { hostSync, SYNC_LIMITS } from './host-sync.js';
 import type { DoneMessage, Failure, InvokeMessage, LogLine } from './protocol.js';
 
 // The package's types describe its CommonJS build; imported as ESM, the default is the variant.
@@ -62,6 +64,9 @@ interface Invocation {
   logsDropped: number;
   hostCalls: number;
   pending: Set<QuickJSDeferredPromise>;
+  /** The guest's timers still waiting (setTimeout), by the guest's id, and how many were ever set. */
+  timers: Map<number, { handle: NodeJS.Timeout; deferred: QuickJSDeferredPromise }>;
+  timersSet: number;
   /** Set once the invocation has ended: late host answers are ignored. */
   over: boolean;
 }
@@ -121,12 +126,17 @@ export class Engine {
       logsDropped: 0,
       hostCalls: 0,
       pending: new Set(),
+      timers: new Map(),
+      timersSet: 0,
       over: false,
     };
     unit.current = inv;
     const outcome = await this.#invoke(unit, inv);
     inv.over = true;
     unit.current = null;
+    // A timer still waiting when the function answered never fires.
+    for (const timer of inv.timers.values()) clearTimeout(timer.handle);
+    inv.timers.clear();
     for (const deferred of inv.pending) deferred.dispose();
     // Any limit or engine failure retires the unit; a unit whose memory is at its ceiling too,
     // even if the function caught the "out of memory" itself.
@@ -170,6 +180,10 @@ export class Engine {
       return { failure: { kind: 'crashed', message: 'the sandbox prelude did not evaluate' } };
     }
     unit.invoke = prelude.value;
+    if (!this.#installStdlib(unit)) {
+      this.#dispose(unit);
+      return { failure: { kind: 'crashed', message: 'the sandbox standard library did not evaluate' } };
+    }
     const evaluated = this.#slice(unit, null, () => context.evalCode(source, 'function.js'));
     if (evaluated.error) {
       const failure = this.#classify(unit, evaluated.error, 'compile');
@@ -254,6 +268,84 @@ export class Engine {
     });
     context.setProp(context.global, '__plinthLog', log);
     log.dispose();
+  }
+
+  /**
+   * The Web standards (guest-stdlib.ts): its code evaluates to a function, called once with the
+   * two bridges it needs as arguments, so they are never on the global object.
+   */
+  #installStdlib(unit: Unit): boolean {
+    const { context } = unit;
+    const evaluated = this.#slice(unit, null, () => context.evalCode(GUEST_STDLIB, 'plinth:stdlib'));
+    if (evaluated.error) {
+      evaluated.error.dispose();
+      return false;
+    }
+    const sync = context.newFunction('hostSync', (nameHandle, argsHandle, bytesHandle) => {
+      const name = boundedString(context, nameHandle, SYNC_LIMITS.name);
+      const args = boundedString(context, argsHandle, SYNC_LIMITS.args);
+      const withBytes = bytesHandle !== undefined && context.typeof(bytesHandle) !== 'undefined';
+      const bytes = withBytes ? boundedString(context, bytesHandle, SYNC_LIMITS.bytesIn) : null;
+      if (name === null || args === null || (withBytes && bytes === null)) return context.newString(SYNC_TOO_LARGE);
+      return context.newString(hostSync(name, args, bytes));
+    });
+    const timer = context.newFunction('timer', (opHandle, idHandle, delayHandle) => this.#timer(unit, opHandle, idHandle, delayHandle));
+    const called = this.#slice(unit, null, () => context.callFunction(evaluated.value, context.undefined, sync, timer));
+    sync.dispose();
+    timer.dispose();
+    evaluated.value.dispose();
+    if (called.error) {
+      called.error.dispose();
+      return false;
+    }
+    called.value.dispose();
+    return true;
+  }
+
+  /**
+   * The timer bridge: `('set', id, delayMs)` answers a promise the host resolves after the
+   * delay, `('clear', id)` forgets it. Only while an invocation runs, at most
+   * TIMERS_PER_INVOCATION per invocation; the wait is wall time, and the guest's callback runs
+   * in its own CPU slice, as a host call's answer does.
+   */
+  #timer(unit: Unit, opHandle: QuickJSHandle, idHandle: QuickJSHandle | undefined, delayHandle: QuickJSHandle | undefined) {
+    const { context } = unit;
+    const inv = unit.current;
+    if (!inv || inv.over) throw new Error('timers can be set only while the function runs');
+    const op = context.typeof(opHandle) === 'string' ? context.getString(opHandle) : '';
+    const id = idHandle && context.typeof(idHandle) === 'number' ? context.getNumber(idHandle) : NaN;
+    if (!Number.isSafeInteger(id)) throw new TypeError('bad timer id');
+    if (op === 'clear') {
+      const timer = inv.timers.get(id);
+      if (timer) {
+        clearTimeout(timer.handle);
+        inv.timers.delete(id);
+        inv.pending.delete(timer.deferred);
+        timer.deferred.dispose();
+      }
+      return;
+    }
+    if (op !== 'set' || inv.timers.has(id)) throw new TypeError('bad timer call');
+    if (inv.timersSet >= TIMERS_PER_INVOCATION) {
+      const error = context.newError(`more than ${TIMERS_PER_INVOCATION} timers in one invocation`);
+      context.setProp(error, 'code', context.newString('function_timers_limit'));
+      return { error };
+    }
+    inv.timersSet += 1;
+    const asked = delayHandle && context.typeof(delayHandle) === 'number' ? context.getNumber(delayHandle) : 0;
+    const delay = asked > 0 ? Math.min(asked, MAX_TIMER_MS) : 0;
+    const deferred = context.newPromise();
+    inv.pending.add(deferred);
+    const handle = setTimeout(() => {
+      inv.timers.delete(id);
+      inv.pending.delete(deferred);
+      if (inv.over || !deferred.alive) return;
+      deferred.resolve();
+      deferred.dispose();
+      this.#slice(unit, inv, () => unit.runtime.executePendingJobs());
+    }, delay);
+    inv.timers.set(id, { handle, deferred });
+    return deferred.handle;
   }
 
   async #invoke(unit: Unit, inv: Invocation): Promise<{ result: string } | { failure: Failure }> {
@@ -343,6 +435,19 @@ export class Engine {
 function cpuNow(): number {
   const { user, system } = process.cpuUsage();
   return (user + system) / 1000;
+}
+
+/** Timers one invocation may set (each setInterval tick is one). */
+const TIMERS_PER_INVOCATION = 1000;
+/** Node's own ceiling for a timer; the invocation's wall time ends any timer long before. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+const SYNC_TOO_LARGE = JSON.stringify({ e: { name: 'RangeError', message: 'the arguments are not strings, or too large' } });
+
+/** A guest string, copied out only when it is at most `max` characters long; otherwise null. */
+function boundedString(context: QuickJSContext, handle: QuickJSHandle | undefined, max: number): string | null {
+  if (!handle || context.typeof(handle) !== 'string') return null;
+  const length = context.getProp(handle, 'length').consume((h) => context.getNumber(h));
+  return length <= max ? context.getString(handle) : null;
 }
 
 const LEVELS = new Set(['log', 'info', 'warn', 'error', 'debug']);
