@@ -253,3 +253,21 @@ describe('neighbours', () => {
     expect(events).toContain('exited');
   });
 });
+
+describe('built-ins replaced by the tenant', () => {
+  it.each([
+    ['Promise.prototype.then', `Promise.prototype.then = () => { throw new Error('boom'); }; return 'then replaced';`],
+    ['the Promise constructor', `globalThis.Promise = function () { throw new Error('no'); }; return 'Promise replaced';`],
+    ['JSON', `JSON.stringify = () => '{"v":"forged"}'; JSON.parse = () => ({}); return 'JSON replaced';`],
+  ])('replacing %s breaks only the tenant’s own code, never the sandbox', async (_name, body) => {
+    const unit = `p1:replaced:${++units}`;
+    const source = `var __plinthUnit = { handler: async (event) => { if (event.first) { ${body} } return 'still answering'; } };`;
+    const once = (first: boolean) =>
+      pool.invoke({ project: 'p1', unit, source: async () => source, entry: 'handler', event: { first }, limits: LIMITS, host: async () => ({ value: null }) });
+    const first = await once(true);
+    expect(first.ok ? 'ok' : first.failure.kind).not.toBe('crashed');
+    const second = await once(false);
+    expect(second.ok ? 'ok' : second.failure.kind).not.toBe('crashed');
+    expect(await run(`return 'neighbour fine';`)).toMatchObject({ ok: true, value: 'neighbour fine' });
+  });
+});

@@ -69,6 +69,8 @@ interface Invocation {
   timersSet: number;
   /** Set once the invocation has ended: late host answers are ignored. */
   over: boolean;
+  /** Checks, after each slice of guest code, whether the function's promise has settled. */
+  afterSlice?: () => void;
 }
 
 interface Unit {
@@ -214,7 +216,10 @@ export class Engine {
     try {
       return run();
     } finally {
-      if (inv) inv.cpuMs += cpuNow() - unit.sliceStart;
+      if (inv) {
+        inv.cpuMs += cpuNow() - unit.sliceStart;
+        inv.afterSlice?.();
+      }
     }
   }
 
@@ -359,10 +364,31 @@ export class Engine {
       called.error.dispose();
       return { failure };
     }
+    // The wrapper's promise is watched from the host (its state is read by a C call that runs no
+    // guest code) after every slice: a tenant that replaces Promise.prototype.then cannot reach
+    // the host through it, as it could through a `then` the host attached.
     const promise = called.value;
-    const settled = context.resolvePromise(promise);
+    const settled = new Promise<{ value?: QuickJSHandle; error?: QuickJSHandle }>((resolve) => {
+      inv.afterSlice = () => {
+        const state = context.getPromiseState(promise);
+        if (state.type === 'pending') return;
+        inv.afterSlice = undefined;
+        if (state.type === 'rejected') resolve({ error: state.error });
+        else resolve(state.notAPromise ? {} : { value: state.value });
+      };
+    });
     this.#slice(unit, inv, () => unit.runtime.executePendingJobs());
-    promise.dispose();
+    try {
+      return await this.#settle(unit, inv, settled);
+    } finally {
+      inv.afterSlice = undefined;
+      promise.dispose();
+    }
+  }
+
+  async #settle(unit: Unit, inv: Invocation, settled: Promise<{ value?: QuickJSHandle; error?: QuickJSHandle }>): Promise<{ result: string } | { failure: Failure }> {
+    const { context } = unit;
+    const { limits } = inv.msg;
     let timer: NodeJS.Timeout | undefined;
     const wall = new Promise<'wall'>((resolve) => {
       timer = setTimeout(() => resolve('wall'), limits.wallMs);
@@ -384,6 +410,7 @@ export class Engine {
       outcome.error.dispose();
       return { failure };
     }
+    if (!outcome.value) return { failure: { kind: 'bad_result', message: 'the function did not return JSON' } };
     const text = this.#readResult(context, outcome.value, limits.resultBytes);
     outcome.value.dispose();
     return text;
