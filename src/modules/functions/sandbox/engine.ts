@@ -355,7 +355,6 @@ export class Engine {
 
   async #invoke(unit: Unit, inv: Invocation): Promise<{ result: string } | { failure: Failure }> {
     const { context } = unit;
-    const { limits } = inv.msg;
     const args = [context.newString(UNIT_GLOBAL), context.newString(inv.msg.entry), context.newString(inv.msg.event)];
     const called = this.#slice(unit, inv, () => context.callFunction(unit.invoke, context.undefined, args));
     for (const arg of args) arg.dispose();
