@@ -23,6 +23,9 @@ import type { ResumableUploadsHandle } from './modules/storage/resumable/handle.
 import type { ImageRenderer } from './modules/storage/images/renderer.js';
 import type { JobQueue } from './worker/queue.js';
 import type { RequestLog } from './modules/logs/buffer.js';
+import type { SandboxPool } from './modules/functions/sandbox/pool.js';
+import type { FunctionRegistry } from './modules/functions/registry.js';
+import type { InvocationLog } from './modules/functions/invocation-log.js';
 
 export interface Hooks {
   /**
@@ -113,6 +116,14 @@ export interface AppContext {
   realtime: RealtimeNode;
   /** The node's batched writer of the per-project request log (src/modules/logs/buffer.ts). */
   requestLog: RequestLog;
+  /** Projects' functions on this node: the sandbox pool, the cached definitions, the invocation log. */
+  functions: FunctionsNode;
+}
+
+export interface FunctionsNode {
+  pool: SandboxPool;
+  registry: FunctionRegistry;
+  log: InvocationLog;
 }
 
 export interface RealtimeNode {

@@ -90,8 +90,20 @@ export const GUEST_PRELUDE = String.raw`(function () {
   }
   g.fetch = plinthFetch;
 
+  /** An HTTP function's answer with its own status and headers (a plain value is JSON with 200). */
+  function response(body, init) {
+    const i = init || {};
+    return { __plinthResponse: true, status: i.status === undefined ? 200 : i.status, headers: i.headers || {}, body: body === undefined ? null : body, bodyEncoding: i.bodyEncoding };
+  }
+
   function plinthFor(payload) {
-    return freeze({ data, fetch: plinthFetch, env: freeze(Object.assign({}, payload.env)), caller: freeze(Object.assign({}, payload.caller)) });
+    return freeze({
+      data,
+      fetch: plinthFetch,
+      response,
+      env: freeze(Object.assign({}, payload.env)),
+      caller: freeze(Object.assign({}, payload.caller)),
+    });
   }
 
   return async function invoke(unit, entry, payloadText) {
