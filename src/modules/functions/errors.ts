@@ -10,6 +10,12 @@ export const FunctionErrors = defineErrors('functions', {
   functions_limit: { status: 403, message: 'Too many functions for this project.' },
   function_secrets_limit: { status: 403, message: 'Too many secrets for this project.' },
   function_secret_not_found: { status: 404, message: 'No secret of that name.' },
+  // What plinth.data and fetch answer a function (it may catch them; uncaught, they are its error).
+  function_host_arguments: { status: 400, message: 'The arguments are too large, too deep or not JSON.' },
+  function_host_unknown: { status: 400, message: 'plinth has no such operation.' },
+  function_fetch_failed: { status: 502, message: 'fetch failed.' },
+  // A function refused with a status of its own but no well-formed code.
+  function_refused: { status: 400, message: 'The function refused the request.', passthrough: true },
   // What a caller sees when a function fails; the function's own errors keep their status and code.
   function_error: { status: 502, message: 'The function failed.' },
   function_cpu_limit: { status: 504, message: 'The function ran past its CPU time.' },

@@ -7,6 +7,7 @@
  */
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../lib/errors.js';
+import { FunctionErrors } from './errors.js';
 import { jsonTooDeep } from '../../lib/json-depth.js';
 import { publicFetch } from '../../lib/public-fetch.js';
 import { callerReadAccess, callerWriteAccess, assertNotUsers, type Caller } from '../data/access.js';
@@ -30,7 +31,7 @@ const FETCH_MAX_BODY = 1024 * 1024;
 type Args = Record<string, unknown>;
 
 function parseArgs(text: string): Args {
-  if (text.length > MAX_ARGS_BYTES || jsonTooDeep(text)) throw new AppError('function_host_arguments', 400, 'The arguments are too large or too deep.');
+  if (text.length > MAX_ARGS_BYTES || jsonTooDeep(text)) throw FunctionErrors.function_host_arguments();
   const value: unknown = JSON.parse(text);
   return value && typeof value === 'object' && !Array.isArray(value) ? (value as Args) : {};
 }
@@ -79,7 +80,7 @@ export function functionHost(ctx: AppContext, projectId: string, caller: Functio
       case 'restore':
         return restoreDocument(ctx, col, await callerWriteAccess(who, col), str(a.id));
       default:
-        throw new AppError('function_host_unknown', 400, 'Unknown data operation.');
+        throw FunctionErrors.function_host_unknown('Unknown data operation.');
     }
   }
 
@@ -89,13 +90,13 @@ export function functionHost(ctx: AppContext, projectId: string, caller: Functio
       for (const [k, v] of Object.entries(a.headers)) if (typeof v === 'string' && /^[A-Za-z0-9-]{1,100}$/.test(k)) headers[k.toLowerCase()] = v.slice(0, 8192);
     }
     const body = typeof a.body === 'string' ? a.body : undefined;
-    if (body !== undefined && Buffer.byteLength(body) > FETCH_MAX_BODY) throw new AppError('function_fetch_failed', 400, 'The request body is too large.');
+    if (body !== undefined && Buffer.byteLength(body) > FETCH_MAX_BODY) throw FunctionErrors.function_host_arguments('The request body is too large.');
     const method = typeof a.method === 'string' && /^[A-Z]{3,7}$/.test(a.method.toUpperCase()) ? a.method.toUpperCase() : 'GET';
     let res: Response;
     try {
       res = await fetchPublic(str(a.url), { method, headers, body });
     } catch (err) {
-      throw new AppError('function_fetch_failed', 502, `fetch failed: ${err instanceof Error ? err.message : 'refused'}`);
+      throw FunctionErrors.function_fetch_failed(`fetch failed: ${err instanceof Error ? err.message : 'refused'}`);
     }
     return { status: res.status, statusText: res.statusText, headers: Object.fromEntries(res.headers.entries()), body: await res.text() };
   }
@@ -105,10 +106,10 @@ export function functionHost(ctx: AppContext, projectId: string, caller: Functio
       const args = parseArgs(argsText);
       if (name === 'data') return { value: await data(args) };
       if (name === 'fetch') return { value: await fetchOut(args) };
-      return { error: { code: 'function_host_unknown', message: `plinth has no ${name.slice(0, 50)}`, status: 400 } };
+      throw FunctionErrors.function_host_unknown(`plinth has no ${name.slice(0, 50)}.`);
     } catch (err) {
       if (err instanceof AppError) return { error: { code: err.code, message: err.message, status: err.status } };
-      if (err instanceof SyntaxError) return { error: { code: 'function_host_arguments', message: 'The arguments are not JSON.', status: 400 } };
+      if (err instanceof SyntaxError) return { error: { code: 'function_host_arguments', message: FunctionErrors.function_host_arguments().message, status: 400 } };
       ctx.log.error({ err, projectId, call: name.slice(0, 50) }, 'function host call failed');
       return { error: { code: 'internal_error', message: 'The call failed.', status: 500 } };
     }

@@ -78,7 +78,11 @@ export function failureError(failure: PoolFailure, statuses: [number, number]): 
     case 'thrown': {
       const status = typeof failure.status === 'number' && Number.isInteger(failure.status) ? failure.status : NaN;
       const code = typeof failure.code === 'string' && CODE.test(failure.code) ? failure.code : null;
-      if (status >= statuses[0] && status <= statuses[1]) return new AppError(code ?? 'function_refused', status, failure.message.slice(0, 1000));
+      if (status >= statuses[0] && status <= statuses[1]) {
+        // The function's own code: the app's vocabulary, not Plinth's catalogue.
+        if (code) return new AppError(code, status, failure.message.slice(0, 1000));
+        return FunctionErrors.function_refused(failure.message.slice(0, 1000), undefined, { status });
+      }
       return FunctionErrors.function_error(failure.message ? `The function failed: ${failure.message.slice(0, 500)}` : undefined);
     }
     case 'cpu_limit':

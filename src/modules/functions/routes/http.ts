@@ -12,7 +12,8 @@ import { projectOf } from '../../projects/api-key-auth.js';
 import { optionalUserId } from '../../auth/user-auth.js';
 import { callHttpFunction, type HttpEventInput } from '../run-service.js';
 
-const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+// OPTIONS stays the CORS preflight's (src/plugins/cors.ts); HEAD comes with GET.
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 /** Headers that carry the caller's credentials: the function gets the identity, never the secret. */
 const PRIVATE_HEADERS = new Set(['authorization', 'x-api-key', 'cookie', 'proxy-authorization']);
 const TEXT = /^(text\/|application\/(x-www-form-urlencoded|xml|graphql)|application\/[a-z.+-]*\+xml)/i;
