@@ -12,12 +12,13 @@ const COMMANDS = {
   start: { entry: 'main.js', about: 'the API and, unless PLINTH_RUN_WORKER=false, the job worker (like `npm start`)' },
   worker: { entry: 'worker.js', about: 'a job worker only (needs DATABASE_URL; run any number of them)' },
   migrate: { entry: 'migrate.js', about: 'apply the database migrations, then exit' },
+  functions: { entry: 'functions.js', about: 'deploy <folder> | list: a project\'s functions through a running server (docs/functions.md)', args: true },
 };
 
 const usage = `Usage: plinth [command]
 
 Commands:
-${Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(9)}${c.about}`).join('\n')}
+${Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(11)}${c.about}`).join('\n')}
 
   (no command runs \`start\`)
 
@@ -37,7 +38,7 @@ if (arg === '-v' || arg === '--version') {
   process.exit(0);
 }
 const command = COMMANDS[arg ?? 'start'];
-if (!command || process.argv.length > 3) {
+if (!command || (process.argv.length > 3 && !command.args)) {
   console.error(`plinth: unknown command "${process.argv.slice(2).join(' ')}"\n\n${usage}`);
   process.exit(2);
 }
@@ -53,4 +54,6 @@ if (!existsSync(entry)) {
   process.exit(1);
 }
 process.setSourceMapsEnabled(true);
-await import(pathToFileURL(entry).href);
+const loaded = await import(pathToFileURL(entry).href);
+// A command with arguments exports main(args, env) and answers with its exit code.
+if (command.args) process.exitCode = await loaded.main(process.argv.slice(3), process.env);
