@@ -99,11 +99,13 @@ export default function CodeEditor({ value, onChange, label, language }: { value
 
   useEffect(() => {
     const el = host.current!;
+    const root = el.shadowRoot ?? el.attachShadow({ mode: 'open' });
     const doc = view.current?.state.doc.toString() ?? text.current;
     view.current?.destroy();
     const lang = language === 'ts' ? typescriptLanguage : javascriptLanguage;
     view.current = new EditorView({
-      parent: el,
+      root,
+      parent: root,
       state: EditorState.create({
         doc,
         extensions: [

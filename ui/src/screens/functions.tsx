@@ -281,32 +281,23 @@ function FunctionPage({ projectId, name }: { projectId: string; name: string }) 
 }
 
 function FunctionView({ projectId, base, f, reload }: { projectId: string; base: string; f: FnDetail; reload: () => void }) {
-  const [source, setSource] = useState(f.source);
-  const [language, setLanguage] = useState<'js' | 'ts'>(f.language);
   const [busy, setBusy] = useState(false);
   const [deleting, setDeleting] = useState(false);
-  const [error, setError] = useState<string>();
-  // A rollback or a deploy elsewhere: the editor shows the active version again.
-  useEffect(() => setSource(f.source), [f.version, f.source]);
-  const run = async (fn: () => Promise<void>) => {
-    setBusy(true);
-    try {
-      await fn();
-    } catch (err) {
-      toastError(err);
-    } finally {
-      setBusy(false);
-    }
-  };
-  const changed = source !== f.source || language !== f.language;
   return (
     <>
       <PageHead title={`Function ${f.name}`}>
-        <button type="button" class="btn" disabled={busy} onClick={() => run(async () => {
-          await api.patch(base, { enabled: !f.enabled });
-          toast(f.enabled ? 'Function disabled' : 'Function enabled');
-          reload();
-        })}>{f.enabled ? 'Disable' : 'Enable'}</button>
+        <button type="button" class="btn" disabled={busy} onClick={async () => {
+          setBusy(true);
+          try {
+            await api.patch(base, { enabled: !f.enabled });
+            toast(f.enabled ? 'Function disabled' : 'Function enabled');
+            reload();
+          } catch (err) {
+            toastError(err);
+          } finally {
+            setBusy(false);
+          }
+        }}>{f.enabled ? 'Disable' : 'Enable'}</button>
         <button type="button" class="btn danger" onClick={() => setDeleting(true)}>Delete</button>
       </PageHead>
       <h2 id="function-title" class="sr-only">{f.name}</h2>
@@ -317,28 +308,7 @@ function FunctionView({ projectId, base, f, reload }: { projectId: string; base:
         <dt>State</dt><dd><span class={`badge ${f.enabled ? 'delivered' : 'failed'}`}>{f.enabled ? 'enabled' : 'disabled'}</span></dd>
         {f.kind === 'http' && <><dt>URL</dt><dd class="mono">/api/functions/{f.name}</dd></>}
       </dl>
-      <section aria-labelledby="fn-source" class="fn-source">
-        <div class="toolbar">
-          <h3 id="fn-source">Source</h3>
-          <Select label="Language" value={language} options={[{ value: 'ts', label: 'TypeScript' }, { value: 'js', label: 'JavaScript' }]} onChange={(v) => setLanguage(v as 'js' | 'ts')} />
-        </div>
-        <CodeEditor value={source} onChange={setSource} label={`Source of ${f.name}`} language={language} />
-        {error && <p class="form-error" role="alert">{error}</p>}
-        <div class="actions">
-          {changed && <span class="muted">Not deployed yet</span>}
-          <button type="button" class="btn" disabled={!changed || busy} onClick={() => { setSource(f.source); setLanguage(f.language); setError(undefined); }}>Revert</button>
-          <button type="button" class="btn primary" disabled={!changed || busy} onClick={() => run(async () => {
-            setError(undefined);
-            try {
-              const next = await api.patch<Fn>(base, { source, language });
-              toast(`Deployed version ${next.version}`);
-              reload();
-            } catch (err) {
-              setError((err as Error).message);
-            }
-          })}>{busy ? 'Deploying…' : 'Deploy'}</button>
-        </div>
-      </section>
+      <SourceEditor key={`${f.version}:${f.hash}`} base={base} f={f} onDeployed={reload} />
       <Versions base={base} f={f} onChanged={reload} />
       <RunPanel base={base} f={f} />
       <LiveLog base={base} />
@@ -347,6 +317,42 @@ function FunctionView({ projectId, base, f, reload }: { projectId: string; base:
           onConfirm={async () => { await api.del(base); toast('Function deleted'); navigate(href('p', projectId, 'functions')); }} onClose={() => setDeleting(false)} />
       )}
     </>
+  );
+}
+
+/** The editor with its own state: typing re-renders this part only. A new active version remounts it (its key). */
+function SourceEditor({ base, f, onDeployed }: { base: string; f: FnDetail; onDeployed: () => void }) {
+  const [source, setSource] = useState(f.source);
+  const [language, setLanguage] = useState<'js' | 'ts'>(f.language);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string>();
+  const changed = source !== f.source || language !== f.language;
+  return (
+    <section aria-labelledby="fn-source" class="fn-source">
+      <div class="toolbar">
+        <h3 id="fn-source">Source</h3>
+        <Select label="Language" value={language} options={[{ value: 'ts', label: 'TypeScript' }, { value: 'js', label: 'JavaScript' }]} onChange={(v) => setLanguage(v as 'js' | 'ts')} />
+      </div>
+      <CodeEditor value={source} onChange={setSource} label={`Source of ${f.name}`} language={language} />
+      {error && <p class="form-error" role="alert">{error}</p>}
+      <div class="actions">
+        {changed && <span class="muted">Not deployed yet</span>}
+        <button type="button" class="btn" disabled={!changed || busy} onClick={() => { setSource(f.source); setLanguage(f.language); setError(undefined); }}>Revert</button>
+        <button type="button" class="btn primary" disabled={!changed || busy} onClick={async () => {
+          setBusy(true);
+          setError(undefined);
+          try {
+            const next = await api.patch<Fn>(base, { source, language });
+            toast(`Deployed version ${next.version}`);
+            onDeployed();
+          } catch (err) {
+            setError((err as Error).message);
+          } finally {
+            setBusy(false);
+          }
+        }}>{busy ? 'Deploying…' : 'Deploy'}</button>
+      </div>
+    </section>
   );
 }
 
