@@ -114,19 +114,35 @@ describe.skipIf(!run)('console: functions', { timeout: 180_000 }, () => {
     expect(problems.errors.join('\n')).toBe('');
   });
 
-  // KNOWN PROBLEM: typing into the code editor on the console's function page hangs the page's
-  // main thread (CodeMirror's DOM sync and selection reading show up when paused); the same
-  // editor alone in a page (no console around it) types and completes fine. Skipped until found.
-  it.skip('typing in the editor, completions for plinth, deploy of the typed source', async () => {
+  // KNOWN PROBLEM (see below): typing hangs the page here too, so this is skipped with it.
+  it.skip('typing in the editor, with completions for plinth (Ctrl-Space), then Revert', async () => {
     await page.goto(`/_/#/p/${p.id}/functions/greet`);
     const editor = page.getByLabel('Source of greet', { exact: true });
     await editor.click();
     await page.keyboard.press('Control+End');
-    await withTimeout(page.keyboard.type('\nplinth.data.collection("x").'), 'typing in the editor');
+    await withTimeout(page.keyboard.type('plinth.data.collection("x").'), 'typing in the editor');
     await page.keyboard.press('Control+Space');
     const options = page.getByRole('listbox');
     await options.waitFor();
     for (const m of ['get', 'list', 'count', 'create', 'update', 'delete', 'restore']) expect(await options.getByRole('option', { name: new RegExp(`^${m}`) }).count()).toBe(1);
+    await page.keyboard.press('Escape');
+    const source = page.getByRole('region', { name: 'Source' });
+    await source.getByText('Not deployed yet').waitFor();
+    await source.getByRole('button', { name: 'Revert' }).click();
+    await source.getByText('Not deployed yet').waitFor({ state: 'detached' });
+  });
+
+  // KNOWN PROBLEM, not only the functions screen's: in the served console, Enter in any
+  // CodeMirror editor (this one and the records' JSON editor alike) and some typed sequences hang
+  // the page's main thread (when paused: CodeMirror's DOM sync and selection reading); a single
+  // key sometimes works. The same editors bundled into a page of their own (with the console's
+  // CSS and a style-src CSP) take Enter and typing fine. Skipped until found.
+  it.skip('Enter in the editors', async () => {
+    await page.goto(`/_/#/p/${p.id}/functions/greet`);
+    await page.getByLabel('Event (JSON)', { exact: true }).click();
+    await withTimeout(page.keyboard.press('Enter'), 'Enter in the JSON editor');
+    await page.getByLabel('Source of greet', { exact: true }).click();
+    await withTimeout(page.keyboard.press('Enter'), 'Enter in the code editor');
   });
 
   it('sets a secret that is never shown back, deletes it', async () => {
