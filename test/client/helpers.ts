@@ -3,7 +3,7 @@
  * a project with a users collection, captured auth mail, and collections made through the
  * dashboard API (so search vectors and indexes exist as in production).
  */
-import type { AddressInfo } from 'node:net';
+import net from 'node:net';
 import type { SystemMail } from '../../src/context.js';
 import { createTestEnv, type TestEnv } from '../helpers/context.js';
 import type { TestProject } from '../helpers/fixtures.js';
@@ -22,11 +22,18 @@ export interface Running {
 }
 
 export async function runPlinth(vars: Record<string, string> = {}): Promise<Running> {
-  const env = await createTestEnv({ RATE_LIMIT_SCALE: '100', ...vars });
+  // A known port first, so PUBLIC_URL (signed upload URLs) names the address the app listens on.
+  const port = await new Promise<number>((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const env = await createTestEnv({ RATE_LIMIT_SCALE: '100', PUBLIC_URL: url, ...vars });
   const mail = captureMail(env);
   const p = await authProject(env);
-  await env.app.listen({ port: 0, host: '127.0.0.1' });
-  const url = `http://127.0.0.1:${(env.app.server.address() as AddressInfo).port}`;
+  await env.app.listen({ port, host: '127.0.0.1' });
   // A fresh operator token per call: tests move the server's clock past a token's life.
   const owner = async () => ({ authorization: `Bearer ${await signOperatorToken(env.ctx.config.dashboardJwtSecret, p.owner.id, env.ctx.clock.now())}` });
   return {
