@@ -12,6 +12,11 @@ const COMMANDS = {
   start: { entry: 'main.js', about: 'the API and, unless PLINTH_RUN_WORKER=false, the job worker (like `npm start`)' },
   worker: { entry: 'worker.js', about: 'a job worker only (needs DATABASE_URL; run any number of them)' },
   migrate: { entry: 'migrate.js', about: 'apply the database migrations, then exit' },
+  types: {
+    entry: 'types.js',
+    about: 'write a .d.ts of a project\'s collections for @plinth/client:\n           --url URL (--token T --project ID | --secret-key SK --collections a,b) [--out FILE]',
+    args: true,
+  },
 };
 
 const usage = `Usage: plinth [command]
@@ -37,7 +42,7 @@ if (arg === '-v' || arg === '--version') {
   process.exit(0);
 }
 const command = COMMANDS[arg ?? 'start'];
-if (!command || process.argv.length > 3) {
+if (!command || (process.argv.length > 3 && !command.args)) {
   console.error(`plinth: unknown command "${process.argv.slice(2).join(' ')}"\n\n${usage}`);
   process.exit(2);
 }
