@@ -21,7 +21,7 @@ const list = (headers: Record<string, string>) => r.env.app.inject({ method: 'GE
 describe('Plinth-Client', () => {
   it('the current client, an older one and no header at all are served', async () => {
     expect(clientVersionProblem(CLIENT_VERSION)).toBeNull();
-    for (const h of [{ 'plinth-client': CLIENT_VERSION }, { 'plinth-client': '0.0.9' }, {}]) expect((await list(h)).statusCode).toBe(200);
+    for (const h of [{ 'plinth-client': CLIENT_VERSION }, { 'plinth-client': '0.0.9' }, {}] as Array<Record<string, string>>) expect((await list(h)).statusCode).toBe(200);
     await expect(createClient({ url: r.url, apiKey: r.p.publishableKey }).collection('notes').list()).resolves.toMatchObject({ items: [] });
   });
 
