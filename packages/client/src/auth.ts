@@ -119,6 +119,7 @@ export class Auth implements TokenSource {
   private readonly crossTab: boolean;
   private readonly listeners = new Set<AuthListener>();
   private inflight: Promise<boolean> | null = null;
+  private loaded = false;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private channel: BroadcastChannel | undefined;
   /** Resolves once the stored session has been read (and, in cookie mode, restored from the cookie). */
@@ -142,7 +143,9 @@ export class Auth implements TokenSource {
       };
       (this.channel as { unref?: () => void }).unref?.();
     }
-    this.ready = this.init();
+    this.ready = this.init().finally(() => {
+      this.loaded = true;
+    });
   }
 
   private async init(): Promise<void> {
@@ -227,7 +230,7 @@ export class Auth implements TokenSource {
 
   accessToken(): Promise<string | null> | string | null {
     const s = this.session;
-    if (!s) return this.ready.then(() => this.session?.accessToken ?? null);
+    if (!s) return this.loaded ? null : this.ready.then(() => this.session?.accessToken ?? null);
     if (Date.now() < s.expiresAt - this.margin(s)) return s.accessToken;
     return this.refresh()
       .catch(() => false)
