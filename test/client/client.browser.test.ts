@@ -6,7 +6,9 @@
  *   rotated refresh token is never reused; a sign-out in one tab signs the other out
  *   (BroadcastChannel); a realtime change reaches the page over the streamed fetch;
  * - cookie mode: the refresh token never reaches page storage, and a reload restores the
- *   session from the HttpOnly cookie.
+ *   session from the HttpOnly cookie;
+ * - passkeys through the browser's WebAuthn (DevTools virtual authenticator, the app on
+ *   http://localhost): register one signed in, then sign in with it, no email typed.
  */
 /* eslint-disable @typescript-eslint/no-explicit-any -- the page-side callbacks reach the app's window globals */
 import http from 'node:http';
@@ -49,7 +51,7 @@ beforeAll(async () => {
   });
   expect(res.statusCode).toBe(201);
   const bundle = await build({
-    stdin: { contents: "export * from './index.ts'; export { realtime } from './realtime.ts';", resolveDir: path.join(ROOT_DIR, 'packages/client/src'), loader: 'ts' },
+    stdin: { contents: "export * from './index.ts'; export { realtime } from './realtime.ts'; export { mfa } from './mfa.ts';", resolveDir: path.join(ROOT_DIR, 'packages/client/src'), loader: 'ts' },
     bundle: true,
     format: 'esm',
     write: false,
@@ -61,6 +63,9 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
   siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+  const passkeys = { rpId: 'localhost', origins: [siteUrl.replace('127.0.0.1', 'localhost')] };
+  const patched = await rig.env.app.inject({ method: 'PATCH', url: `/api/projects/${p.id}`, headers: p.owner.auth, payload: { passkeys } });
+  expect(patched.statusCode).toBe(200);
 });
 afterAll(async () => {
   if (!run) return;
@@ -126,6 +131,33 @@ describe.runIf(run)('@plinth/client in Chromium', () => {
     await pg.evaluate(() => localStorage.clear()); // nothing but the cookie is left
     await open([pg], `${siteUrl}/?mode=cookie`);
     expect(await pg.evaluate(() => (window as any).plinth.auth.me().then((u: { email: string }) => u.email))).toBe(email);
+    await context.close();
+  });
+
+  it('passkeys: register one while signed in, sign out, sign in with it (no email typed)', async () => {
+    const context = await rig.browser.newContext();
+    const pg = await context.newPage();
+    await open([pg], siteUrl.replace('127.0.0.1', 'localhost'));
+    const cdp = await context.newCDPSession(pg);
+    await cdp.send('WebAuthn.enable');
+    await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+    });
+    const email = uniqueEmail('passkey');
+    const result = await pg.evaluate(
+      async ({ email, password }) => {
+        const w = window as any;
+        await w.plinth.auth.signUp({ email, password });
+        const m = w.P.mfa(w.plinth);
+        const { recoveryCodes } = await m.registerPasskey('Chromium');
+        const factors = await m.factors();
+        await w.plinth.auth.signOut();
+        const signed = await m.signInWithPasskey();
+        return { codes: recoveryCodes.length, passkeys: factors.passkeys.map((k: { name: string }) => k.name), email: signed.user.email, user: w.plinth.auth.user.email };
+      },
+      { email, password: PASSWORD },
+    );
+    expect(result).toEqual({ codes: 10, passkeys: ['Chromium'], email, user: email });
     await context.close();
   });
 });

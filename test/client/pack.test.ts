@@ -35,12 +35,13 @@ import { realtime } from '@plinth/client/realtime';
 import { files } from '@plinth/client/files';
 import { mail } from '@plinth/client/mail';
 import { functions } from '@plinth/client/functions';
+import { mfa } from '@plinth/client/mfa';
 const c = createClient({ url: 'http://127.0.0.1:1', apiKey: 'pk_live_x', auth: { storage: 'memory' } });
-console.log(CLIENT_VERSION, typeof realtime(c).subscribe, typeof files(c).upload, typeof mail(c).send, typeof functions(c).invoke);
+console.log(CLIENT_VERSION, typeof realtime(c).subscribe, typeof files(c).upload, typeof mail(c).send, typeof functions(c).invoke, typeof mfa(c).registerPasskey);
 `;
     writeFileSync(path.join(app, 'probe.mjs'), probe);
     const out = await run(process.execPath, ['probe.mjs'], { cwd: app });
-    expect(out.stdout.trim()).toBe('0.1.0 function function function function');
+    expect(out.stdout.trim()).toBe('0.1.0 function function function function function');
 
     writeFileSync(path.join(app, 'probe.ts'), probe.replace("{ storage: 'memory' }", "{ storage: 'memory' as const }") + 'export {};\n');
     writeFileSync(

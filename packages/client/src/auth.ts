@@ -213,8 +213,11 @@ export class Auth implements TokenSource {
     };
   }
 
-  /** Calls an auth route that answers tokens (sign-up, sign-in, guest, magic link, second factor). */
-  private async signInWith(path: string, body: unknown, event: AuthEvent = 'SIGNED_IN'): Promise<SignInResult> {
+  /**
+   * Calls an auth route (below /api/userAuth) that answers tokens (sign-up, sign-in, guest, magic
+   * link, second factor, passkey) and makes its session current. For feature modules (mfa.ts).
+   */
+  async signInWith(path: string, body: unknown, event: AuthEvent = 'SIGNED_IN'): Promise<SignInResult> {
     const a = await this.t.request<TokenAnswer>({ method: 'POST', path: A + path, body, auth: false, headers: this.modeHeader(), retries: 0 });
     if (a.mfaRequired) return { mfaRequired: true, challengeId: a.challengeId!, methods: a.methods ?? [], mfaEnrollmentRequired: a.mfaEnrollmentRequired };
     const session = this.fromAnswer(a);
@@ -352,7 +355,7 @@ export class Auth implements TokenSource {
   /** Gives the signed-in guest an email and password: the same user id, so its data stays its own. */
   async linkEmail(input: { email: string; password: string }): Promise<User> {
     const a = await this.t.request<TokenAnswer>({ method: 'POST', path: `${A}/anonymous/link-email`, body: input, retries: 0 });
-    this.updateFrom(a);
+    this.applyAnswer(a);
     return this.session?.user ?? a.user!;
   }
 
@@ -364,11 +367,16 @@ export class Auth implements TokenSource {
   /** Finishes a guest's provider link with what the provider sent back (`state`, `code`, `iss`). */
   async finishProviderLink(provider: string, input: { state: string; code: string; iss?: string; user?: unknown }): Promise<User> {
     const a = await this.t.request<TokenAnswer>({ method: 'POST', path: `${A}/social/${encodeURIComponent(provider)}/link/finish`, body: input, retries: 0 });
-    this.updateFrom(a);
+    this.applyAnswer(a);
     return this.session?.user ?? a.user!;
   }
 
-  private updateFrom(a: TokenAnswer): void {
+  /** Takes a fresh access token (and user) an account route answered for this session (guest links, step-up). For feature modules. */
+  updateFrom(a: { accessToken?: string | null; user?: User }): void {
+    this.applyAnswer({ accessToken: a.accessToken ?? undefined, user: a.user });
+  }
+
+  private applyAnswer(a: TokenAnswer): void {
     if (!this.session) return;
     const next = a.accessToken ? this.fromAnswer(a, a.user ?? this.session.user) : { ...this.session, user: a.user ?? this.session.user };
     this.adopt(next, a.accessToken ? 'TOKEN_REFRESHED' : 'USER_UPDATED');
