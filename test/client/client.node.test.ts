@@ -118,6 +118,21 @@ describe('sessions', () => {
     expect(res).toMatchObject({ isNewUser: true, user: { email } });
   });
 
+  it('magic link: handleRedirect on the mailed link signs in and tells a URL without one apart', async () => {
+    const c = client();
+    const email = uniqueEmail('link');
+    await c.auth.sendMagicLink({ email });
+    const mailed = [...r.mail].reverse().find((m) => m.to === email && m.tag === 'auth.passwordless')!;
+    const link = /https?:\/\/\S+#type=magiclink&token=[\w-]+/.exec(mailed.text ?? '')?.[0];
+    expect(link).toBeTruthy();
+    expect(await c.auth.handleRedirect('http://localhost:5173/auth/callback')).toBeNull();
+    const res = await c.auth.handleRedirect(link!);
+    expect(res).toMatchObject({ user: { email } });
+    expect((await c.auth.me()).email).toBe(email);
+    const refused = await c.auth.handleRedirect('http://localhost:5173/auth/callback?error=OAuth%20state%20mismatch').catch((e: unknown) => e);
+    expect(refused).toMatchObject({ code: 'social_sign_in_failed', message: 'OAuth state mismatch' });
+  });
+
   it('a guest signs in, writes, links an email and keeps its user id', async () => {
     await r.patchProject({ allowAnonymous: true });
     const c = client();
