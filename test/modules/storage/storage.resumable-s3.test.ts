@@ -12,7 +12,7 @@ import { makeOperator, makeProject } from '../../helpers/fixtures.js';
 import { FAKE_KEY, startFakeS3, type FakeS3 } from '../../fakes/s3.js';
 import { sweepTask } from '../../../src/modules/storage/sweep.js';
 import { MB, storageUsed } from './helpers.js';
-import { create, cutPatch, idOf, listen, offsetOf, patch, secondNode, type Node } from './tus-helpers.js';
+import { create, cutPatch, idOf, listen, offsetOf, patch, secondNode, uploadPath, type Node } from './tus-helpers.js';
 
 let env: TestEnv;
 let s3: FakeS3;
@@ -51,7 +51,7 @@ it('a 20 MB upload cut at 30 % on node A resumes on B, cut at 70 %, finishes on 
   const created = await create(a, p.sk, bytes.length, { filename: 'film.bin', filetype: 'video/mp4' });
   expect(created.status).toBe(201);
   const id = idOf(created);
-  const path = Buffer.from(id, 'base64url').toString();
+  const path = await uploadPath(env, id);
   expect(await storageUsed(env, p.id)).toBe(bytes.length);
 
   await cutPatch(a, p.sk, id, 0, bytes, Math.floor(bytes.length * 0.3));
