@@ -12,6 +12,7 @@ import { registerDocs } from './plugins/docs.js';
 import { registerDashboardUi } from './plugins/dashboard-ui.js';
 import { registerJsonBody } from './plugins/json-body.js';
 import { registerInFlight } from './plugins/in-flight.js';
+import { drainBoundFor, registerBodyDrain } from './plugins/body-drain.js';
 import { bindProjectParam, requestLogController, requestLoggerFactory } from './plugins/request-log.js';
 import metricsRoutes from './modules/metrics/routes/index.js';
 import { commonRoutes, dashboardRoutes, publicRoutes, registerRouteGroup } from './routes.js';
@@ -46,6 +47,8 @@ export async function buildApp(ctx: AppContext): Promise<App> {
 
   registerErrorHandling(app, (code, status) => ctx.metrics.countError(code, status));
   registerInFlight(app, HANDLER_DRAIN_MS); // before any route: it counts every handler
+  // An answer sent before the body was read (413 over BODY_LIMIT...): the rest is read, within a bound.
+  registerBodyDrain(app, drainBoundFor(ctx.config.bodyLimit));
   // Under the routed pattern (`/api/data/:collectionName`), never the raw URL: bounded series, no ids.
   // The hooks every request passes are callback style, not async: a promise per hook per request costs.
   // The project's request log (docs/dashboard.md): public-API requests whose key named a

@@ -53,6 +53,10 @@ export function registerErrorHandling(app: FastifyInstance, onError: (code: stri
     return send(reply, err);
   };
   app.setErrorHandler((err: FastifyError, req, reply) => {
+    // Fastify asks to close the connection after any body-parser error (the rest of the body
+    // is unread); closing while the client still sends resets it before it reads the answer.
+    // The rest is drained instead, within a bound (src/plugins/body-drain.ts).
+    if (reply.getHeader('connection') === 'close') reply.removeHeader('connection');
     if (err instanceof AppError) {
       // A 5xx with Retry-After is a deliberate "come back later" (a backing service is away),
       // logged where it was noticed; any other 5xx is logged here in full.
