@@ -191,3 +191,66 @@ DROP TRIGGER IF EXISTS collections_users_policies_on_delete ON collections;
 CREATE TRIGGER collections_users_policies_on_delete AFTER DELETE ON collections
   FOR EACH ROW WHEN (lower(OLD.name) = 'users' AND OLD.rules_sql IS NOT NULL)
   EXECUTE FUNCTION plinth_users_collection_deleted();
+
+-- Rules marked broken (docs/rules.md, "When a looked-up collection goes"; migrations/067): the
+-- given actions' compiled SQL becomes `false` (their policies deny everything: fail closed),
+-- each with its reason in rules_broken; the text as written stays in `rules`. The UPDATE fires
+-- the trigger above, which rebuilds the partition's policies (or app_users' for `users`). An
+-- action without compiled SQL is left alone (it has no rule to break).
+CREATE OR REPLACE FUNCTION plinth_mark_rules_broken(p_collection text, p_actions text[], p_reason text) RETURNS text[]
+LANGUAGE plpgsql AS $$
+DECLARE
+  marked text[];
+BEGIN
+  SELECT coalesce(array_agg(a ORDER BY a), '{}') INTO marked
+    FROM collections c, unnest(p_actions) a
+   WHERE c.id = p_collection AND c.rules_sql ? a;
+  IF cardinality(marked) = 0 THEN
+    RETURN marked;
+  END IF;
+  UPDATE collections c
+     SET rules_sql = c.rules_sql || (SELECT jsonb_object_agg(a, 'false'::text) FROM unnest(marked) a),
+         rules_broken = coalesce(c.rules_broken, '{}'::jsonb) || (SELECT jsonb_object_agg(a, p_reason) FROM unnest(marked) a)
+   WHERE c.id = p_collection;
+  RETURN marked;
+END
+$$;
+
+-- The actions of a collection's compiled rules that read a partition no longer there: a
+-- looked-up collection deleted by a version that dropped its partition CASCADE (taking those
+-- policies with it) and left the rule naming it. Rebuilding such a policy would fail
+-- (`relation "documents_<id>" does not exist`), so the start-up sync (src/db/migrate.ts) marks
+-- them broken instead, with the looked-up names the rule text has and the project lacks.
+CREATE OR REPLACE FUNCTION plinth_stale_rule_actions(p_rules_sql jsonb) RETURNS text[]
+LANGUAGE sql STABLE AS $$
+  SELECT coalesce(array_agg(e.key ORDER BY e.key), '{}')
+    FROM jsonb_each_text(coalesce(p_rules_sql, '{}'::jsonb)) e
+   WHERE EXISTS (SELECT 1 FROM regexp_matches(e.value, 'FROM "documents_([0-9a-f]{24})"', 'g') m
+                  WHERE to_regclass('documents_' || m[1]) IS NULL)
+$$;
+
+CREATE OR REPLACE FUNCTION plinth_break_stale_rules(p_collection text) RETURNS text[]
+LANGUAGE plpgsql AS $$
+DECLARE
+  c record;
+  stale text[];
+  missing text;
+BEGIN
+  SELECT id, project_id, rules, rules_sql INTO c FROM collections WHERE id = p_collection;
+  IF c.rules_sql IS NULL THEN
+    RETURN '{}';
+  END IF;
+  stale := plinth_stale_rule_actions(c.rules_sql);
+  IF cardinality(stale) = 0 THEN
+    RETURN stale;
+  END IF;
+  SELECT string_agg(DISTINCT '''' || n.name || '''', ', ') INTO missing
+    FROM unnest(stale) a, regexp_matches(coalesce(c.rules ->> a, ''), '@collection\.([A-Za-z0-9_-]+)', 'g') m,
+         LATERAL (SELECT m[1] AS name) n
+   WHERE NOT EXISTS (SELECT 1 FROM collections o WHERE o.project_id = c.project_id AND lower(o.name) = lower(n.name));
+  RETURN plinth_mark_rules_broken(p_collection, stale,
+    CASE WHEN missing IS NULL THEN 'Looks up a collection that no longer exists'
+         ELSE 'Looks up collection ' || missing || ', which no longer exists' END
+    || ': this rule denies everything until the rules are saved again.');
+END
+$$;

@@ -7,7 +7,7 @@ import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import { createBus } from './db/bus.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
-import { migrate } from './db/migrate.js';
+import { migrate, type MigrateWarn } from './db/migrate.js';
 import { createDb } from './db/pool.js';
 import { parseLsn } from './db/replicas.js';
 import { systemClock, type Clock } from './lib/clock.js';
@@ -55,8 +55,8 @@ export interface Booted {
 }
 
 /** Installs graphile-worker's schema and ours, then the policies and grants in sql/ (one lock). */
-export async function prepareDatabase(url: string, log: (m: string) => void = () => {}): Promise<void> {
-  await migrate(url, log);
+export async function prepareDatabase(url: string, log: (m: string) => void = () => {}, warn?: MigrateWarn): Promise<void> {
+  await migrate(url, log, undefined, warn);
 }
 
 export async function boot(config: Config, opts: BootOptions = {}): Promise<Booted> {
@@ -70,7 +70,7 @@ export async function boot(config: Config, opts: BootOptions = {}): Promise<Boot
   // Sessions (migrations' advisory lock, the bus's LISTEN, graphile-worker) go to PostgreSQL
   // itself; request queries to DATABASE_URL, which may be a transaction pooler.
   const directUrl = (!embedded && config.databaseDirectUrl) || url;
-  if (!opts.skipMigrations) await prepareDatabase(directUrl, (m) => log.debug(m));
+  if (!opts.skipMigrations) await prepareDatabase(directUrl, (m) => log.debug(m), (detail, m) => log.warn(detail, m));
   const db = createDb(url, { tenant: 20, admin: 8 + (config.runWorker ? config.workerConcurrency : 0) }, config.tenantDb, {
     connectTimeoutMs: config.dbConnectTimeoutMs,
     directUrl,

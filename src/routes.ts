@@ -29,6 +29,7 @@ import backupRoutes from './modules/backup/routes/index.js';
 import realtimeRoutes from './modules/realtime/routes/index.js';
 import webhookRoutes from './modules/webhooks/routes/index.js';
 import logRoutes from './modules/logs/routes/index.js';
+import databaseInsightRoutes from './modules/database-insight/routes/index.js';
 
 export type { RouteModule } from './route-groups.js';
 
@@ -50,6 +51,7 @@ export const dashboardRoutes: RouteModule[] = [
   ...dataOperatorRoutes,
   ...webhookRoutes,
   ...logRoutes,
+  ...databaseInsightRoutes,
 ];
 
 /**

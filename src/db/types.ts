@@ -50,6 +50,9 @@ export interface RlsConfig {
   requireAuthForWrite: boolean;
 }
 
+/** Actions whose rule can no longer be applied, each with the reason (docs/rules.md, migrations/067). */
+export type RulesBroken = Partial<Record<'list' | 'view' | 'create' | 'update' | 'delete', string>>;
+
 /** Access rules of a collection (docs/rules.md): each an expression, or null for the RLS mode's behaviour. */
 export interface RulesConfig {
   list: string | null;
@@ -103,6 +106,8 @@ export interface CollectionsTable {
   /** Access rules as written, and as compiled to policy SQL (migrations/035); null: none. */
   rules: ColumnType<RulesConfig | null, string | null | undefined, string | null>;
   rules_sql: ColumnType<Partial<RulesConfig> | null, string | null | undefined, string | null>;
+  /** Per action, why the rule is broken (its rules_sql is `false`: fail closed); null: none (migrations/067). */
+  rules_broken: ColumnType<RulesBroken | null, string | null | undefined, string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -13,4 +13,8 @@ export const CollectionErrors = defineErrors('collections', {
   unique_duplicates: { status: 409, message: 'Cannot create unique index: duplicate values exist.' },
   invalid_rls_mode: { status: 400, message: 'Unsupported RLS mode. Allowed: public-read, private, owner-write-only (legacy).' },
   invalid_owner_field: { status: 400, message: 'Invalid owner field' },
+  collection_referenced_by_rules: {
+    status: 409,
+    message: "Other collections' access rules look this collection up (listed in `rules`): change them first, or delete with ?force=true, which marks them broken (they deny everything until saved again).",
+  },
 });

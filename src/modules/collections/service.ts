@@ -24,7 +24,7 @@ import { isUniqueViolation } from '../../db/errors.js';
 import { dbBytes } from '../data/quota.js';
 import { collectionView, type CollectionRow } from './view.js';
 import { AuthErrors } from '../auth/errors.js';
-import { recompileRules } from '../rules/service.js';
+import { breakRulesNaming, recompileRules, recompileRulesNaming, rulesNaming } from '../rules/service.js';
 
 export interface CreateCollectionInput {
   name: string;
@@ -129,7 +129,8 @@ export async function updateSchema(ctx: AppContext, projectId: string, name: str
     .transaction()
     .execute(async (tx) => {
       const updated = await q.updateCollectionFields(tx, current.id, fields, indexes, searchLanguage, ctx.clock.now());
-      await recompileRules(tx, projectId, { id: current.id, fields, rules: current.rules }, ctx.clock.now());
+      await recompileRules(tx, projectId, { id: current.id, fields, rules: current.rules, rules_broken: current.rules_broken }, ctx.clock.now());
+      await recompileRulesNaming(tx, projectId, current, ctx.clock.now());
       await syncIndexes(tx, updated, fields, indexes);
       return updated;
     })
@@ -153,10 +154,23 @@ export async function updateRls(ctx: AppContext, projectId: string, name: string
 /**
  * Deletes the collection and its documents and frees their database bytes, in one transaction;
  * the emptied partition (and its indexes) is dropped right after the commit (cleanup.ts).
+ * A collection other collections' rules look up is refused (409 collection_referenced_by_rules,
+ * listing them) unless `force`, which marks those rules broken in the same transaction: they
+ * deny everything until saved again (docs/rules.md, "When a looked-up collection goes").
  */
-export async function deleteCollection(ctx: AppContext, projectId: string, name: string): Promise<string> {
+export async function deleteCollection(ctx: AppContext, projectId: string, name: string, opts: { force?: boolean } = {}): Promise<string> {
   const current = await getCollection(ctx, projectId, name);
   await ctx.db.admin.transaction().execute(async (tx) => {
+    await q.lockProject(tx, projectId);
+    const naming = await rulesNaming(tx, projectId, current);
+    if (naming.length && !opts.force) {
+      const list = naming.map((n) => `'${n.collection}' (${n.actions.join(', ')})`).join(', ');
+      throw CollectionErrors.collection_referenced_by_rules(
+        `The access rules of ${list} look '${current.name}' up. Change those rules first, or delete with ?force=true, which marks them broken: they deny everything until saved again.`,
+        { rules: naming.map(({ collection, actions }) => ({ collection, actions })) },
+      );
+    }
+    await breakRulesNaming(tx, naming, current.name);
     const bytes = await truncatePartition(tx, current.id);
     await q.deleteCollection(tx, current.id);
     if (isUsersCollection(current.name)) await syncUserUniques(tx, projectId, []);

@@ -331,3 +331,20 @@ export function readsRows(e: Expr): boolean {
       return false;
   }
 }
+
+/** The collections `e` looks up (`@collection.<name>(...)`, nested ones too), as written. */
+export function lookedUpNames(e: Expr, into: Set<string> = new Set()): Set<string> {
+  switch (e.kind) {
+    case 'or':
+    case 'and':
+      lookedUpNames(e.left, into);
+      return lookedUpNames(e.right, into);
+    case 'not':
+      return lookedUpNames(e.expr, into);
+    case 'lookup':
+      into.add(e.collection);
+      return lookedUpNames(e.where, into);
+    default:
+      return into;
+  }
+}

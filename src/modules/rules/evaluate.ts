@@ -135,12 +135,19 @@ function evaluate(e: Expr, fields: FieldDef[], doc: RuleSubject, caller: RuleCal
  * the database. `fields`: the collection's schema, which types the values as the policy does.
  */
 const memo = new WeakMap<object, RuleTest | null>();
+const DENY: RuleTest = () => false;
 
 /** The read rule of a collection definition (view, else list) in memory, memoised per definition. */
-export function readRuleTest(col: { rules: { view: string | null; list: string | null } | null; fields: FieldDef[] }): RuleTest | null {
+export function readRuleTest(col: {
+  rules: { view: string | null; list: string | null } | null;
+  rules_broken?: Partial<Record<string, string>> | null;
+  fields: FieldDef[];
+}): RuleTest | null {
   if (!memo.has(col)) {
-    const text = col.rules?.view ?? col.rules?.list ?? null;
-    memo.set(col, text === null ? null : inMemoryRule(text, col.fields));
+    const action = col.rules?.view != null ? 'view' : col.rules?.list != null ? 'list' : null;
+    // A read rule marked broken denies everything (its policy is `false`; docs/rules.md).
+    const broken = action !== null && !!col.rules_broken && Object.hasOwn(col.rules_broken, action);
+    memo.set(col, action === null ? null : broken ? DENY : inMemoryRule(col.rules![action]!, col.fields));
   }
   return memo.get(col)!;
 }

@@ -1,7 +1,7 @@
 /** SQL of access rules: the collections a rule may name, and storing a collection's rules. */
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../database.js';
-import type { RulesConfig } from '../../db/types.js';
+import type { RulesBroken, RulesConfig } from '../../db/types.js';
 import { isObjectId } from '../../lib/ids.js';
 import { partitionName } from '../collections/partition-queries.js';
 
@@ -12,17 +12,42 @@ export function projectCollections(db: Db, projectId: string) {
   return db.selectFrom('collections').select(['id', 'name', 'fields', 'rules_sql']).where('project_id', '=', projectId).execute();
 }
 
+/** The project's collections that have rules, with the rules as written (what a deletion or schema change may break). */
+export function collectionsWithRules(db: Db, projectId: string) {
+  return db
+    .selectFrom('collections')
+    .select(['id', 'name', 'fields', 'rules', 'rules_broken'])
+    .where('project_id', '=', projectId)
+    .where('rules', 'is not', null)
+    .orderBy('name')
+    .execute();
+}
+
 /**
  * Stores the rules and their compiled SQL; the trigger of sql/20_documents_policies.sql
  * rebuilds the partition's policies in the same transaction (a bad SQL text fails the update).
+ * `broken`: the actions still marked broken (their compiled SQL is `false`); a save clears them.
  */
-export function setRules(db: Db, collectionId: string, rules: RulesConfig | null, compiled: Partial<RulesConfig> | null, now: Date) {
+export function setRules(db: Db, collectionId: string, rules: RulesConfig | null, compiled: Partial<RulesConfig> | null, now: Date, broken: RulesBroken | null = null) {
   return db
     .updateTable('collections')
-    .set({ rules: rules && JSON.stringify(rules), rules_sql: compiled && JSON.stringify(compiled), updated_at: now.toISOString() })
+    .set({
+      rules: rules && JSON.stringify(rules),
+      rules_sql: compiled && JSON.stringify(compiled),
+      rules_broken: broken && JSON.stringify(broken),
+      updated_at: now.toISOString(),
+    })
     .where('id', '=', collectionId)
     .returning(['name', 'rules', 'rules_sql'])
     .executeTakeFirstOrThrow();
+}
+
+/**
+ * Marks actions of a collection's rules broken (sql/20_documents_policies.sql): their compiled
+ * SQL becomes `false` (deny) with `reason`, and the trigger rebuilds the policies.
+ */
+export async function markRulesBroken(db: Db, collectionId: string, actions: string[], reason: string): Promise<void> {
+  await sql`SELECT plinth_mark_rules_broken(${collectionId}, ${actions}::text[], ${reason})`.execute(db);
 }
 
 /** The partition's policies as PostgreSQL holds them (what a DBA sees in pg_policies). */

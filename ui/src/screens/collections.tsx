@@ -3,7 +3,7 @@
  * indexes), row-level security and deletion. The schema assistant (AI) can fill the fields.
  */
 import { useState } from 'preact/hooks';
-import { api, projectPath } from '../lib/api';
+import { api, ApiError, projectPath } from '../lib/api';
 import { plural } from '../lib/format';
 import { href, navigate } from '../lib/router';
 import { toast, toastError } from '../lib/toast';
@@ -33,6 +33,7 @@ function CollectionList({ project, collections }: SectionProps) {
           <p>A collection holds JSON documents, checked against its schema, with row-level security.</p>
         </Empty>
       ) : (
+        <div class="table-wrap">
         <table class="grid">
           <thead><tr><th scope="col">Name</th><th scope="col">Fields</th><th scope="col">Row-level security</th><th scope="col">Schema version</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
           <tbody>
@@ -47,6 +48,7 @@ function CollectionList({ project, collections }: SectionProps) {
             ))}
           </tbody>
         </table>
+        </div>
       )}
     </>
   );
@@ -172,6 +174,13 @@ function CollectionEditor({ project, collections, col, reload }: SectionProps & 
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
   const [deleting, setDeleting] = useState(false);
+  // Other collections' rules look this one up (409 collection_referenced_by_rules): the second confirmation.
+  const [referenced, setReferenced] = useState<{ message: string; rules: Array<{ collection: string; actions: string[] }> }>();
+  const removed = () => {
+    toast(`Collection “${col.name}” deleted`);
+    reload();
+    navigate(href('p', project._id, 'collections'));
+  };
   return (
     <>
       <PageHead title={col.name}>
@@ -212,12 +221,34 @@ function CollectionEditor({ project, collections, col, reload }: SectionProps & 
           typed={col.name}
           action="Delete collection"
           onConfirm={async () => {
-            await api.del(projectPath(project._id, 'collections', col.name));
-            toast(`Collection “${col.name}” deleted`);
-            reload();
-            navigate(href('p', project._id, 'collections'));
+            try {
+              await api.del(projectPath(project._id, 'collections', col.name));
+            } catch (err) {
+              if (!(err instanceof ApiError) || err.code !== 'collection_referenced_by_rules') throw err;
+              setReferenced({ message: err.message, rules: (err.body.rules ?? []) as Array<{ collection: string; actions: string[] }> });
+              return;
+            }
+            removed();
           }}
           onClose={() => setDeleting(false)}
+        />
+      )}
+      {referenced && (
+        <Confirm
+          title={`Access rules look “${col.name}” up`}
+          message={
+            <>
+              <p>These rules look this collection up:</p>
+              <ul>{referenced.rules.map((r) => <li key={r.collection}><strong>{r.collection}</strong>: {r.actions.join(', ')}</li>)}</ul>
+              <p>Change them first, or delete anyway: they are then marked broken and deny everything until their rules are saved again.</p>
+            </>
+          }
+          action="Delete anyway"
+          onConfirm={async () => {
+            await api.del(`${projectPath(project._id, 'collections', col.name)}?force=true`);
+            removed();
+          }}
+          onClose={() => setReferenced(undefined)}
         />
       )}
     </>

@@ -2,7 +2,8 @@
  * A collection's access rules (docs/rules.md): one expression per action, saved together; a
  * refused rule is shown at its position; index warnings with their plan; "test as user X"
  * (the server's preview, under the real policies, rolled back); and the compiled SQL and the
- * partition's policies, read-only.
+ * partition's policies, read-only. A rule marked broken (it looks up a collection that was
+ * deleted) is shown as such with its reason: it denies everything until the rules are saved.
  */
 import { useState } from 'preact/hooks';
 import { api, ApiError, projectPath } from '../lib/api';
@@ -15,7 +16,8 @@ type Action = (typeof ACTIONS)[number];
 type Rules = Record<Action, string | null>;
 interface Warning { action: string; code: string; message: string; plan?: string }
 interface Policy { name: string; command: string; roles: string[]; using: string | null; withCheck: string | null }
-interface RulesData { name: string; rules: Rules; sql: Record<string, string>; policies: Policy[]; warnings: Warning[] }
+interface Broken { action: string; reason: string }
+interface RulesData { name: string; rules: Rules; sql: Record<string, string>; policies: Policy[]; warnings: Warning[]; broken?: Broken[] }
 interface Preview { allowed: boolean; reason: 'hidden' | 'denied' | null; count?: number; ids?: string[]; sql: string | null }
 interface RuleError { action: string; position: number; message: string }
 
@@ -41,8 +43,15 @@ function RulesForm({ base, projectId, data, onSaved }: { base: string; projectId
   const [rules, setRules] = useState<Record<Action, string>>(Object.fromEntries(ACTIONS.map((a) => [a, data.rules[a] ?? ''])) as Record<Action, string>);
   const [error, setError] = useState<RuleError>();
   const [busy, setBusy] = useState(false);
+  const broken = new Map((data.broken ?? []).map((b) => [b.action, b.reason]));
   return (
     <>
+      {broken.size > 0 && (
+        <section class="notice" role="status" aria-label="Broken rules">
+          <strong>{broken.size === 1 ? '1 rule is broken' : `${broken.size} rules are broken`}</strong>: it denies every publishable-key caller until the
+          rules are saved again with a fix. {(data.broken ?? []).map((b) => <span key={b.action}><br /><strong>{b.action}</strong>: {b.reason}</span>)}
+        </section>
+      )}
       <form aria-label="Access rules" onSubmit={async (e) => {
         e.preventDefault();
         setBusy(true);
@@ -70,8 +79,10 @@ function RulesForm({ base, projectId, data, onSaved }: { base: string; projectId
           <div class="field" key={a}>
             <label for={`rule-${a}`}>{a} rule</label>
             <input id={`rule-${a}`} class="mono" value={rules[a]} placeholder={users && a === 'create' ? 'Users are created by signing up (sign-in settings), not by a rule' : HINTS[a]}
-              disabled={users && a === 'create'} aria-describedby={error?.action === a ? 'rule-error' : undefined}
+              disabled={users && a === 'create'}
+              aria-describedby={[error?.action === a ? 'rule-error' : '', broken.has(a) ? `rule-broken-${a}` : ''].filter(Boolean).join(' ') || undefined}
               aria-invalid={error?.action === a ? 'true' : undefined} onInput={(e) => setRules({ ...rules, [a]: e.currentTarget.value })} />
+            {broken.has(a) && <p id={`rule-broken-${a}`} class="warn">Broken: {broken.get(a)}</p>}
             {error?.action === a && <Pointer text={rules[a]} position={error.position} />}
           </div>
         ))}

@@ -24,9 +24,18 @@ const Warning = Type.Object({
   message: Type.String(),
   plan: Type.Optional(Type.String({ description: 'EXPLAIN of the statement the warning is about' })),
 });
+const Broken = Type.Object({
+  action: Type.String(),
+  reason: Type.String({ description: 'Why the rule can no longer be applied (e.g. it looks up a deleted collection)' }),
+});
 const Data = Type.Object({
   name: Type.String(),
   rules: Rules,
+  /**
+   * Rules marked broken (docs/rules.md, "When a looked-up collection goes"): each denies
+   * everything (its `sql` is `false`) until the rules are saved again; empty when none.
+   */
+  broken: Type.Array(Broken),
   /** The compiled policy expressions, per action that has a rule (read-only). */
   sql: Type.Record(Type.String(), Type.String()),
   /** The partition's policies as PostgreSQL holds them (read-only). */
