@@ -12,6 +12,11 @@ const COMMANDS = {
   start: { entry: 'main.js', about: 'the API and, unless PLINTH_RUN_WORKER=false, the job worker (like `npm start`)' },
   worker: { entry: 'worker.js', about: 'a job worker only (needs DATABASE_URL; run any number of them)' },
   migrate: { entry: 'migrate.js', about: 'apply the database migrations, then exit', options: ['--status'] },
+  types: {
+    entry: 'types.js',
+    about: 'write a .d.ts of a project\'s collections for @plinth/client:\n           --url URL (--token T --project ID | --secret-key SK --collections a,b) [--out FILE]',
+    args: true,
+  },
 };
 
 const usage = `Usage: plinth [command]
@@ -41,7 +46,8 @@ if (arg === '-v' || arg === '--version') {
 }
 const command = COMMANDS[arg ?? 'start'];
 const options = process.argv.slice(3);
-if (!command || options.some((o) => !(command.options ?? []).includes(o))) {
+// `types` takes its own arguments (src/cli/types.ts); the others only the options they list.
+if (!command || (!command.args && options.some((o) => !(command.options ?? []).includes(o)))) {
   console.error(`plinth: unknown command "${process.argv.slice(2).join(' ')}"\n\n${usage}`);
   process.exit(2);
 }

@@ -12,6 +12,7 @@ import { registerDocs } from './plugins/docs.js';
 import { registerDashboardUi } from './plugins/dashboard-ui.js';
 import { registerJsonBody } from './plugins/json-body.js';
 import { registerInFlight } from './plugins/in-flight.js';
+import { registerClientVersion } from './plugins/client-version.js';
 import { drainBoundFor, registerBodyDrain } from './plugins/body-drain.js';
 import { bindProjectParam, requestLogController, requestLoggerFactory } from './plugins/request-log.js';
 import { isAppTraffic } from './modules/logs/buffer.js';
@@ -71,6 +72,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     done();
   });
   registerJsonBody(app);
+  registerClientVersion(app); // @plinth/client newer than this server: a clear 400 (docs/client.md)
   // What the auth groups (src/route-groups.ts), the userAuth preconditions and the request log
   // set on a request, declared once so every request object has the same shape from the start.
   for (const field of ['project', 'keyKind', 'operator', 'userId', 'usersSchema', 'logProjectId', 'errorCode'] as const) app.decorateRequest(field, undefined);

@@ -98,7 +98,7 @@ export function matchesRoute(doc: Array<string | null>, route: string): boolean 
 const VAR_SET = /(?:^|[\s`(])([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)=/g;
 const VAR_CODE = /`([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)(?:=[^`]*)?`/g;
 
-const SOURCE_DIRS = ['src', 'bench', 'scripts', 'test', 'examples', 'deploy', 'bin', 'sql', 'migrations'];
+const SOURCE_DIRS = ['src', 'bench', 'scripts', 'test', 'examples', 'deploy', 'bin', 'sql', 'migrations', 'packages'];
 const SOURCE_FILES = ['Dockerfile', 'docker-compose.yml', 'package.json'];
 
 function sourceText(): string {
