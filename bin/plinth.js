@@ -11,13 +11,16 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const COMMANDS = {
   start: { entry: 'main.js', about: 'the API and, unless PLINTH_RUN_WORKER=false, the job worker (like `npm start`)' },
   worker: { entry: 'worker.js', about: 'a job worker only (needs DATABASE_URL; run any number of them)' },
-  migrate: { entry: 'migrate.js', about: 'apply the database migrations, then exit' },
+  migrate: { entry: 'migrate.js', about: 'apply the database migrations, then exit', options: ['--status'] },
 };
 
 const usage = `Usage: plinth [command]
 
 Commands:
 ${Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(9)}${c.about}`).join('\n')}
+  migrate --status
+           change nothing: list the migrations applied, with their checksums, and any drift
+           (exit 0 in sync, 3 on drift, 4 when migrations are pending)
 
   (no command runs \`start\`)
 
@@ -37,7 +40,8 @@ if (arg === '-v' || arg === '--version') {
   process.exit(0);
 }
 const command = COMMANDS[arg ?? 'start'];
-if (!command || process.argv.length > 3) {
+const options = process.argv.slice(3);
+if (!command || options.some((o) => !(command.options ?? []).includes(o))) {
   console.error(`plinth: unknown command "${process.argv.slice(2).join(' ')}"\n\n${usage}`);
   process.exit(2);
 }
