@@ -14,6 +14,7 @@ import { deliverTask, DELIVER_TASK } from '../modules/webhooks/delivery.js';
 import { dispatchTask } from '../modules/webhooks/dispatcher.js';
 import { deleteExpiredKeysTask } from '../modules/idempotency/cleanup.js';
 import { trimRequestLogTask } from '../modules/logs/cleanup.js';
+import { trimInvocationsTask } from '../modules/functions/cleanup.js';
 import { deleteExpiredPasswordlessTask, deleteUnusedAnonymousTask } from '../modules/auth/anonymous-cleanup.js';
 
 const taskFactories: Record<string, (ctx: AppContext) => Task> = {
@@ -30,6 +31,7 @@ const taskFactories: Record<string, (ctx: AppContext) => Task> = {
   'auth:delete_expired_passwordless': deleteExpiredPasswordlessTask,
   'auth:delete_unused_anonymous': deleteUnusedAnonymousTask,
   'logs:trim_requests': trimRequestLogTask,
+  'functions:trim_invocations': trimInvocationsTask,
 };
 
 /**
@@ -45,6 +47,7 @@ export const CRONTAB = [
   '*/10 * * * * auth:delete_expired_passwordless',
   '37 * * * * auth:delete_unused_anonymous',
   '*/5 * * * * logs:trim_requests',
+  '*/10 * * * * functions:trim_invocations',
 ].join('\n');
 
 export function buildTaskList(ctx: AppContext): Record<string, Task> {
