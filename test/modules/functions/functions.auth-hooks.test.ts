@@ -118,6 +118,9 @@ describe('before-sign-up', () => {
     expect(looped.res.statusCode).toBe(504);
     expect(looped.body.code).toBe('function_cpu_limit');
     expect(await userRow(p, loop)).toBeUndefined();
+    await env.ctx.functions.log.flush();
+    const log = await env.app.inject({ method: 'GET', url: `/api/projects/${p.id}/functions/gate/invocations`, headers: p.owner.auth });
+    expect(log.json().data.invocations[0]).toMatchObject({ ok: false, trigger: 'auth.before-sign-up', errorCode: 'function_cpu_limit' });
 
     const crash = uniqueEmail('crash').replace('@example.com', '@crash.test');
     const crashed = await signup(env, p, { email: crash });
