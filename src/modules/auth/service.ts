@@ -10,6 +10,7 @@ import type { UsersSchema } from './schema.js';
 import { revokeUserSessions } from './session-queries.js';
 import { newSession, sessionTokens, startSession, type ClientMeta, type Tokens } from './sessions.js';
 import { newUserData, profileUpdate } from './users.js';
+import { signUpFields, signUpScope } from './sign-up-hook.js';
 import { mailOtp, newUserOtp } from './otp.js';
 import { randomObjectId } from '../../lib/ids.js';
 import { freeDerivedValues, rethrowTaken } from './unique.js';
@@ -36,13 +37,14 @@ export interface SignupInput {
  * its code and its mail, and sign-up pays one commit (a WAL flush), not two.
  */
 export async function signup(ctx: AppContext, project: ProjectRecord, schema: UsersSchema, input: SignupInput, meta: ClientMeta) {
-  const { data, derived } = newUserData(schema, input.email, input.body);
+  // The project's before-sign-up function, if any, before anything is written or mailed.
+  const { data, derived, elevated } = await signUpFields(ctx, project, schema, { method: 'password', email: input.email }, newUserData(schema, input.email, input.body));
   const passwordHash = await hashPassword(input.password);
   const now = ctx.clock.now();
   const id = randomObjectId(now.getTime());
   const session = newSession(ctx, project.id, id, meta);
   const otp = newUserOtp(ctx, project.id, id, 'verify_email');
-  const user = await ctx.db.tenant(scope(project), async (tx) => {
+  const user = await ctx.db.tenant(signUpScope(project, elevated), async (tx) => {
     await freeDerivedValues(tx, project.id, data, derived);
     const account = { id, projectId: project.id, email: input.email, passwordHash, emailVerified: false, data, now };
     const created = await insertAccount(tx, { user: account, session: session.row, otp: otp.row });

@@ -19,6 +19,7 @@ import { findUserByEmail, findUserById, findUserByProvider, insertUser, linkProv
 import { freeDerivedValues, rethrowTaken } from '../auth/unique.js';
 import { randomPasswordHash } from '../../lib/passwords.js';
 import type { UsersSchema } from '../auth/schema.js';
+import { signUpFields, signUpScope } from '../auth/sign-up-hook.js';
 import type { ProjectRecord } from '../projects/cache.js';
 import { SocialErrors } from './errors.js';
 import { providerLabel, type ProviderName, type SocialProfile } from './providers.js';
@@ -114,10 +115,15 @@ export async function signInWithProvider<T>(
     return r ? { r, out: await then(tx, r) } : null;
   }).catch(rethrowTaken);
   if (found) return found.out;
+  // A new user: the project's before-sign-up function first, outside any transaction.
+  const { data, derived, elevated } = await signUpFields(
+    ctx, project, schema,
+    { method: typeof p === 'string' ? 'social' : 'oidc', email: profile.email, provider: nameOf(p) },
+    { data: profileData(profile, schema), derived: ['name', 'username'] }, // the provider's names, not chosen here
+  );
   const passwordHash = await randomPasswordHash();
-  return ctx.db.tenant(scope, async (tx) => {
-    const data = profileData(profile, schema);
-    await freeDerivedValues(tx, project.id, data, ['name', 'username']); // the provider's names, not chosen here
+  return ctx.db.tenant(elevated ? signUpScope(project, true) : scope, async (tx) => {
+    await freeDerivedValues(tx, project.id, data, derived);
     const user = await insertUser(tx, {
       projectId: project.id,
       email: profile.email!,
