@@ -33,6 +33,7 @@ import { claimUnverified } from './claim.js';
 import { findUserByEmail, findUserById, insertUser, type UserRow } from './queries.js';
 import type { UsersSchema } from './schema.js';
 import { startSession, type ClientMeta, type Tokens } from './sessions.js';
+import { enqueueAuthHooks } from '../functions/auth-hooks.js';
 import { redirectTargets, signupAllowed } from './sign-in-settings.js';
 import { freeDerivedValues, rethrowTaken } from './unique.js';
 import { newUserData } from './users.js';
@@ -207,6 +208,8 @@ async function signIn(ctx: AppContext, project: ProjectRecord, row: Passwordless
     const first = firstFactor(method, ctx.clock.now());
     const challenge = await openChallengeIfEnrolled(ctx, tx, project, user.id, first);
     if (challenge) return { user, challenge, isNewUser: false };
-    return { user, tokens: await startSession(ctx, tx, project, user.id, meta, first), isNewUser: !found };
+    const tokens = await startSession(ctx, tx, project, user.id, meta, first);
+    await enqueueAuthHooks(ctx, tx, project.id, found ? 'sign-in' : 'sign-up', user, method === 'magiclink' ? 'magic-link' : 'code');
+    return { user, tokens, isNewUser: !found };
   }).catch(rethrowTaken);
 }
