@@ -2,8 +2,8 @@
  * After-hooks and schedules end to end, against the real database and the real job tasks:
  * collection changes through the change stream and the dispatcher, one job per (hook, change)
  * run as nobody writing with plinth.data.service; at least once with retries and the same
- * event.id; the last failure kept in the invocation log; auth events (password sign-up, guest,
- * sign-in, deletion) in the auth flows' transactions; a schedule that runs once per tick with
+ * event.id; the last failure kept in the invocation log; auth events (sign-up by password, as a
+ * guest and by magic link, sign-in, deletion) in the auth flows' transactions; a schedule that runs once per tick with
  * two schedulers and two workers; disabled functions; another project's changes.
  */
 import { sql } from 'kysely';
@@ -15,11 +15,13 @@ import { createTestEnv, type TestEnv } from '../../helpers/context.js';
 import { makeProject, type TestProject } from '../../helpers/fixtures.js';
 import { drainJobs } from '../../helpers/jobs.js';
 import { createCollection } from '../data/helpers.js';
-import { authProject, PASSWORD, uniqueEmail } from '../auth/helpers.js';
+import type { SystemMail } from '../../../src/context.js';
+import { authProject, captureMail, PASSWORD, uniqueEmail } from '../auth/helpers.js';
 
 let env: TestEnv;
 let p: TestProject;
 let other: TestProject;
+let mail: SystemMail[];
 
 async function deploy(project: TestProject, body: Record<string, unknown>) {
   const res = await env.app.inject({ method: 'POST', url: `/api/projects/${project.id}/functions`, headers: project.owner.auth, payload: body });
@@ -68,6 +70,7 @@ const AUDIT = `export default async (event, plinth) => {
 
 beforeAll(async () => {
   env = await createTestEnv({ RATE_LIMIT_SCALE: '100' });
+  mail = captureMail(env);
   p = await makeProject(env.ctx);
   other = await makeProject(env.ctx);
   for (const project of [p, other]) await createCollection(env, project, 'notes', [{ key: 'text', type: 'String' }]);
@@ -210,7 +213,7 @@ describe('after-hooks on collection changes', () => {
 });
 
 describe('after-hooks on auth events', () => {
-  it('run on sign-up by password and as a guest, on sign-in and on deletion, with the user and the method', async () => {
+  it('run on sign-up by password, as a guest and by magic link, on sign-in and on deletion, with the user and the method', async () => {
     const a = await authProject(env);
     expect((await env.app.inject({ method: 'PATCH', url: `/api/projects/${a.id}`, headers: a.owner.auth, payload: { allowAnonymous: true } })).statusCode).toBe(200);
     await createCollection(env, a, 'authlog', [
@@ -237,6 +240,19 @@ describe('after-hooks on auth events', () => {
     expect(guest.statusCode, guest.body).toBeLessThan(300);
     const login = await env.app.inject({ method: 'POST', url: '/api/userAuth/login', headers: a.pk, payload: { email, password: PASSWORD } });
     expect(login.statusCode, login.body).toBe(200);
+    // a magic link: sign-up for a new address, sign-in for a known one
+    const linkEmail = uniqueEmail('ml');
+    const magicLink = async () => {
+      env.clock.advance(61_000); // past the one-per-minute cooldown of the address
+      expect((await env.app.inject({ method: 'POST', url: '/api/userAuth/passwordless/start', headers: a.pk, payload: { email: linkEmail } })).statusCode).toBe(200);
+      const sent = [...mail].reverse().find((m) => m.to === linkEmail && m.tag === 'auth.passwordless')!;
+      const link = new URL(/(https?:\/\/\S+)/.exec(sent.text ?? '')![1]!.replace(/\.$/, ''));
+      const token = new URLSearchParams(link.hash.slice(1)).get('token')!;
+      const res = await env.app.inject({ method: 'POST', url: '/api/userAuth/passwordless/verify', headers: a.pk, payload: { token } });
+      expect(res.statusCode, res.body).toBe(200);
+    };
+    await magicLink();
+    await magicLink();
     const del = await env.app.inject({ method: 'DELETE', url: `/api/projects/${a.id}/users/${userId}`, headers: a.owner.auth });
     expect(del.statusCode, del.body).toBeLessThan(300);
     await settle();
@@ -245,12 +261,14 @@ describe('after-hooks on auth events', () => {
       ['sign-up', 'password', email],
       ['sign-up', 'guest', null],
       ['sign-in', 'password', email],
+      ['sign-up', 'magic-link', linkEmail],
+      ['sign-in', 'magic-link', linkEmail],
       ['delete', 'admin', email],
     ]);
     expect(log[0]!.userId).toBe(userId);
-    expect(log[3]!.userId).toBe(userId);
+    expect(log[5]!.userId).toBe(userId);
     expect(String(log[0]!.keys)).not.toMatch(/password/i);
-    expect(new Set(log.map((l) => l.eventId)).size).toBe(4);
+    expect(new Set(log.map((l) => l.eventId)).size).toBe(6);
     // the project's other hooks (p) saw none of this
     expect((await docs(p, 'audit')).some((x) => x.type === 'sign-up')).toBe(false);
   });
