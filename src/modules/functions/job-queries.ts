@@ -61,6 +61,11 @@ export async function enqueueScheduledRuns(db: Kysely<Database>, at: Date, jobs:
       FROM specs JOIN locks USING (identifier)`.execute(db);
 }
 
+/** A deleted schedule's minute bookkeeping (enqueueScheduledRuns), in the deletion's transaction. */
+export async function forgetSchedule(db: Kysely<Database>, functionId: string): Promise<void> {
+  await sql`DELETE FROM graphile_worker._private_known_crontabs WHERE identifier = ${`fn:${functionId}`}`.execute(db);
+}
+
 export interface AfterHookRow {
   id: string;
   project_id: string;

@@ -11,6 +11,7 @@ import { syncChangeTriggers } from '../collections/change-trigger-queries.js';
 import { CollectionErrors } from '../collections/errors.js';
 import { compileFunction, MAX_SOURCE_BYTES } from './compile.js';
 import { FunctionErrors } from './errors.js';
+import { forgetSchedule } from './job-queries.js';
 import * as q from './queries.js';
 import type { FunctionKind } from './tables.js';
 import { normaliseTrigger } from './triggers.js';
@@ -133,6 +134,7 @@ export async function deleteFunction(ctx: AppContext, projectId: string, name: s
     const row = await q.deleteFunction(tx, projectId, name);
     if (!row) throw FunctionErrors.function_not_found();
     if (row.kind === 'after') await syncChangeTriggers(tx, projectId);
+    if (row.kind === 'schedule') await forgetSchedule(tx, row.id);
   });
   await announceChange(ctx, projectId);
 }

@@ -328,5 +328,10 @@ describe('schedules', () => {
       ['schedule', true],
     ]);
     expect(await invocations(off.id)).toHaveLength(0);
+    // deleting a schedule drops its minute bookkeeping
+    const known = () => sql`SELECT 1 FROM graphile_worker._private_known_crontabs WHERE identifier = ${`fn:${fn.id}`}`.execute(env.ctx.db.admin).then((r) => r.rows.length);
+    expect(await known()).toBe(1);
+    expect((await env.app.inject({ method: 'DELETE', url: `/api/projects/${p.id}/functions/every-five`, headers: p.owner.auth })).statusCode).toBe(200);
+    expect(await known()).toBe(0);
   });
 });
