@@ -15,6 +15,9 @@ import { dispatchTask } from '../modules/webhooks/dispatcher.js';
 import { deleteExpiredKeysTask } from '../modules/idempotency/cleanup.js';
 import { trimRequestLogTask } from '../modules/logs/cleanup.js';
 import { trimInvocationsTask } from '../modules/functions/cleanup.js';
+import { runHookTask } from '../modules/functions/run-task.js';
+import { RUN_TASK } from '../modules/functions/job-queries.js';
+import { scheduleTask } from '../modules/functions/schedules.js';
 import { deleteExpiredPasswordlessTask, deleteUnusedAnonymousTask } from '../modules/auth/anonymous-cleanup.js';
 
 const taskFactories: Record<string, (ctx: AppContext) => Task> = {
@@ -32,6 +35,8 @@ const taskFactories: Record<string, (ctx: AppContext) => Task> = {
   'auth:delete_unused_anonymous': deleteUnusedAnonymousTask,
   'logs:trim_requests': trimRequestLogTask,
   'functions:trim_invocations': trimInvocationsTask,
+  [RUN_TASK]: runHookTask,
+  'functions:schedule': scheduleTask,
 };
 
 /**
@@ -48,6 +53,8 @@ export const CRONTAB = [
   '37 * * * * auth:delete_unused_anonymous',
   '*/5 * * * * logs:trim_requests',
   '*/10 * * * * functions:trim_invocations',
+  // projects' schedules: each minute's due runs, enqueued once (src/modules/functions/schedules.ts)
+  '* * * * * functions:schedule',
 ].join('\n');
 
 export function buildTaskList(ctx: AppContext): Record<string, Task> {

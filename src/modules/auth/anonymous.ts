@@ -18,6 +18,7 @@ import { usersSchemaFor, type UsersSchema } from './schema.js';
 import { signUpFields, signUpScope } from './sign-up-hook.js';
 import { authHook } from '../functions/auth-hooks.js';
 import { accessTokenFor, startSession, type ClientMeta, type Tokens } from './sessions.js';
+import { enqueueAuthHooks } from '../functions/auth-events.js';
 import { anonymousAllowed, signupAllowed } from './sign-in-settings.js';
 import type { UserTokenClaims } from './tokens.js';
 import { freeDerivedValues, rethrowTaken } from './unique.js';
@@ -49,7 +50,9 @@ export async function signInAnonymously(ctx: AppContext, project: ProjectRecord,
     const now = ctx.clock.now();
     const user = await insertUser(tx, { projectId: project.id, email: null, passwordHash: NO_PASSWORD, emailVerified: false, data, isAnonymous: true, now });
     if (!user) throw new Error('an anonymous user conflicted on a null email');
-    return { user, tokens: await startSession(ctx, tx, project, user.id, meta, firstFactor('anonymous', now)) };
+    const tokens = await startSession(ctx, tx, project, user.id, meta, firstFactor('anonymous', now));
+    await enqueueAuthHooks(ctx, tx, project.id, 'sign-up', user, 'guest');
+    return { user, tokens };
   }).catch(rethrowTaken);
 }
 

@@ -35,6 +35,7 @@ import { usersSchemaFor, type UsersSchema } from './schema.js';
 import { signUpFields, signUpScope, type NewUserFields } from './sign-up-hook.js';
 import { authHook } from '../functions/auth-hooks.js';
 import { startSession, type ClientMeta, type Tokens } from './sessions.js';
+import { enqueueAuthHooks } from '../functions/auth-events.js';
 import { redirectTargets, signupAllowed } from './sign-in-settings.js';
 import { freeDerivedValues, rethrowTaken } from './unique.js';
 import { newUserData } from './users.js';
@@ -227,6 +228,8 @@ async function signIn(
     const first = firstFactor(method, ctx.clock.now());
     const challenge = await openChallengeIfEnrolled(ctx, tx, project, user.id, first);
     if (challenge) return { user, challenge, isNewUser: false };
-    return { user, tokens: await startSession(ctx, tx, project, user.id, meta, first), isNewUser: !found };
+    const tokens = await startSession(ctx, tx, project, user.id, meta, first);
+    await enqueueAuthHooks(ctx, tx, project.id, found ? 'sign-in' : 'sign-up', user, method === 'magiclink' ? 'magic-link' : 'code');
+    return { user, tokens, isNewUser: !found };
   }).catch(rethrowTaken);
 }

@@ -19,6 +19,7 @@ import { firstFactor } from '../../lib/identity/assurance.js';
 import { openChallengeIfEnrolled, type OpenedChallenge } from '../mfa/challenge.js';
 import { assertAal2IfEnrolled } from '../mfa/policy.js';
 import type { UserTokenClaims } from './tokens.js';
+import { enqueueAuthHooks } from '../functions/auth-events.js';
 
 /** The auth flows, acting for the one account they authenticate: not governed by the users rules (migrations/063). */
 const scope = (project: ProjectRecord, userId?: string) => ({ projectId: project.id, userId: userId ?? null, keyKind: 'publishable' as const, account: true });
@@ -49,6 +50,7 @@ export async function signup(ctx: AppContext, project: ProjectRecord, schema: Us
     const account = { id, projectId: project.id, email: input.email, passwordHash, emailVerified: false, data, now };
     const created = await insertAccount(tx, { user: account, session: session.row, otp: otp.row });
     if (created) await mailOtp(ctx, project, created, 'verify_email', otp.code, tx, meta.acceptLanguage);
+    if (created) await enqueueAuthHooks(ctx, tx, project.id, 'sign-up', created, 'password');
     return created;
   }).catch(rethrowTaken);
   if (!user) throw AuthErrors.email_taken();
@@ -72,7 +74,9 @@ export async function login(ctx: AppContext, project: ProjectRecord, email: stri
   return ctx.db.read(scope(project, user.id), async (db) => {
     const challenge = await openChallengeIfEnrolled(ctx, db, project, user.id, firstFactor('pwd', ctx.clock.now()));
     if (challenge) return { user, challenge };
-    return { user, tokens: await startSession(ctx, db, project, user.id, meta) };
+    const tokens = await startSession(ctx, db, project, user.id, meta);
+    await enqueueAuthHooks(ctx, db, project.id, 'sign-in', user, 'password');
+    return { user, tokens };
   });
 }
 

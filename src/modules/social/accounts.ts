@@ -16,6 +16,7 @@ import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/pool.js';
 import { claimUnverified } from '../auth/claim.js';
 import { findUserByEmail, findUserById, findUserByProvider, insertUser, linkProvider, type UserRow } from '../auth/queries.js';
+import { enqueueAuthHooks } from '../functions/auth-events.js';
 import { freeDerivedValues, rethrowTaken } from '../auth/unique.js';
 import { randomPasswordHash } from '../../lib/passwords.js';
 import type { UsersSchema } from '../auth/schema.js';
@@ -142,6 +143,7 @@ export async function signInWithProvider<T>(
         throw SocialErrors.invalid_state('This account was created at the same moment; please sign in again.');
       }
     }
+    await enqueueAuthHooks(ctx, tx, project.id, 'sign-up', user, typeof p === 'string' ? 'social' : 'oidc');
     return then(tx, { user, isNewUser: true, linkedByEmail: false });
   }).catch(rethrowTaken);
 }
