@@ -37,9 +37,14 @@ import { ResumableUploads } from './modules/storage/resumable/server.js';
 import { ImageRenderer } from './modules/storage/images/renderer.js';
 import { RequestLog } from './modules/logs/buffer.js';
 import { registerRequestLogHooks } from './modules/logs/cleanup.js';
+import { SandboxPool } from './modules/functions/sandbox/pool.js';
+import { FunctionRegistry } from './modules/functions/registry.js';
+import { InvocationLog } from './modules/functions/invocation-log.js';
+import { registerBeforeHooks } from './modules/functions/before-hooks.js';
+import { SANDBOX_SCRIPT } from './paths.js';
 
 /** The context's fields that the domains build from the rest of it (set right after). */
-type DomainState = 'mailer' | 'collections' | 'storage' | 'quotaLeases' | 'mailGroups' | 'oauthServers' | 'oidc' | 'realtime' | 'requestLog';
+type DomainState = 'mailer' | 'collections' | 'storage' | 'quotaLeases' | 'mailGroups' | 'oauthServers' | 'oidc' | 'realtime' | 'requestLog' | 'functions';
 
 export interface BootOptions {
   clock?: Clock;
@@ -160,6 +165,27 @@ export async function boot(config: Config, opts: BootOptions = {}): Promise<Boot
     now: clock === systemClock ? Date.now : () => clock.now().getTime(),
   });
   ctx.hooks.closing.push(() => ctx.requestLog.close());
+  ctx.functions = {
+    pool: new SandboxPool({
+      script: SANDBOX_SCRIPT,
+      size: config.functions.sandboxes,
+      perProjectConcurrency: config.functions.projectConcurrency,
+      perProjectQueue: config.functions.projectQueue,
+      memoryMb: config.functions.memoryMb,
+      // A sandbox holds up to its units' memory plus its own: replaced when well past that.
+      processRssMb: 256 + 4 * config.functions.memoryMb,
+      heapMb: 128,
+      graceMs: 1000,
+      onEvent: (e) => (e.type === 'exited' && e.signal === null && e.code === 0 ? undefined : log.warn(e, 'function sandbox ' + e.type)),
+    }),
+    registry: new FunctionRegistry({ bus, db, encryptionKey: config.encryptionKey }),
+    log: new InvocationLog(db.admin, log),
+  };
+  registerBeforeHooks(ctx);
+  ctx.hooks.closing.push(async () => {
+    await ctx.functions.pool.close();
+    await ctx.functions.log.flush();
+  });
   registerStorageHooks(ctx);
   registerRequestLogHooks(ctx);
   return {

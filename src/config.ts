@@ -154,6 +154,24 @@ export interface Config {
     /** How often a node writes what it holds (sooner when a batch fills). */
     flushMs: number;
   };
+  /** Server-side functions (docs/functions.md). */
+  functions: {
+    /** Sandbox processes one node runs at most (started on demand). */
+    sandboxes: number;
+    /** Ceiling of one function unit's memory, MiB: a hard cap. */
+    memoryMb: number;
+    /** Sandboxes one project may hold at once on a node. */
+    projectConcurrency: number;
+    /** Invocations of one project waiting for a sandbox on a node; beyond, 429. */
+    projectQueue: number;
+    /** Invocations per project per minute (all kinds; shared by all nodes with Redis). */
+    invocationsPerMinute: number;
+    /** `fetch` from a function may reach loopback and private addresses (tests only). */
+    allowPrivateFetch: boolean;
+    /** How long the invocation log keeps an invocation, and how many per project. */
+    logRetentionHours: number;
+    maxLogRowsPerProject: number;
+  };
 }
 
 export class ConfigError extends Error {}
@@ -411,6 +429,16 @@ export function loadConfig(env: Env = process.env, stdoutIsTty = process.stdout.
       maxRowsPerProject: int(env, 'REQUEST_LOG_MAX_ROWS', 10_000, 100, 1_000_000),
       bufferRows: int(env, 'REQUEST_LOG_BUFFER_ROWS', 20_000, 100, 1_000_000),
       flushMs: int(env, 'REQUEST_LOG_FLUSH_MS', 1000, 50, 60_000),
+    },
+    functions: {
+      sandboxes: int(env, 'FUNCTIONS_SANDBOXES', 4, 1, 256),
+      memoryMb: int(env, 'FUNCTIONS_MEMORY_MB', 64, 16, 2048),
+      projectConcurrency: int(env, 'FUNCTIONS_PROJECT_CONCURRENCY', 2, 1, 256),
+      projectQueue: int(env, 'FUNCTIONS_PROJECT_QUEUE', 100, 0, 100_000),
+      invocationsPerMinute: int(env, 'FUNCTIONS_INVOCATIONS_PER_MINUTE', 6000, 1, 10_000_000),
+      allowPrivateFetch: bool(env, 'FUNCTIONS_ALLOW_PRIVATE_FETCH', false),
+      logRetentionHours: int(env, 'FUNCTIONS_LOG_RETENTION_HOURS', 72, 1, 24 * 30),
+      maxLogRowsPerProject: int(env, 'FUNCTIONS_LOG_MAX_ROWS', 10_000, 100, 1_000_000),
     },
   };
 }

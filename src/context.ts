@@ -23,6 +23,9 @@ import type { ResumableUploadsHandle } from './modules/storage/resumable/handle.
 import type { ImageRenderer } from './modules/storage/images/renderer.js';
 import type { JobQueue } from './worker/queue.js';
 import type { RequestLog } from './modules/logs/buffer.js';
+import type { SandboxPool } from './modules/functions/sandbox/pool.js';
+import type { FunctionRegistry } from './modules/functions/registry.js';
+import type { InvocationLog } from './modules/functions/invocation-log.js';
 
 export interface Hooks {
   /**
@@ -32,7 +35,26 @@ export interface Hooks {
   projectDeleting: Array<(projectId: string) => Promise<void>>;
   /** Run at shutdown, before the database connections close (e.g. give back quota leases). */
   closing: Array<() => Promise<void>>;
+  /**
+   * The project's before-hooks on a collection write (src/modules/functions/before-hooks.ts),
+   * run by every write path before its transaction opens: the incoming data as the hooks left
+   * it, or their refusal thrown. Unset: no functions on this node.
+   */
+  beforeWrite?: BeforeWrite;
 }
+
+/** A write as before-hooks see it; `data` is the create's document or the update's patch. */
+export interface BeforeWriteInput {
+  projectId: string;
+  collection: string;
+  event: 'create' | 'update' | 'delete';
+  id?: string;
+  data?: unknown;
+  /** Who writes: the key, the end user, and how deep in hooks' own writes this one is. */
+  writer: { secret: boolean; userId: string | null; hookDepth?: number };
+}
+
+export type BeforeWrite = (input: BeforeWriteInput) => Promise<unknown>;
 
 /** A message sent by the platform (operator mails, projectId null) or for a project (auth OTPs). */
 export interface SystemMail {
@@ -113,6 +135,14 @@ export interface AppContext {
   realtime: RealtimeNode;
   /** The node's batched writer of the per-project request log (src/modules/logs/buffer.ts). */
   requestLog: RequestLog;
+  /** Projects' functions on this node: the sandbox pool, the cached definitions, the invocation log. */
+  functions: FunctionsNode;
+}
+
+export interface FunctionsNode {
+  pool: SandboxPool;
+  registry: FunctionRegistry;
+  log: InvocationLog;
 }
 
 export interface RealtimeNode {

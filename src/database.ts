@@ -13,5 +13,6 @@ import type { OperatorTables } from './modules/operators/tables.js';
 import type { SocialTables } from './modules/social/tables.js';
 import type { StorageTables } from './modules/storage/tables.js';
 import type { WebhookTables } from './modules/webhooks/tables.js';
+import type { FunctionTables } from './modules/functions/tables.js';
 
-export interface Database extends FoundationTables, OperatorTables, AuthTables, MfaTables, StorageTables, SocialTables, MailTables, WebhookTables, IdempotencyTables, LogTables {}
+export interface Database extends FoundationTables, OperatorTables, AuthTables, MfaTables, StorageTables, SocialTables, MailTables, WebhookTables, IdempotencyTables, LogTables, FunctionTables {}

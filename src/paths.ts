@@ -17,3 +17,6 @@ function findRoot(start: string): string {
 }
 
 export const ROOT_DIR = findRoot(path.dirname(fileURLToPath(import.meta.url)));
+
+/** The built sandbox process entry (scripts/build.mjs; `plinth` and the tests build it first). */
+export const SANDBOX_SCRIPT = path.join(ROOT_DIR, 'dist', 'sandbox.js');

@@ -29,13 +29,14 @@ import backupRoutes from './modules/backup/routes/index.js';
 import realtimeRoutes from './modules/realtime/routes/index.js';
 import webhookRoutes from './modules/webhooks/routes/index.js';
 import logRoutes from './modules/logs/routes/index.js';
+import { functionsDashboardRoutes, functionsPublicRoutes } from './modules/functions/routes/index.js';
 import databaseInsightRoutes from './modules/database-insight/routes/index.js';
 
 export type { RouteModule } from './route-groups.js';
 
 export const commonRoutes: RouteModule[] = [defineRoutes('public', healthRoutes)];
 
-export const publicRoutes: RouteModule[] = [...authRoutes, ...mfaPublicRoutes, ...socialRoutes, ...storagePublicRoutes, ...mailPublicRoutes, ...dataRoutes, ...schemaRoutes, ...realtimeRoutes];
+export const publicRoutes: RouteModule[] = [...authRoutes, ...mfaPublicRoutes, ...socialRoutes, ...storagePublicRoutes, ...mailPublicRoutes, ...dataRoutes, ...schemaRoutes, ...realtimeRoutes, ...functionsPublicRoutes];
 
 export const dashboardRoutes: RouteModule[] = [
   ...operatorRoutes,
@@ -51,6 +52,7 @@ export const dashboardRoutes: RouteModule[] = [
   ...dataOperatorRoutes,
   ...webhookRoutes,
   ...logRoutes,
+  ...functionsDashboardRoutes,
   ...databaseInsightRoutes,
 ];
 

@@ -53,6 +53,8 @@ const EXPECTED: Array<[string, RegExp, AuthKind]> = [
   // Signed upload URLs and public file paths: the signature (or the public path) is the credential.
   ['*', /^\/api\/storage\/(objects|public|render)\//, 'public'],
   ['*', /^\/api\/storage\//, 'apiKey'],
+  // A project's HTTP functions: its key names the project; the function decides the rest.
+  ['*', /^\/api\/functions\//, 'apiKey'],
 ];
 
 function routes(): Array<{ method: string; url: string; route: RouteOptions }> {

@@ -32,6 +32,10 @@ export interface Access {
    * owner checks below step aside, writes go to the partition, and a refusal is rule_denied.
    */
   rules?: boolean;
+  /** Writes made by a function's own plinth.data: how many hooks deep (their before-hooks stop at a depth). */
+  hookDepth?: number;
+  /** An operator's import that opted out of the collection's before-hooks. */
+  skipHooks?: boolean;
   /**
    * Reads only: the client's commit position token (Plinth-Commit-Position), so a read replica
    * serves it only once it has replayed that far (docs/scaling.md, "Read replicas").
@@ -49,10 +53,36 @@ export function listRuleCondition(col: CollectionDef, access: Access): RawBuilde
   return sql.raw(`(${r.list})`);
 }
 
+/**
+ * Who is asking, however they reached the data: a request with an API key, or a function
+ * acting for one (src/modules/functions). Every access decision below is made from this, once.
+ */
+export interface Caller {
+  projectId: string;
+  keyKind: 'secret' | 'publishable';
+  /** The signed-in end user, verified (a token below the assurance the project requires is refused). */
+  user(): Promise<string | null>;
+  /**
+   * Whether a token the caller carries must be judged even where anyone may read: under
+   * mfaPolicy "require", below aal2 is 403 on every data request that carries one.
+   */
+  judgesToken(): boolean;
+}
+
+/** The caller of a data request: its key, and its Bearer token verified only when a decision needs it. */
+export function requestCaller(ctx: AppContext, req: FastifyRequest): Caller {
+  return {
+    projectId: projectOf(req).id,
+    keyKind: req.keyKind === 'secret' ? 'secret' : 'publishable',
+    user: () => optionalUserId(ctx, req),
+    judgesToken: () => req.headers.authorization !== undefined && mfaPolicyOf(projectOf(req)) === 'require',
+  };
+}
+
 /** A rules caller: signed in or not (the rules say whether that matters). */
-async function rulesAccess(ctx: AppContext, req: FastifyRequest, projectId: string): Promise<Access> {
-  const userId = await optionalUserId(ctx, req);
-  return { scope: { projectId, userId, keyKind: 'publishable' }, secret: false, userId, ownerFilter: null, rules: true };
+async function rulesAccess(caller: Caller): Promise<Access> {
+  const userId = await caller.user();
+  return { scope: { projectId: caller.projectId, userId, keyKind: 'publishable' }, secret: false, userId, ownerFilter: null, rules: true };
 }
 
 export function assertNotUsers(name: string): void {
@@ -65,20 +95,20 @@ export function assertNotUsers(name: string): void {
  * this collection's own reads do not need it.
  */
 export async function readAccess(ctx: AppContext, req: FastifyRequest, col: CollectionDef, opts: { populate?: boolean } = {}): Promise<Access> {
-  const access = await accessForRead(ctx, req, col, opts);
+  const access = await callerReadAccess(requestCaller(ctx, req), col, opts);
   const after = req.headers[COMMIT_POSITION_HEADER];
   if (typeof after === 'string' && after.length <= 20) access.after = after;
   return access;
 }
 
-async function accessForRead(ctx: AppContext, req: FastifyRequest, col: CollectionDef, opts: { populate?: boolean }): Promise<Access> {
-  const projectId = projectOf(req).id;
-  if (req.keyKind === 'secret') return { scope: { projectId, keyKind: 'secret' }, secret: true, userId: null, ownerFilter: null };
-  if (readRules(col)) return rulesAccess(ctx, req, projectId);
+export async function callerReadAccess(caller: Caller, col: CollectionDef, opts: { populate?: boolean } = {}): Promise<Access> {
+  const { projectId } = caller;
+  if (caller.keyKind === 'secret') return { scope: { projectId, keyKind: 'secret' }, secret: true, userId: null, ownerFilter: null };
+  if (readRules(col)) return rulesAccess(caller);
   const isPrivate = col.rls.enabled && col.rls.mode === 'private';
   // Owner-hidden fields (docs/rules.md) come back to their owner: who is asking matters.
   if (!isPrivate && (opts.populate || hasOwnerHidden(col.fields))) {
-    const userId = await optionalUserId(ctx, req);
+    const userId = await caller.user();
     return { scope: { projectId, userId, keyKind: 'publishable' }, secret: false, userId, ownerFilter: null };
   }
   if (!isPrivate) {
@@ -86,21 +116,25 @@ async function accessForRead(ctx: AppContext, req: FastifyRequest, col: Collecti
     // judged by it where the project requires a second factor (docs/auth.md "Project policy"):
     // below aal2, 403 as on every other route. Looked at only when the header is there, so a
     // public read without a token (the hot path) costs one header lookup more, no verification.
-    if (req.headers.authorization !== undefined && mfaPolicyOf(projectOf(req)) === 'require') await optionalUserId(ctx, req);
+    if (caller.judgesToken()) await caller.user();
     return { scope: { projectId, keyKind: 'publishable' }, secret: false, userId: null, ownerFilter: null };
   }
-  const userId = await optionalUserId(ctx, req);
+  const userId = await caller.user();
   if (!userId) throw DataErrors.auth_required('Provide a valid user Bearer token for private reads.');
   return { scope: { projectId, userId, keyKind: 'publishable' }, secret: false, userId, ownerFilter: userId };
 }
 
 export async function writeAccess(ctx: AppContext, req: FastifyRequest, col: CollectionDef): Promise<Access> {
-  const projectId = projectOf(req).id;
-  if (req.keyKind === 'secret') return { scope: { projectId, keyKind: 'secret' }, secret: true, userId: null, ownerFilter: null };
-  if (writeRules(col)) return rulesAccess(ctx, req, projectId);
+  return callerWriteAccess(requestCaller(ctx, req), col);
+}
+
+export async function callerWriteAccess(caller: Caller, col: CollectionDef): Promise<Access> {
+  const { projectId } = caller;
+  if (caller.keyKind === 'secret') return { scope: { projectId, keyKind: 'secret' }, secret: true, userId: null, ownerFilter: null };
+  if (writeRules(col)) return rulesAccess(caller);
   if (!col.rls.enabled) throw DataErrors.write_blocked();
   if (col.rls.mode !== 'public-read' && col.rls.mode !== 'private') throw DataErrors.write_blocked('Unsupported RLS mode');
-  const userId = await optionalUserId(ctx, req);
+  const userId = await caller.user();
   if (!userId) throw DataErrors.auth_required('Provide a valid user Bearer token for write operations.');
   // Private collections: writes see only the caller's rows, like reads.
   const ownerFilter = col.rls.mode === 'private' ? userId : null;

@@ -1,0 +1,122 @@
+/**
+ * What a function may ask of Plinth, answered in the API process for the invocation the
+ * sandbox is running (sandbox/pool.ts): `plinth.data` under the caller's identity and access
+ * rules (or the service's, when the code asks for it explicitly), and `fetch` to public
+ * addresses. Arguments arrive as JSON text from hostile code: parsed under the one depth guard,
+ * bounded in size, and only the members each operation reads are used.
+ */
+import type { AppContext } from '../../context.js';
+import { AppError } from '../../lib/errors.js';
+import { FunctionErrors } from './errors.js';
+import { jsonTooDeep } from '../../lib/json-depth.js';
+import { publicFetch } from '../../lib/public-fetch.js';
+import { callerReadAccess, callerWriteAccess, assertNotUsers, type Access, type Caller } from '../data/access.js';
+import { parseListQuery } from '../data/query.js';
+import { countDocuments, getDocument, listDocuments } from '../data/read-service.js';
+import { createDocument, deleteDocument, restoreDocument, updateDocument } from '../data/write-service.js';
+import { CollectionErrors } from '../collections/errors.js';
+import type { HostAnswer } from './sandbox/pool.js';
+
+/** Who a function acts for: the request's key and end user, or nobody (after-hooks, schedules). */
+export interface FunctionCaller {
+  keyKind: 'secret' | 'publishable';
+  userId: string | null;
+  /** A before-hook's caller: its own writes run hooks one level deeper (before-hooks.ts stops the recursion). */
+  hookDepth?: number;
+}
+
+const MAX_ARGS_BYTES = 2 * 1024 * 1024;
+const FETCH_TIMEOUT_MS = 10_000;
+const FETCH_MAX_BYTES = 2 * 1024 * 1024;
+const FETCH_MAX_BODY = 1024 * 1024;
+
+type Args = Record<string, unknown>;
+
+function parseArgs(text: string): Args {
+  if (text.length > MAX_ARGS_BYTES || jsonTooDeep(text)) throw FunctionErrors.function_host_arguments();
+  const value: unknown = JSON.parse(text);
+  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Args) : {};
+}
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/** The query object of `list`/`count`/`get` as the data API's query string would give it. */
+function rawQuery(v: unknown): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return out;
+  for (const [k, value] of Object.entries(v)) {
+    if (Array.isArray(value)) out[k] = value.map(String);
+    else if (value !== undefined && value !== null) out[k] = String(value);
+  }
+  return out;
+}
+
+export function functionHost(ctx: AppContext, projectId: string, caller: FunctionCaller) {
+  const asCaller = (mode: unknown): Caller =>
+    mode === 'service'
+      ? { projectId, keyKind: 'secret', user: async () => null, judgesToken: () => false }
+      : { projectId, keyKind: caller.keyKind, user: async () => caller.userId, judgesToken: () => false };
+  const fetchPublic = publicFetch({ allowPrivate: ctx.config.functions.allowPrivateFetch, timeoutMs: FETCH_TIMEOUT_MS, maxBytes: FETCH_MAX_BYTES });
+
+  async function data(a: Args): Promise<unknown> {
+    const name = str(a.collection);
+    assertNotUsers(name);
+    const col = await ctx.collections.get(projectId, name);
+    if (!col) throw CollectionErrors.collection_not_found();
+    const who = asCaller(a.mode);
+    const deep = (access: Access): Access => (caller.hookDepth ? { ...access, hookDepth: caller.hookDepth } : access);
+    const readAs = async () => deep(await callerReadAccess(who, col));
+    const writeAs = async () => deep(await callerWriteAccess(who, col));
+    const project = await ctx.projects.byId(projectId);
+    const limit = project?.plan.databaseBytes ?? 0;
+    switch (a.op) {
+      case 'get':
+        return getDocument(ctx, col, await readAs(), str(a.id), parseListQuery(rawQuery(a.query)));
+      case 'list':
+        return listDocuments(ctx, col, await readAs(), parseListQuery(rawQuery(a.query)));
+      case 'count':
+        return { count: await countDocuments(ctx, col, await readAs(), parseListQuery(rawQuery(a.query))) };
+      case 'create':
+        return createDocument(ctx, col, await writeAs(), a.data, limit);
+      case 'update':
+        return updateDocument(ctx, col, await writeAs(), str(a.id), a.data, limit);
+      case 'delete':
+        return deleteDocument(ctx, col, await writeAs(), str(a.id), a.hard === true);
+      case 'restore':
+        return restoreDocument(ctx, col, await writeAs(), str(a.id));
+      default:
+        throw FunctionErrors.function_host_unknown('Unknown data operation.');
+    }
+  }
+
+  async function fetchOut(a: Args): Promise<unknown> {
+    const headers: Record<string, string> = {};
+    if (a.headers && typeof a.headers === 'object' && !Array.isArray(a.headers)) {
+      for (const [k, v] of Object.entries(a.headers)) if (typeof v === 'string' && /^[A-Za-z0-9-]{1,100}$/.test(k)) headers[k.toLowerCase()] = v.slice(0, 8192);
+    }
+    const body = typeof a.body === 'string' ? a.body : undefined;
+    if (body !== undefined && Buffer.byteLength(body) > FETCH_MAX_BODY) throw FunctionErrors.function_host_arguments('The request body is too large.');
+    const method = typeof a.method === 'string' && /^[A-Z]{3,7}$/.test(a.method.toUpperCase()) ? a.method.toUpperCase() : 'GET';
+    let res: Response;
+    try {
+      res = await fetchPublic(str(a.url), { method, headers, body });
+    } catch (err) {
+      throw FunctionErrors.function_fetch_failed(`fetch failed: ${err instanceof Error ? err.message : 'refused'}`);
+    }
+    return { status: res.status, statusText: res.statusText, headers: Object.fromEntries(res.headers.entries()), body: await res.text() };
+  }
+
+  return async (name: string, argsText: string): Promise<HostAnswer> => {
+    try {
+      const args = parseArgs(argsText);
+      if (name === 'data') return { value: await data(args) };
+      if (name === 'fetch') return { value: await fetchOut(args) };
+      throw FunctionErrors.function_host_unknown(`plinth has no ${name.slice(0, 50)}.`);
+    } catch (err) {
+      if (err instanceof AppError) return { error: { code: err.code, message: err.message, status: err.status } };
+      if (err instanceof SyntaxError) return { error: { code: 'function_host_arguments', message: FunctionErrors.function_host_arguments().message, status: 400 } };
+      ctx.log.error({ err, projectId, call: name.slice(0, 50) }, 'function host call failed');
+      return { error: { code: 'internal_error', message: 'The call failed.', status: 500 } };
+    }
+  };
+}

@@ -1,0 +1,17 @@
+/**
+ * Per-invocation limits by kind (docs/functions.md "Limits"). Synchronous hooks sit in a
+ * write's or a sign-in's path and get little time; HTTP functions answer a client; after-hooks
+ * and schedules run in the job workers and may take a minute.
+ */
+import type { InvocationLimits } from './sandbox/protocol.js';
+import type { FunctionKind } from './tables.js';
+
+const COMMON = { logBytes: 64 * 1024 };
+
+export const KIND_LIMITS: Record<FunctionKind, InvocationLimits> = {
+  before: { ...COMMON, cpuMs: 1_000, wallMs: 5_000, resultBytes: 1024 * 1024, hostCalls: 50 },
+  auth: { ...COMMON, cpuMs: 1_000, wallMs: 5_000, resultBytes: 256 * 1024, hostCalls: 50 },
+  http: { ...COMMON, cpuMs: 10_000, wallMs: 30_000, resultBytes: 6 * 1024 * 1024, hostCalls: 200 },
+  after: { ...COMMON, cpuMs: 60_000, wallMs: 120_000, resultBytes: 64 * 1024, hostCalls: 1_000 },
+  schedule: { ...COMMON, cpuMs: 60_000, wallMs: 120_000, resultBytes: 64 * 1024, hostCalls: 1_000 },
+};
