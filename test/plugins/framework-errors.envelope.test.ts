@@ -102,7 +102,9 @@ describe('errors Fastify answers before any route are the envelope', () => {
       for (let i = 0; i < paramCount(url); i++) {
         const path = fill(url, i, 'a'.repeat(3000));
         const res = await inject(method, path, { headers: { ...p.sk, 'tus-resumable': '1.0.0' } });
-        const caught = wildcards.some((w) => w.method === method && path.startsWith(w.prefix));
+        // A route's own wildcard takes any length (`/api/functions/:name/*`): no parameter limit there.
+        const ownWildcard = url.endsWith('*') && i === paramCount(url) - 1;
+        const caught = ownWildcard || wildcards.some((w) => w.method === method && path.startsWith(w.prefix));
         if (caught) {
           if (res.status >= 400) for (const problem of problems(res, method)) failures.push(`${method} ${url} (parameter ${i}): ${problem}`);
           else if (!url.endsWith('*')) failures.push(`${method} ${url} (parameter ${i}): answered ${res.status}`);
