@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules', '.plinth', '.plinth-test', 'coverage', 'bin', 'dist', '.dist', 'test-artifacts'] },
+  { ignores: ['node_modules', '.plinth', '.plinth-test', 'coverage', 'bin', 'dist', '.dist', 'test-artifacts', 'packages/*/dist'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

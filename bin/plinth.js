@@ -11,14 +11,22 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const COMMANDS = {
   start: { entry: 'main.js', about: 'the API and, unless PLINTH_RUN_WORKER=false, the job worker (like `npm start`)' },
   worker: { entry: 'worker.js', about: 'a job worker only (needs DATABASE_URL; run any number of them)' },
-  migrate: { entry: 'migrate.js', about: 'apply the database migrations, then exit' },
-  functions: { entry: 'functions.js', about: 'deploy <folder> | list: a project\'s functions through a running server (docs/functions.md)', args: true },
+  migrate: { entry: 'migrate.js', about: 'apply the database migrations, then exit', options: ['--status'] },
+  types: {
+    entry: 'types.js',
+    about: 'write a .d.ts of a project\'s collections for @plinth/client:\n           --url URL (--token T --project ID | --secret-key SK --collections a,b) [--out FILE]',
+    args: true,
+  },
+  functions: { entry: 'functions.js', about: "deploy <folder> | list: a project's functions through a running server (docs/functions.md)", args: true },
 };
 
 const usage = `Usage: plinth [command]
 
 Commands:
 ${Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(11)}${c.about}`).join('\n')}
+  migrate --status
+           change nothing: list the migrations applied, with their checksums, and any drift
+           (exit 0 in sync, 3 on drift, 4 when migrations are pending)
 
   (no command runs \`start\`)
 
@@ -38,7 +46,9 @@ if (arg === '-v' || arg === '--version') {
   process.exit(0);
 }
 const command = COMMANDS[arg ?? 'start'];
-if (!command || (process.argv.length > 3 && !command.args)) {
+const options = process.argv.slice(3);
+// `types` and `functions` take their own arguments (src/cli/types.ts); the others only the options they list.
+if (!command || (!command.args && options.some((o) => !(command.options ?? []).includes(o)))) {
   console.error(`plinth: unknown command "${process.argv.slice(2).join(' ')}"\n\n${usage}`);
   process.exit(2);
 }
@@ -54,6 +64,4 @@ if (!existsSync(entry)) {
   process.exit(1);
 }
 process.setSourceMapsEnabled(true);
-const loaded = await import(pathToFileURL(entry).href);
-// A command with arguments exports main(args, env) and answers with its exit code.
-if (command.args) process.exitCode = await loaded.main(process.argv.slice(3), process.env);
+await import(pathToFileURL(entry).href);

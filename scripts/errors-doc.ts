@@ -49,6 +49,25 @@ docs/wire-compatibility.md). A code is defined once, with one status, for the wh
 Naming: \`<subject>_<condition>\` in snake_case (\`document_not_found\`, \`refresh_reused\`); codes
 of a domain that would otherwise collide start with the domain (\`mail_\`, \`ai_\`).
 Errors with \`retry-after\` (429, 503) ask the client to wait that many seconds.
+
+Errors answered before any route runs are the envelope too (\`src/plugins/errors.ts\`):
+
+- a path that is not valid percent-encoding (\`/api/storage/tus/%%%\`): 400 \`invalid_url\`;
+- a path parameter longer than 1 024 characters: 414 \`path_parameter_too_long\` (unless a
+  wildcard route of the same method takes the path, as \`/api/data/*\` does, and answers itself);
+- a body the route cannot parse: 415 \`unsupported_media_type\` (no parser for its
+  Content-Type), 400 \`invalid_json\` (malformed, empty, or with \`__proto__\`/\`constructor\`
+  keys), 400 \`json_too_deep\`;
+- a body over \`BODY_LIMIT\`: 413 \`payload_too_large\`, sent as soon as the limit is passed (at
+  once for a Content-Length over it). The connection then reads and discards the rest of the
+  body, so a client still sending reads the 413 instead of a reset; past 4 × \`BODY_LIMIT\` (at
+  least 4 MiB) more bytes or 10 seconds it is closed (\`src/plugins/body-drain.ts\`);
+- HTTP that cannot be parsed at all, answered on the connection, which is then closed: 400
+  \`bad_request\` (also a body cut short of its Content-Length), 431 \`headers_too_large\`, 408
+  \`request_timeout\` (headers not received in time).
+
+The router's two (a bad URL, an over-long parameter) carry \`x-request-id\` and, matching no
+route, no CORS headers (as a 404).
 `;
 
 function escape(text: string): string {

@@ -40,6 +40,7 @@ import { registerRequestLogHooks } from './modules/logs/cleanup.js';
 import { SandboxPool } from './modules/functions/sandbox/pool.js';
 import { FunctionRegistry } from './modules/functions/registry.js';
 import { InvocationLog } from './modules/functions/invocation-log.js';
+import { registerBeforeHooks } from './modules/functions/before-hooks.js';
 import { SANDBOX_SCRIPT } from './paths.js';
 
 /** The context's fields that the domains build from the rest of it (set right after). */
@@ -180,6 +181,7 @@ export async function boot(config: Config, opts: BootOptions = {}): Promise<Boot
     registry: new FunctionRegistry({ bus, db, encryptionKey: config.encryptionKey }),
     log: new InvocationLog(db.admin, log),
   };
+  registerBeforeHooks(ctx);
   ctx.hooks.closing.push(async () => {
     await ctx.functions.pool.close();
     await ctx.functions.log.flush();

@@ -35,7 +35,26 @@ export interface Hooks {
   projectDeleting: Array<(projectId: string) => Promise<void>>;
   /** Run at shutdown, before the database connections close (e.g. give back quota leases). */
   closing: Array<() => Promise<void>>;
+  /**
+   * The project's before-hooks on a collection write (src/modules/functions/before-hooks.ts),
+   * run by every write path before its transaction opens: the incoming data as the hooks left
+   * it, or their refusal thrown. Unset: no functions on this node.
+   */
+  beforeWrite?: BeforeWrite;
 }
+
+/** A write as before-hooks see it; `data` is the create's document or the update's patch. */
+export interface BeforeWriteInput {
+  projectId: string;
+  collection: string;
+  event: 'create' | 'update' | 'delete';
+  id?: string;
+  data?: unknown;
+  /** Who writes: the key, the end user, and how deep in hooks' own writes this one is. */
+  writer: { secret: boolean; userId: string | null; hookDepth?: number };
+}
+
+export type BeforeWrite = (input: BeforeWriteInput) => Promise<unknown>;
 
 /** A message sent by the platform (operator mails, projectId null) or for a project (auth OTPs). */
 export interface SystemMail {

@@ -30,6 +30,7 @@ import realtimeRoutes from './modules/realtime/routes/index.js';
 import webhookRoutes from './modules/webhooks/routes/index.js';
 import logRoutes from './modules/logs/routes/index.js';
 import { functionsDashboardRoutes, functionsPublicRoutes } from './modules/functions/routes/index.js';
+import databaseInsightRoutes from './modules/database-insight/routes/index.js';
 
 export type { RouteModule } from './route-groups.js';
 
@@ -52,6 +53,7 @@ export const dashboardRoutes: RouteModule[] = [
   ...webhookRoutes,
   ...logRoutes,
   ...functionsDashboardRoutes,
+  ...databaseInsightRoutes,
 ];
 
 /**

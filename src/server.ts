@@ -6,12 +6,14 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { App } from './app.js';
 import type { AppContext } from './context.js';
 import { objectId } from './lib/ids.js';
-import { registerErrorHandling } from './plugins/errors.js';
+import { frameworkErrorOptions, registerErrorHandling } from './plugins/errors.js';
 import { registerCors, registerPreflightRoutes } from './plugins/cors.js';
 import { registerDocs } from './plugins/docs.js';
 import { registerDashboardUi } from './plugins/dashboard-ui.js';
 import { registerJsonBody } from './plugins/json-body.js';
 import { registerInFlight } from './plugins/in-flight.js';
+import { registerClientVersion } from './plugins/client-version.js';
+import { drainBoundFor, registerBodyDrain } from './plugins/body-drain.js';
 import { bindProjectParam, requestLogController, requestLoggerFactory } from './plugins/request-log.js';
 import { isAppTraffic } from './modules/logs/buffer.js';
 import metricsRoutes from './modules/metrics/routes/index.js';
@@ -25,7 +27,11 @@ const REQUEST_ID = /^[A-Za-z0-9_-]{1,64}$/;
 const HANDLER_DRAIN_MS = 10_000;
 
 export async function buildApp(ctx: AppContext): Promise<App> {
+  const countError = (code: string, status: number) => ctx.metrics.countError(code, status);
   const app = Fastify({
+    // The errors Fastify answers before any route (a bad URL, an over-long path parameter,
+    // unparseable HTTP) in the envelope too; path parameters up to MAX_PARAM_LENGTH.
+    ...frameworkErrorOptions(countError),
     loggerInstance: ctx.log as FastifyBaseLogger,
     logController: requestLogController(ctx.config.logFormat),
     childLoggerFactory: requestLoggerFactory,
@@ -45,8 +51,10 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, useDefaults: true, allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  registerErrorHandling(app, (code, status) => ctx.metrics.countError(code, status));
+  registerErrorHandling(app, countError);
   registerInFlight(app, HANDLER_DRAIN_MS); // before any route: it counts every handler
+  // An answer sent before the body was read (413 over BODY_LIMIT...): the rest is read, within a bound.
+  registerBodyDrain(app, drainBoundFor(ctx.config.bodyLimit));
   // Under the routed pattern (`/api/data/:collectionName`), never the raw URL: bounded series, no ids.
   // The hooks every request passes are callback style, not async: a promise per hook per request costs.
   // The project's request log (docs/dashboard.md): requests to the API-key routes whose key named
@@ -64,6 +72,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     done();
   });
   registerJsonBody(app);
+  registerClientVersion(app); // @plinth/client newer than this server: a clear 400 (docs/client.md)
   // What the auth groups (src/route-groups.ts), the userAuth preconditions and the request log
   // set on a request, declared once so every request object has the same shape from the start.
   for (const field of ['project', 'keyKind', 'operator', 'userId', 'usersSchema', 'logProjectId', 'errorCode'] as const) app.decorateRequest(field, undefined);

@@ -160,6 +160,7 @@ async function openPost(id) {
   $('post-form').hidden = true;
   $('post').hidden = false;
   $('post-title').textContent = post.title;
+  $('post-slug').textContent = post.slug ? `/${post.slug}` : '';
   $('post-author').textContent = `by ${post.authorName || 'someone'}`;
   $('post-draft').hidden = post.published === true;
   $('post-cover').hidden = !post.cover;

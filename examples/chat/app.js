@@ -1,14 +1,14 @@
-/* global document */
+/* global document, window */
 // The chat example: rooms, messages streamed through realtime, image attachments through
-// storage, unread counts from each user's private read markers. Everything the published
-// @urbackend/sdk covers goes through it (sign-up, sign-in, documents, counts, uploads); the
-// realtime stream uses the documented HTTP routes (a ticket, then EventSource).
-import urBackend from '/sdk.js';
+// storage, unread counts from each user's private read markers. All of it through
+// @plinth/client (docs/client.md): sessions, documents, counts, realtime that resumes after a
+// cut, uploads. No hand-written HTTP.
+import { createClient, realtime, files } from '/client.js';
 import config from '/config.js';
-import { connectLive } from '/lib/live.js';
 import { signInForm } from '/lib/signin.js';
 
-const client = urBackend({ apiKey: config.publishableKey, baseUrl: config.baseUrl });
+const client = createClient({ url: config.baseUrl, apiKey: config.publishableKey }); // the session in localStorage
+const list = async (collection, q) => (await q(client.collection(collection)).limit(100).list()).items;
 const $ = (id) => document.getElementById(id);
 
 const state = {
@@ -25,22 +25,26 @@ signInForm(client, { appId: 'chat', onSignedIn: start });
 
 async function start(me) {
   state.me = me;
-  const [rooms, reads] = await Promise.all([
-    client.db.getAll('rooms', { sort: 'createdAt', limit: 100 }),
-    client.db.getAll('reads', { limit: 100 }),
-  ]);
+  const [rooms, reads] = await Promise.all([list('rooms', (c) => c.sort('createdAt')), list('reads', (c) => c)]);
   for (const r of reads) state.reads.set(r.room, r);
   for (const room of rooms) state.rooms.set(room._id, room);
   await Promise.all(rooms.map(countUnread));
   renderRooms();
-  connectLive(client, config, { subscriptions: [{ collection: 'rooms' }, { collection: 'messages' }], actions: ['create'], onEvent: onCreate });
+  realtime(client).subscribe([{ collection: 'rooms' }, { collection: 'messages' }], {
+    onChange: (e) => e.action === 'create' && onCreate(e),
+    onReset: () => window.location.reload(), // too far behind to resume
+    onState: (s) => {
+      $('live').textContent = s === 'open' ? 'live' : 'offline';
+      $('live').classList.toggle('on', s === 'open');
+    },
+  }, { maxBackoffMs: 1000 });
 }
 
 // ---- unread counts: messages by others since my read marker ------------------------------
 async function countUnread(room) {
   const since = state.reads.get(room._id)?.lastReadAt;
   const filter = { room: room._id, author_ne: state.me._id, ...(since ? { createdAt_gt: since } : {}) };
-  state.unread.set(room._id, await client.db.count('messages', filter));
+  state.unread.set(room._id, await client.collection('messages').where(filter).count());
 }
 
 async function markRead(roomId) {
@@ -48,9 +52,8 @@ async function markRead(roomId) {
   if (!latest) return;
   const marker = state.reads.get(roomId);
   if (marker && marker.lastReadAt >= latest.createdAt) return;
-  const next = marker
-    ? await client.db.patch('reads', marker._id, { lastReadAt: latest.createdAt })
-    : await client.db.insert('reads', { room: roomId, lastReadAt: latest.createdAt });
+  const reads = client.collection('reads');
+  const next = marker ? await reads.update(marker._id, { lastReadAt: latest.createdAt }) : await reads.insert({ room: roomId, lastReadAt: latest.createdAt });
   state.reads.set(roomId, next);
 }
 
@@ -81,7 +84,7 @@ $('room-form').addEventListener('submit', async (e) => {
   e.preventDefault();
   const input = e.target.elements.name;
   try {
-    const room = await client.db.insert('rooms', { name: input.value.trim() });
+    const room = await client.collection('rooms').insert({ name: input.value.trim() });
     state.rooms.set(room._id, room);
     input.value = '';
     await openRoom(room._id);
@@ -97,7 +100,7 @@ async function openRoom(roomId) {
   // Messages that arrive through realtime while the room loads are kept and merged, not lost:
   // the list below may have been read before they were written.
   if (!state.messages.has(roomId)) state.messages.set(roomId, []);
-  const fetched = await client.db.getAll('messages', { room: roomId, sort: 'createdAt', limit: 100 });
+  const fetched = await list('messages', (c) => c.where({ room: roomId }).sort('createdAt'));
   const byId = new Map([...fetched, ...state.messages.get(roomId)].map((m) => [m._id, m]));
   state.messages.set(roomId, [...byId.values()].sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0)));
   state.unread.set(roomId, 0);
@@ -137,15 +140,15 @@ $('message-form').addEventListener('submit', async (e) => {
   if (!text && !file) return;
   $('chat-error').textContent = '';
   try {
-    const image = file ? (await client.storage.upload(file)).url : undefined;
-    await client.db.insert('messages', { room: state.current, text, authorName: state.me.name || state.me.email, ...(image ? { image } : {}) });
+    const image = file ? (await files(client).upload(file)).url : undefined;
+    await client.collection('messages').insert({ room: state.current, text, authorName: state.me.name || state.me.email, ...(image ? { image } : {}) });
     form.reset();
   } catch (err) {
     $('chat-error').textContent = err.message;
   }
 });
 
-// ---- realtime (examples/lib/web/live.js): what an event changes -------------------------------
+// ---- realtime: what an event changes -------------------------------------------------------------
 function onCreate({ collection, document: doc }) {
   if (!doc) return;
   if (collection === 'rooms') {

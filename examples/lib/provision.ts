@@ -38,6 +38,8 @@ export interface ExampleSpec {
   collections: CollectionSpec[];
   /** Webhook endpoints to add when a URL is given for them (the chat's message hook). */
   webhooks?: Array<{ events: string[]; collections: string[] }>;
+  /** The project's server-side functions (docs/functions.md), deployed once the collections exist. */
+  functions?: Array<{ name: string; kind: string; trigger?: Record<string, unknown>; language?: 'js' | 'ts'; source: string }>;
 }
 
 export interface Provisioned {
@@ -75,6 +77,7 @@ export async function provision(base: string, spec: ExampleSpec, opts: { siteUrl
   for (const c of spec.collections) {
     if (c.rules) await call(base, 'PATCH', `/api/projects/${project._id}/collections/${c.name}/rules`, c.rules, token);
   }
+  for (const f of spec.functions ?? []) await call(base, 'POST', `/api/projects/${project._id}/functions`, f, token);
   const webhookSecrets: string[] = [];
   if (opts.webhookUrl) {
     for (const w of spec.webhooks ?? []) {

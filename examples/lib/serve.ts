@@ -1,9 +1,11 @@
 /**
  * Serves an example's static frontend: its own files, the examples' shared browser modules
  * (examples/lib/web/) under `/lib/`, the published `@urbackend/sdk` as `/sdk.js` (its ES
- * module build, which imports nothing) and `/config.js` with the project's base URL and
- * publishable key. No framework server: what a static host would serve.
+ * module build, which imports nothing), `@plinth/client` as `/client.js` (its core, realtime and
+ * files, bundled by esbuild as an app's bundler would) and `/config.js` with the project's base
+ * URL and publishable key. No framework server: what a static host would serve.
  */
+import { build } from 'esbuild';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
@@ -31,12 +33,31 @@ export function sdkModulePath(): string {
   return path.join(path.dirname(require.resolve('@urbackend/sdk')), 'dist', 'index.mjs');
 }
 
+/** @plinth/client as one ES module (packages/client/src: the core, realtime and files). */
+export async function clientModule(): Promise<string> {
+  const out = await build({
+    stdin: {
+      contents: "export * from './index.ts'; export { realtime } from './realtime.ts'; export { files } from './files.ts';",
+      resolveDir: fileURLToPath(new URL('../../packages/client/src', import.meta.url)),
+      loader: 'ts',
+    },
+    bundle: true,
+    format: 'esm',
+    target: 'es2020',
+    write: false,
+    logLevel: 'silent',
+  });
+  return out.outputFiles[0]!.text;
+}
+
 export async function serveExample(dir: string, config: Record<string, unknown>, port = 0): Promise<Served> {
   const root = path.resolve(dir);
   const sdk = await readFile(sdkModulePath());
+  const plinthClient = await clientModule();
   const server = createServer(async (req, res) => {
     const pathname = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
     if (pathname === '/sdk.js') return send(res, 200, TYPES.get('.js')!, sdk);
+    if (pathname === '/client.js') return send(res, 200, TYPES.get('.js')!, plinthClient);
     if (pathname === '/config.js') return send(res, 200, TYPES.get('.js')!, `export default ${JSON.stringify(config)};\n`);
     const [dirOf, rest] = pathname.startsWith('/lib/') ? [SHARED, pathname.slice('/lib'.length)] : [root, pathname === '/' ? '/index.html' : pathname];
     const file = path.resolve(dirOf, '.' + rest);

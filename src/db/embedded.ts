@@ -250,6 +250,28 @@ function isPostmasterOf(pid: number, clusterDir: string): boolean {
   return cmdline.split('\0').includes(clusterDir);
 }
 
+/**
+ * Stops the postmaster of `<dataDir>/pg`'s cluster if one still runs (fast, then immediate
+ * shutdown), and deletes the cluster with its link and owner record (as root it lives under the
+ * state dir, where deleting the data dir alone would leave it). For a throwaway data dir whose
+ * Plinth is gone, or was stopped during its start-up (`npm run example`); the data dir itself is
+ * the caller's.
+ */
+export async function destroyEmbeddedCluster(dataDir: string): Promise<void> {
+  const pointer = path.join(dataDir, 'pg');
+  const link = readPointer(pointer);
+  if (link.kind === 'missing') return;
+  const clusterDir = link.kind === 'symlink' ? link.target : pointer;
+  if (isRunning(clusterDir) && !(await stopOrphanedPostmaster(clusterDir))) {
+    throw new EmbeddedPostgresError(`the embedded PostgreSQL of ${clusterDir} (pid ${postmasterPid(clusterDir)}) did not stop`);
+  }
+  rmSync(clusterDir, { recursive: true, force: true });
+  if (link.kind === 'symlink') {
+    rmSync(pointer, { force: true });
+    rmSync(`${clusterDir}.owner`, { force: true });
+  }
+}
+
 function readOwner(file: string): string | null {
   try {
     return readFileSync(file, 'utf8').trim() || null;
@@ -332,6 +354,11 @@ async function startPostmaster(postgres: string, clusterDir: string, port: numbe
     ['-D', clusterDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'shared_buffers=64MB', '-c', 'autovacuum_naptime=5s'],
     { ...ids, cwd: clusterDir, detached: true, stdio: ['ignore', 'ignore', 'pipe'], env: { LC_MESSAGES: 'C' } },
   );
+  // Last resort if Node exits without a clean shutdown (from now on, even before the postmaster
+  // is ready: an exit during start-up must not leave it behind in its own process group).
+  const lastResort = () => child.kill('SIGINT');
+  process.once('exit', lastResort);
+  child.once('exit', () => process.removeListener('exit', lastResort));
   await new Promise<void>((resolve, reject) => {
     let log = '';
     const fail = (how: string) =>
@@ -344,10 +371,6 @@ async function startPostmaster(postgres: string, clusterDir: string, port: numbe
     child.once('close', (code, signal) => fail(signal ? `was killed by ${signal}` : `exited with status ${code}`));
   });
   child.stderr!.resume();
-  // Last resort if Node exits without a clean shutdown: do not leave the postmaster behind.
-  const lastResort = () => child.kill('SIGINT');
-  process.once('exit', lastResort);
-  child.once('exit', () => process.removeListener('exit', lastResort));
   return child;
 }
 

@@ -4,7 +4,8 @@
  * every start, so sql/ is the source of truth a DBA reads). All three run under one blocking
  * advisory lock, so API nodes and workers starting at once apply them exactly once, one after
  * another (graphile-worker's `CREATE SCHEMA` run by two processes at once fails with
- * `duplicate key … pg_namespace_nspname_index`).
+ * `duplicate key … pg_namespace_nspname_index`). Each applied migration's checksum is recorded
+ * once (migration-status.ts), so a file changed after it was applied shows as drift.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -13,6 +14,7 @@ import { runMigrations as runWorkerMigrations } from 'graphile-worker';
 import { runner } from 'node-pg-migrate';
 
 import { ROOT_DIR } from '../paths.js';
+import { recordChecksums } from './migration-status.js';
 
 export const MIGRATIONS_DIR = path.join(ROOT_DIR, 'migrations');
 export const SQL_DIR = path.join(ROOT_DIR, 'sql');
@@ -46,6 +48,8 @@ export async function migrate(databaseUrl: string, log: (msg: string) => void = 
       logger: { debug: () => {}, info: log, warn: log, error: log },
     });
     if (upTo === undefined) {
+      // The files as applied, for drift checks (`plinth migrate --status`; first seen wins).
+      await recordChecksums(client, MIGRATIONS_DIR);
       await applySqlDir(client);
       await syncPartitionPolicies(client, warn);
     }

@@ -86,6 +86,11 @@ export function defineErrors<T extends Record<string, ErrorDef>>(domain: string,
 /** Errors shared by every domain. */
 export const Errors = defineErrors('common', {
   validation_failed: { status: 400, message: 'Request validation failed.' },
+  bad_request: { status: 400, message: 'Bad request.' },
+  invalid_url: { status: 400, message: 'The URL is not valid: a path segment has a malformed percent-encoding.' },
+  path_parameter_too_long: { status: 414, message: 'A path parameter is too long.' },
+  headers_too_large: { status: 431, message: 'The request headers are too large.' },
+  request_timeout: { status: 408, message: 'The request took too long to arrive.' },
   invalid_json: {
     status: 400,
     message: 'Check your request body syntax. Stray characters outside the JSON object are not allowed.',

@@ -14,6 +14,10 @@ import { deliverTask, DELIVER_TASK } from '../modules/webhooks/delivery.js';
 import { dispatchTask } from '../modules/webhooks/dispatcher.js';
 import { deleteExpiredKeysTask } from '../modules/idempotency/cleanup.js';
 import { trimRequestLogTask } from '../modules/logs/cleanup.js';
+import { trimInvocationsTask } from '../modules/functions/cleanup.js';
+import { runHookTask } from '../modules/functions/run-task.js';
+import { RUN_TASK } from '../modules/functions/job-queries.js';
+import { scheduleTask } from '../modules/functions/schedules.js';
 import { deleteExpiredPasswordlessTask, deleteUnusedAnonymousTask } from '../modules/auth/anonymous-cleanup.js';
 
 const taskFactories: Record<string, (ctx: AppContext) => Task> = {
@@ -30,6 +34,9 @@ const taskFactories: Record<string, (ctx: AppContext) => Task> = {
   'auth:delete_expired_passwordless': deleteExpiredPasswordlessTask,
   'auth:delete_unused_anonymous': deleteUnusedAnonymousTask,
   'logs:trim_requests': trimRequestLogTask,
+  'functions:trim_invocations': trimInvocationsTask,
+  [RUN_TASK]: runHookTask,
+  'functions:schedule': scheduleTask,
 };
 
 /**
@@ -45,6 +52,9 @@ export const CRONTAB = [
   '*/10 * * * * auth:delete_expired_passwordless',
   '37 * * * * auth:delete_unused_anonymous',
   '*/5 * * * * logs:trim_requests',
+  '*/10 * * * * functions:trim_invocations',
+  // projects' schedules: each minute's due runs, enqueued once (src/modules/functions/schedules.ts)
+  '* * * * * functions:schedule',
 ].join('\n');
 
 export function buildTaskList(ctx: AppContext): Record<string, Task> {

@@ -110,7 +110,7 @@ describe.skipIf(!run)('console: passkeys', { timeout: 180_000 }, () => {
     const { page, problems } = await openPage(rig);
     await signIn(page, op.email, op.password);
     await page.goto(`/_/#/p/${p.id}/users`);
-    await page.getByRole('cell', { name: 'ann@example.com' }).waitFor();
+    await page.getByRole('cell', { name: 'ann@example.com', exact: true }).waitFor();
     await page.getByRole('button', { name: 'Second factors' }).click();
     const dialog = page.getByRole('dialog');
     await dialog.getByRole('cell', { name: 'Authenticator app' }).waitFor();

@@ -121,7 +121,7 @@ describe.skipIf(!run)('console screens', { timeout: 120_000 }, () => {
       await call('POST', '/api/userAuth/signup', p.pk, { email, password: 'correct horse 1' });
     }
     await nav('Users').click();
-    await page.getByRole('cell', { name: 'ann@example.com' }).waitFor();
+    await page.getByRole('cell', { name: 'ann@example.com', exact: true }).waitFor();
     await expectAccessible(page, 'users');
     await page.getByLabel('Search users').fill('bob');
     await page.getByRole('button', { name: 'Search' }).click();

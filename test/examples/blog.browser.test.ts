@@ -105,6 +105,9 @@ describe.runIf(run)('the blog example, two people in two browsers', { timeout: 6
     const stored = await api(`/api/data/posts?search=quetzalcóatl`, null).then((r) => r.json()) as { data: { items: Array<{ body: string }> } };
     expect(stored.data.items).toHaveLength(1);
     expect(stored.data.items[0]!.body).toBe(LONG);
+    // The slug is the server's, made by the project's before-hook from the title.
+    expect((stored.data.items[0] as { slug?: string }).slug).toBe('voyage-a-zurich-un-tres-long-recit');
+    expect(await alice.locator('#post-slug').textContent()).toBe('/voyage-a-zurich-un-tres-long-recit');
   });
 
   it('Bob finds the post by a word of its body and reads it whole', async () => {

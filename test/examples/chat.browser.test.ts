@@ -147,7 +147,7 @@ describe.runIf(run)('the chat example, two people in two browsers', () => {
     // saved would rightly show the message unread again: wait for it, as the app did.
     const cafeId = await room(bob, CAFE).getAttribute('data-room');
     const latest = async () => {
-      const token = await bob.evaluate(() => localStorage.getItem('ub_auth_token'));
+      const token = await bob.evaluate(() => JSON.parse(localStorage.getItem('plinth.session') ?? '{}').accessToken); // @plinth/client's session
       const headers = { 'x-api-key': project.publishableKey, authorization: `Bearer ${token}` };
       const [reads, msgs] = await Promise.all([
         fetch(`${rig.base}/api/data/reads?room=${cafeId}`, { headers }).then((r) => r.json()),

@@ -13,9 +13,12 @@ import { hashPassword } from '../../lib/passwords.js';
 import type { ProjectRecord } from '../projects/cache.js';
 import { AuthErrors } from './errors.js';
 import { mailOtp, newUserOtp } from './otp.js';
-import { findUserByEmail, findUserById, insertUser, linkEmailToAnonymous, upsertOtp, type UserRow } from './queries.js';
-import type { UsersSchema } from './schema.js';
+import { findUserByEmail, findUserById, insertUser, linkEmailToAnonymous, updateUserData, upsertOtp, type UserRow } from './queries.js';
+import { usersSchemaFor, type UsersSchema } from './schema.js';
+import { signUpFields, signUpScope } from './sign-up-hook.js';
+import { authHook } from '../functions/auth-hooks.js';
 import { accessTokenFor, startSession, type ClientMeta, type Tokens } from './sessions.js';
+import { enqueueAuthHooks } from '../functions/auth-events.js';
 import { anonymousAllowed, signupAllowed } from './sign-in-settings.js';
 import type { UserTokenClaims } from './tokens.js';
 import { freeDerivedValues, rethrowTaken } from './unique.js';
@@ -41,14 +44,27 @@ function guestData(schema: UsersSchema): { data: Record<string, unknown>; derive
 /** A new guest and its first session (amr `anonymous`), in one transaction. */
 export async function signInAnonymously(ctx: AppContext, project: ProjectRecord, schema: UsersSchema, meta: ClientMeta): Promise<{ user: UserRow; tokens: Tokens }> {
   if (!anonymousAllowed(project)) throw AuthErrors.anonymous_disabled();
-  return ctx.db.tenant(scope(project), async (tx) => {
-    const { data, derived } = guestData(schema);
+  const { data, derived, elevated } = await signUpFields(ctx, project, schema, { method: 'anonymous', email: null }, guestData(schema));
+  return ctx.db.tenant(signUpScope(project, elevated), async (tx) => {
     await freeDerivedValues(tx, project.id, data, derived);
     const now = ctx.clock.now();
     const user = await insertUser(tx, { projectId: project.id, email: null, passwordHash: NO_PASSWORD, emailVerified: false, data, isAnonymous: true, now });
     if (!user) throw new Error('an anonymous user conflicted on a null email');
-    return { user, tokens: await startSession(ctx, tx, project, user.id, meta, firstFactor('anonymous', now)) };
+    const tokens = await startSession(ctx, tx, project, user.id, meta, firstFactor('anonymous', now));
+    await enqueueAuthHooks(ctx, tx, project.id, 'sign-up', user, 'guest');
+    return { user, tokens };
   }).catch(rethrowTaken);
+}
+
+/** The fields the before-sign-up function changes when a guest links an email (null: no function, or no change). */
+async function linkHook(ctx: AppContext, project: ProjectRecord, guest: UserRow, email: string): Promise<{ changes: Record<string, unknown>; elevated: boolean } | null> {
+  if (!(await authHook(ctx, project.id, 'before-sign-up'))) return null;
+  const schema = await usersSchemaFor(ctx, project.id);
+  const current = { data: guest.data, derived: [] };
+  const out = await signUpFields(ctx, project, schema, { method: 'link-email', email, userId: guest.id }, current);
+  const changes: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(out.data)) if (JSON.stringify(v) !== JSON.stringify(guest.data[k])) changes[k] = v;
+  return { changes, elevated: out.elevated };
 }
 
 /**
@@ -65,12 +81,18 @@ export async function linkEmail(
   const current = await ctx.db.read(scope(project, userId), (db) => findUserById(db, userId));
   if (!current) throw AuthErrors.user_not_found();
   if (!current.is_anonymous) throw AuthErrors.user_not_anonymous();
+  // The guest becomes a full account: the before-sign-up function decides, as for a sign-up.
+  const hooked = await linkHook(ctx, project, current, email);
   const passwordHash = await hashPassword(password);
-  const user = await ctx.db.tenant(scope(project, userId), async (tx) => {
+  const user = await ctx.db.tenant(signUpScope(project, hooked?.elevated === true, userId), async (tx) => {
     if (await findUserByEmail(tx, email)) throw AuthErrors.email_taken();
     const now = ctx.clock.now();
-    const linked = await linkEmailToAnonymous(tx, userId, email, passwordHash, now);
+    let linked = await linkEmailToAnonymous(tx, userId, email, passwordHash, now);
     if (!linked) throw AuthErrors.user_not_anonymous();
+    if (hooked && Object.keys(hooked.changes).length > 0) {
+      await updateUserData(tx, userId, hooked.changes, now);
+      linked = (await findUserById(tx, userId)) ?? linked;
+    }
     const otp = newUserOtp(ctx, project.id, userId, 'verify_email');
     await upsertOtp(tx, otp.row);
     await mailOtp(ctx, project, linked, 'verify_email', otp.code, tx);

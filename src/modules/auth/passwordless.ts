@@ -31,8 +31,11 @@ import { AuthErrors } from './errors.js';
 import { countCodeAttempt, deletePasswordless, findForCode, takeByLink, upsertPasswordless, type PasswordlessRow } from './passwordless-queries.js';
 import { claimUnverified } from './claim.js';
 import { findUserByEmail, findUserById, insertUser, type UserRow } from './queries.js';
-import type { UsersSchema } from './schema.js';
+import { usersSchemaFor, type UsersSchema } from './schema.js';
+import { signUpFields, signUpScope, type NewUserFields } from './sign-up-hook.js';
+import { authHook } from '../functions/auth-hooks.js';
 import { startSession, type ClientMeta, type Tokens } from './sessions.js';
+import { enqueueAuthHooks } from '../functions/auth-events.js';
 import { redirectTargets, signupAllowed } from './sign-in-settings.js';
 import { freeDerivedValues, rethrowTaken } from './unique.js';
 import { newUserData } from './users.js';
@@ -154,7 +157,7 @@ export type PasswordlessOutcome =
 export async function verifyMagicLink(ctx: AppContext, project: ProjectRecord, token: string, meta: ClientMeta): Promise<PasswordlessOutcome> {
   const row = await ctx.db.read(scope(project), (db) => takeByLink(db, project.id, sha256Hex(token)));
   if (!row || row.expires_at.getTime() <= ctx.clock.now().getTime()) throw AuthErrors.passwordless_invalid();
-  return signIn(ctx, project, row, 'magiclink', meta);
+  return signIn(ctx, project, row, 'magiclink', meta, await newAccountFields(ctx, project, row, 'magic-link'));
 }
 
 /**
@@ -171,7 +174,7 @@ export async function verifyEmailCode(ctx: AppContext, project: ProjectRecord, e
     return found;
   });
   if (!row) throw AuthErrors.passwordless_invalid();
-  return signIn(ctx, project, row, 'otp', meta);
+  return signIn(ctx, project, row, 'otp', meta, await newAccountFields(ctx, project, row, 'code'));
 }
 
 /**
@@ -184,11 +187,27 @@ async function accountOf(tx: Tx, row: PasswordlessRow): Promise<UserRow | null |
   return user && user.email === row.email ? user : 'gone';
 }
 
-async function createAccount(ctx: AppContext, tx: Tx, project: ProjectRecord, row: PasswordlessRow): Promise<UserRow> {
-  if (!signupAllowed(project)) throw AuthErrors.signup_disabled();
+const storedSignup = (row: PasswordlessRow) => {
   const stored = row.signup_data as { data?: Record<string, unknown>; derived?: string[] };
-  const data = { ...(stored.data ?? {}) };
-  await freeDerivedValues(tx, project.id, data, stored.derived ?? []);
+  return { data: { ...(stored.data ?? {}) }, derived: stored.derived ?? [] };
+};
+
+/**
+ * The project's before-sign-up function, for a sign-in that will create the account: run here,
+ * before the sign-in's transaction (the link or code is already spent: a refusal is final).
+ * Null without a function, or when the email has an account. One read more, with a function only.
+ */
+async function newAccountFields(ctx: AppContext, project: ProjectRecord, row: PasswordlessRow, method: 'magic-link' | 'code'): Promise<NewUserFields | null> {
+  if (row.user_id || !signupAllowed(project) || !(await authHook(ctx, project.id, 'before-sign-up'))) return null;
+  if (await ctx.db.read(scope(project), (db) => findUserByEmail(db, row.email))) return null;
+  const schema = await usersSchemaFor(ctx, project.id);
+  return signUpFields(ctx, project, schema, { method, email: row.email }, storedSignup(row));
+}
+
+async function createAccount(ctx: AppContext, tx: Tx, project: ProjectRecord, row: PasswordlessRow, fields: NewUserFields | null): Promise<UserRow> {
+  if (!signupAllowed(project)) throw AuthErrors.signup_disabled();
+  const { data, derived } = fields ?? storedSignup(row);
+  await freeDerivedValues(tx, project.id, data, derived);
   const user = await insertUser(tx, {
     projectId: project.id, email: row.email, passwordHash: await randomPasswordHash(), emailVerified: true, data, now: ctx.clock.now(),
   });
@@ -197,16 +216,20 @@ async function createAccount(ctx: AppContext, tx: Tx, project: ProjectRecord, ro
 }
 
 /** Finds or creates the account and opens its session (or its MFA challenge) in one transaction. */
-async function signIn(ctx: AppContext, project: ProjectRecord, row: PasswordlessRow, method: 'magiclink' | 'otp', meta: ClientMeta): Promise<PasswordlessOutcome> {
-  return ctx.db.tenant(scope(project), async (tx): Promise<PasswordlessOutcome> => {
+async function signIn(
+  ctx: AppContext, project: ProjectRecord, row: PasswordlessRow, method: 'magiclink' | 'otp', meta: ClientMeta, fields: NewUserFields | null,
+): Promise<PasswordlessOutcome> {
+  return ctx.db.tenant(fields?.elevated ? signUpScope(project, true) : scope(project), async (tx): Promise<PasswordlessOutcome> => {
     const found = await accountOf(tx, row);
     if (found === 'gone') throw AuthErrors.passwordless_invalid();
     if (found?.disabled_at) throw AuthErrors.user_disabled();
     // The mailbox is proven: an account whose email was never verified is claimed (claim.ts).
-    const user = found ? await claimUnverified(ctx, tx, found) : await createAccount(ctx, tx, project, row);
+    const user = found ? await claimUnverified(ctx, tx, found) : await createAccount(ctx, tx, project, row, fields);
     const first = firstFactor(method, ctx.clock.now());
     const challenge = await openChallengeIfEnrolled(ctx, tx, project, user.id, first);
     if (challenge) return { user, challenge, isNewUser: false };
-    return { user, tokens: await startSession(ctx, tx, project, user.id, meta, first), isNewUser: !found };
+    const tokens = await startSession(ctx, tx, project, user.id, meta, first);
+    await enqueueAuthHooks(ctx, tx, project.id, found ? 'sign-in' : 'sign-up', user, method === 'magiclink' ? 'magic-link' : 'code');
+    return { user, tokens, isNewUser: !found };
   }).catch(rethrowTaken);
 }

@@ -10,6 +10,7 @@ import type { UsersSchema } from './schema.js';
 import { revokeUserSessions } from './session-queries.js';
 import { newSession, sessionTokens, startSession, type ClientMeta, type Tokens } from './sessions.js';
 import { newUserData, profileUpdate } from './users.js';
+import { signUpFields, signUpScope } from './sign-up-hook.js';
 import { mailOtp, newUserOtp } from './otp.js';
 import { randomObjectId } from '../../lib/ids.js';
 import { freeDerivedValues, rethrowTaken } from './unique.js';
@@ -18,6 +19,7 @@ import { firstFactor } from '../../lib/identity/assurance.js';
 import { openChallengeIfEnrolled, type OpenedChallenge } from '../mfa/challenge.js';
 import { assertAal2IfEnrolled } from '../mfa/policy.js';
 import type { UserTokenClaims } from './tokens.js';
+import { enqueueAuthHooks } from '../functions/auth-events.js';
 
 /** The auth flows, acting for the one account they authenticate: not governed by the users rules (migrations/063). */
 const scope = (project: ProjectRecord, userId?: string) => ({ projectId: project.id, userId: userId ?? null, keyKind: 'publishable' as const, account: true });
@@ -36,17 +38,19 @@ export interface SignupInput {
  * its code and its mail, and sign-up pays one commit (a WAL flush), not two.
  */
 export async function signup(ctx: AppContext, project: ProjectRecord, schema: UsersSchema, input: SignupInput, meta: ClientMeta) {
-  const { data, derived } = newUserData(schema, input.email, input.body);
+  // The project's before-sign-up function, if any, before anything is written or mailed.
+  const { data, derived, elevated } = await signUpFields(ctx, project, schema, { method: 'password', email: input.email }, newUserData(schema, input.email, input.body));
   const passwordHash = await hashPassword(input.password);
   const now = ctx.clock.now();
   const id = randomObjectId(now.getTime());
   const session = newSession(ctx, project.id, id, meta);
   const otp = newUserOtp(ctx, project.id, id, 'verify_email');
-  const user = await ctx.db.tenant(scope(project), async (tx) => {
+  const user = await ctx.db.tenant(signUpScope(project, elevated), async (tx) => {
     await freeDerivedValues(tx, project.id, data, derived);
     const account = { id, projectId: project.id, email: input.email, passwordHash, emailVerified: false, data, now };
     const created = await insertAccount(tx, { user: account, session: session.row, otp: otp.row });
     if (created) await mailOtp(ctx, project, created, 'verify_email', otp.code, tx, meta.acceptLanguage);
+    if (created) await enqueueAuthHooks(ctx, tx, project.id, 'sign-up', created, 'password');
     return created;
   }).catch(rethrowTaken);
   if (!user) throw AuthErrors.email_taken();
@@ -70,7 +74,9 @@ export async function login(ctx: AppContext, project: ProjectRecord, email: stri
   return ctx.db.read(scope(project, user.id), async (db) => {
     const challenge = await openChallengeIfEnrolled(ctx, db, project, user.id, firstFactor('pwd', ctx.clock.now()));
     if (challenge) return { user, challenge };
-    return { user, tokens: await startSession(ctx, db, project, user.id, meta) };
+    const tokens = await startSession(ctx, db, project, user.id, meta);
+    await enqueueAuthHooks(ctx, db, project.id, 'sign-in', user, 'password');
+    return { user, tokens };
   });
 }
 

@@ -14,6 +14,9 @@ import type { ProjectRecord } from '../projects/cache.js';
 import { AuthErrors } from './errors.js';
 import { findSession, insertSession, type NewSession, type RotatedSession, isUserDisabled, revokeFamily, revokeSession, rotateSession, sessionExistsAnywhere } from './session-queries.js';
 import { signAccessToken, type TokenSession } from './tokens.js';
+import { findUserById, type UserRow } from './queries.js';
+import { authHook, tokenClaims } from '../functions/auth-hooks.js';
+import { withoutHidden } from '../collections/protection.js';
 import { IdentityErrors } from '../../lib/identity/errors.js';
 import { firstFactor, type Assurance } from '../../lib/identity/assurance.js';
 
@@ -40,9 +43,42 @@ function newSecret(ctx: AppContext) {
   return { id, secret, tokenHash, now, expiresAt, raw: `${id}.${secret}` };
 }
 
-/** An access token for a session family at its assurance. */
-export function accessTokenFor(ctx: AppContext, project: ProjectRecord, userId: string, session: TokenSession): Promise<string> {
-  return signAccessToken(project, userId, ctx.config.userAccessTokenTtl.seconds, ctx.clock.now(), session);
+/** Where the token-claims hook reads the user from when the project has one: a row at hand, the open transaction, or a read of its own. */
+export interface TokenContext {
+  user?: UserRow;
+  tx?: Tx;
+  /** What issues the token, for the hook: the first factor's method by default, 'refresh' on a refresh. */
+  method?: string;
+  /** The hook's claims, already asked for (a refresh asks before it rotates). */
+  custom?: Record<string, unknown> | null;
+}
+
+/**
+ * An access token for a session family at its assurance, with the claims of the project's
+ * token-claims function when it has one (src/modules/functions/auth-hooks.ts). Without one, a
+ * registry look-up and no query.
+ */
+export async function accessTokenFor(ctx: AppContext, project: ProjectRecord, userId: string, session: TokenSession, from?: TokenContext): Promise<string> {
+  let custom = from?.custom;
+  if (custom === undefined) {
+    const hook = await authHook(ctx, project.id, 'token-claims');
+    custom = hook ? await claimsFor(ctx, project, hook, userId, session, from) : null;
+  }
+  return signAccessToken(project, userId, ctx.config.userAccessTokenTtl.seconds, ctx.clock.now(), session, custom);
+}
+
+async function claimsFor(
+  ctx: AppContext, project: ProjectRecord, hook: NonNullable<Awaited<ReturnType<typeof authHook>>>, userId: string, session: TokenSession, from?: TokenContext,
+): Promise<Record<string, unknown> | null> {
+  const scope = { projectId: project.id, userId, keyKind: 'publishable' as const, account: true };
+  const row = from?.user ?? (from?.tx ? await findUserById(from.tx, userId) : await ctx.db.read(scope, (db) => findUserById(db, userId)));
+  if (!row) throw AuthErrors.user_not_found();
+  const fields = (await ctx.collections.get(project.id, 'users'))?.fields ?? [];
+  const user = {
+    ...withoutHidden(fields, row.data, false),
+    id: row.id, email: row.email, emailVerified: row.email_verified, isAnonymous: row.is_anonymous, authProviders: row.auth_providers,
+  };
+  return tokenClaims(ctx, project.id, hook, user, from?.method ?? session.amr[0]?.method);
 }
 
 export interface PendingSession {
@@ -58,18 +94,22 @@ export function newSession(ctx: AppContext, projectId: string, userId: string, m
 }
 
 /** The tokens a client gets for a stored session: a fresh access token and the refresh token. */
-export async function sessionTokens(ctx: AppContext, project: ProjectRecord, s: PendingSession, anonymous = false): Promise<Tokens> {
+export async function sessionTokens(ctx: AppContext, project: ProjectRecord, s: PendingSession, anonymous = false, from?: TokenContext): Promise<Tokens> {
   const { userId, familyId, aal, amr } = s.row;
-  const accessToken = await accessTokenFor(ctx, project, userId, { sid: familyId, aal, amr, anonymous });
+  const accessToken = await accessTokenFor(ctx, project, userId, { sid: familyId, aal, amr, anonymous }, from);
   return { accessToken, refreshToken: s.refreshToken, expiresIn: ctx.config.userAccessTokenTtl.text };
 }
 
-/** Starts a new session family for a user (login, social sign-in, a completed second factor) inside `tx`. */
+/**
+ * Starts a new session family for a user (login, social sign-in, a completed second factor)
+ * inside `tx`. A token-claims hook runs here, in the caller's transaction (it reads the user
+ * through `tx`, which may have just created it).
+ */
 export async function startSession(ctx: AppContext, tx: Tx, project: ProjectRecord, userId: string, meta: ClientMeta, assurance?: Assurance): Promise<Tokens> {
   const s = newSession(ctx, project.id, userId, meta, assurance);
   const stored = await insertSession(tx, s.row);
   if (!stored) throw AuthErrors.user_disabled();
-  return sessionTokens(ctx, project, s, stored.isAnonymous);
+  return sessionTokens(ctx, project, s, stored.isAnonymous, { tx });
 }
 
 type Outcome = { ok: true; session: RotatedSession } | { ok: false; error: 'not_found' | 'reused' | 'disabled' };
@@ -93,12 +133,27 @@ async function classifyRejection(ctx: AppContext, tx: Tx, id: string, tokenHash:
  */
 const belongsElsewhere = (ctx: AppContext, id: string, tokenHash: string) => sessionExistsAnywhere(ctx.db.admin, id, tokenHash);
 
+/**
+ * A refresh with a token-claims hook asks it before the rotation: a hook that fails must leave
+ * the presented token usable (after a rotation the client would hold a used token, and its next
+ * try would revoke the family). Only for the live session the token proves; otherwise undefined
+ * and the rotation answers as usual. One read more, with a hook only.
+ */
+async function claimsBeforeRotation(ctx: AppContext, project: ProjectRecord, id: string, tokenHash: string): Promise<Record<string, unknown> | null | undefined> {
+  const hook = await authHook(ctx, project.id, 'token-claims');
+  if (!hook) return null;
+  const row = await ctx.db.read({ projectId: project.id, keyKind: 'publishable', account: true }, (db) => findSession(db, id));
+  if (!row || row.used_at || row.revoked_at || row.expires_at <= ctx.clock.now() || rejectionOf(row, tokenHash) !== 'replayed') return undefined;
+  return claimsFor(ctx, project, hook, row.user_id, { sid: row.family_id, aal: 'aal1', amr: [] }, { method: 'refresh' });
+}
+
 /** Rotates a refresh token: returns fresh tokens, or throws the §2.15 error for the case. */
 export async function rotate(ctx: AppContext, project: ProjectRecord, raw: string, meta: ClientMeta): Promise<Tokens> {
   const parsed = parseRefreshToken(raw);
   if (!parsed) throw AuthErrors.refresh_format();
   const next = newSecret(ctx);
   const tokenHash = refreshTokenHash(parsed.secret);
+  const custom = await claimsBeforeRotation(ctx, project, parsed.id, tokenHash);
   // The rotation is one atomic statement: autocommit, no transaction round trips (hot path).
   const outcome = await ctx.db.read({ projectId: project.id, keyKind: 'publishable', account: true }, async (tx): Promise<Outcome> => {
     const rotated = await rotateSession(tx, {
@@ -115,7 +170,7 @@ export async function rotate(ctx: AppContext, project: ProjectRecord, raw: strin
     throw (await belongsElsewhere(ctx, parsed.id, tokenHash)) ? AuthErrors.refresh_wrong_project() : AuthErrors.refresh_not_found();
   }
   const { user_id: userId, family_id: sid, aal, amr, is_anonymous: anonymous } = outcome.session;
-  const accessToken = await accessTokenFor(ctx, project, userId, { sid, aal, amr, anonymous });
+  const accessToken = await accessTokenFor(ctx, project, userId, { sid, aal, amr, anonymous }, { custom: custom ?? null });
   return { accessToken, refreshToken: next.raw, expiresIn: ctx.config.userAccessTokenTtl.text };
 }
 

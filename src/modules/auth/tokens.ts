@@ -16,7 +16,11 @@ export interface TokenSession extends Assurance {
   anonymous?: boolean;
 }
 
-export function signAccessToken(project: ProjectRecord, userId: string, ttlSeconds: number, now: Date, session?: TokenSession): Promise<string> {
+/**
+ * `custom`: what the project's token-claims function added (src/modules/functions/auth-hooks.ts),
+ * under the one claim `claims`, so it can never replace sub, exp, aal, projectId or any other.
+ */
+export function signAccessToken(project: ProjectRecord, userId: string, ttlSeconds: number, now: Date, session?: TokenSession, custom?: Record<string, unknown> | null): Promise<string> {
   const extra = session
     ? { aal: session.aal, amr: session.amr, sid: session.sid, isAnonymous: session.anonymous === true }
     : { aal: 'aal1', isAnonymous: false };
@@ -26,7 +30,7 @@ export function signAccessToken(project: ProjectRecord, userId: string, ttlSecon
     subject: userId,
     ttlSeconds,
     now,
-    claims: { userId, projectId: project.id, ...extra },
+    claims: custom ? { userId, projectId: project.id, ...extra, claims: custom } : { userId, projectId: project.id, ...extra },
   });
 }
 

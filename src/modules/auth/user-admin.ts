@@ -26,6 +26,7 @@ import { usersSchemaFor } from './schema.js';
 import { revokeUserSessions } from './session-queries.js';
 import { freeDerivedValues, rethrowTaken } from './unique.js';
 import { adminUserData, toAdminUser } from './users.js';
+import { enqueueAuthHooks } from '../functions/auth-events.js';
 
 /** Who administers: the project's secret key, or its operator (their id goes into the audit line). */
 export type UserAdmin = { kind: 'secret' } | { kind: 'operator'; operatorId: string };
@@ -85,6 +86,7 @@ export async function createProjectUser(ctx: AppContext, project: ProjectRecord,
       const row = await insertUser(tx, { projectId: project.id, email, passwordHash, emailVerified: input.emailVerified === true, data, now: ctx.clock.now() });
       if (!row) throw AuthErrors.email_taken();
       if (input.invite === true) await mailInvitation(ctx, tx, project, { ...row, email }, input.redirectTo);
+      await enqueueAuthHooks(ctx, tx, project.id, 'sign-up', row, 'admin');
       return row;
     })
     .catch(rethrowTaken);

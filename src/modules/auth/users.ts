@@ -8,6 +8,7 @@ import { withoutHidden } from '../collections/protection.js';
 import type { FieldDef } from '../../db/types.js';
 import { validateDocument } from '../collections/validate.js';
 import { AuthErrors } from './errors.js';
+import { FunctionErrors } from '../functions/errors.js';
 import type { UserRow } from './queries.js';
 import type { UsersSchema } from './schema.js';
 
@@ -60,6 +61,35 @@ export function newUserData(schema: UsersSchema, email: string, body: Record<str
   const result = validateDocument(schema.fields, { ...data, email, password: 'x'.repeat(8) }, 'insert');
   if (!result.ok) throw AuthErrors.invalid_input(result.message);
   return { data: customFields(result.value as Record<string, unknown>), derived };
+}
+
+/**
+ * A new user's fields after the project's before-sign-up function (src/modules/functions/auth-hooks.ts)
+ * returned `hook`: merged over `data` and validated against the users schema as sign-up input
+ * is, except that the function, being the project's own code, may set `readOnly` fields (a
+ * role, a plan). Keys no client may set (email, password, the verification flag, system keys)
+ * make the answer invalid, as does a value the schema refuses: the sign-up fails closed
+ * (502 function_result_invalid). `derived` loses the keys the function chose.
+ */
+export function hookUserData(
+  schema: UsersSchema, email: string | null, signup: { data: Record<string, unknown>; derived: string[] }, hook: Record<string, unknown>,
+): { data: Record<string, unknown>; derived: string[]; readOnly: boolean } {
+  for (const k of Object.keys(hook)) {
+    if (PROTECTED.has(k) || k === schema.verifyKey || k.startsWith('$') || k.includes('.')) {
+      throw FunctionErrors.function_result_invalid(`A before-sign-up function cannot set '${k.slice(0, 100)}'.`);
+    }
+  }
+  const data = { ...signup.data, ...hook };
+  try {
+    checkUsername(data.username);
+  } catch (err) {
+    throw FunctionErrors.function_result_invalid(`The before-sign-up function's data: ${(err as Error).message}`);
+  }
+  // Validation needs an email and a password of the schema's shape; neither is stored from here.
+  const result = validateDocument(schema.fields, { ...data, email: email ?? 'guest@example.invalid', password: 'x'.repeat(8) }, 'insert');
+  if (!result.ok) throw FunctionErrors.function_result_invalid(`The before-sign-up function's data: ${result.message}`);
+  const readOnly = schema.fields.some((f) => f.readOnly && Object.hasOwn(hook, f.key));
+  return { data: customFields(result.value as Record<string, unknown>), derived: signup.derived.filter((k) => !Object.hasOwn(hook, k)), readOnly };
 }
 
 /** Validates a profile update; returns the fields to merge into `data`. */

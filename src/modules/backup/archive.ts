@@ -1,13 +1,14 @@
 /**
- * The project archive (format version 2; version 1 archives are still read): gzip-compressed
+ * The project archive (format version 3; versions 1 and 2 are still read): gzip-compressed
  * NDJSON, one record per line, in this order: a header, the collections, their documents, the
  * end users, what each user signs in with besides a password (authenticator-app factors,
  * recovery codes, passkeys, provider identities), the file records, the project's own mail
- * templates and auth mail texts, its webhook endpoints, its plain settings, an end record with
+ * templates and auth mail texts, its webhook endpoints, its functions (each followed by all its
+ * versions) and function secrets, its plain settings, an end record with
  * the counts (a missing end means a truncated archive). What never enters it: API keys, JWT
  * secret, provider keys and client secrets, bucket credentials, sessions, one-time codes and
  * anything in flight (docs/backup.md). End users' password hashes do (argon2id), and their
- * second factors as stored (the TOTP secret and webhook signing secrets
+ * second factors as stored (the TOTP secret, webhook signing secrets and function secrets
  * AES-256-GCM encrypted with ENCRYPTION_KEY, recovery codes as keyed hashes), so users sign in after a restore.
  */
 import type { Readable } from 'node:stream';
@@ -17,12 +18,19 @@ import type { Encrypted } from '../../lib/crypto.js';
 import { isObjectId } from '../../lib/ids.js';
 import { jsonTooDeep } from '../../lib/json-depth.js';
 import { isPlainObject } from '../../lib/objects.js';
+import { MAX_COMPILED_BYTES, MAX_SOURCE_BYTES } from '../functions/compile.js';
+import { UNIT_GLOBAL } from '../functions/sandbox/guest-prelude.js';
+import type { FunctionKind } from '../functions/tables.js';
 import { BackupErrors } from './errors.js';
 
 export const ARCHIVE_FORMAT = 'plinth-project-archive';
-export const ARCHIVE_VERSION = 2;
-/** The versions this server reads: 1 (before factors, identities, templates, webhooks and settings) and 2. */
-export const READABLE_VERSIONS: ReadonlySet<number> = new Set([1, 2]);
+/**
+ * A new record type is a new version: a server that reads only older versions then refuses the
+ * archive at its header (400 naming the version), not at the first record it does not know.
+ */
+export const ARCHIVE_VERSION = 3;
+/** The versions this server reads: 1 (before factors, identities, templates, webhooks and settings), 2 (before functions) and 3. */
+export const READABLE_VERSIONS: ReadonlySet<number> = new Set([1, 2, 3]);
 
 export interface HeaderRecord {
   type: 'header';
@@ -178,6 +186,46 @@ export interface WebhookRecord {
 }
 
 /**
+ * A server-side function (docs/functions.md): its definition; its versions follow it, each as a
+ * `functionVersion` record naming it. `id` is new in a copy (newIds); the name is kept.
+ */
+export interface FunctionRecord {
+  type: 'function';
+  id: string;
+  name: string;
+  kind: FunctionKind;
+  /** As stored (normalised by its kind); a hook names its collection by name. */
+  trigger: Record<string, unknown>;
+  enabled: boolean;
+  /** The version that runs (after a rollback, an older one). */
+  activeVersion: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** One immutable version of the function `function` (its name): the source and what runs. */
+export interface FunctionVersionRecord {
+  type: 'functionVersion';
+  function: string;
+  version: number;
+  language: 'js' | 'ts';
+  source: string;
+  /** esbuild's bundle of `source`, as deployed (not compiled again: the same bytes run). */
+  compiled: string;
+  /** sha256 of `compiled` (checked on import). */
+  hash: string;
+  createdAt: string;
+}
+
+/** A function secret (`plinth.env`); `value` as stored, encrypted with ENCRYPTION_KEY. */
+export interface FunctionSecretRecord {
+  type: 'functionSecret';
+  name: string;
+  value: Encrypted;
+  updatedAt: string;
+}
+
+/**
  * The project's plain settings (sign-in options, providers' public settings, passkey relying
  * party, MFA policy, default file privacy, mail locale, ...), without its own bucket (whose
  * credentials do not travel) and without any secret; and its site URL.
@@ -200,12 +248,21 @@ export interface Counts {
   authMailTemplates: number;
   mailTemplates: number;
   webhooks: number;
+  functions: number;
+  functionVersions: number;
+  functionSecrets: number;
 }
 
-/** The counts of an end record; a version 1 archive has only the first four. */
-export const COUNT_KEYS = ['collections', 'documents', 'users', 'files', 'totpFactors', 'recoveryCodes', 'passkeys', 'identities', 'authMailTemplates', 'mailTemplates', 'webhooks'] as const;
+/** The counts of an end record; a version 1 archive has only the first four, a version 2 none of the functions'. */
+export const COUNT_KEYS = [
+  'collections', 'documents', 'users', 'files', 'totpFactors', 'recoveryCodes', 'passkeys', 'identities', 'authMailTemplates', 'mailTemplates', 'webhooks',
+  'functions', 'functionVersions', 'functionSecrets',
+] as const;
 
-export const emptyCounts = (): Counts => ({ collections: 0, documents: 0, users: 0, files: 0, totpFactors: 0, recoveryCodes: 0, passkeys: 0, identities: 0, authMailTemplates: 0, mailTemplates: 0, webhooks: 0 });
+export const emptyCounts = (): Counts => ({
+  collections: 0, documents: 0, users: 0, files: 0, totpFactors: 0, recoveryCodes: 0, passkeys: 0, identities: 0, authMailTemplates: 0, mailTemplates: 0, webhooks: 0,
+  functions: 0, functionVersions: 0, functionSecrets: 0,
+});
 
 export interface EndRecord {
   type: 'end';
@@ -213,7 +270,7 @@ export interface EndRecord {
 }
 
 export type ArchiveRecord = HeaderRecord | CollectionRecord | DocumentRecord | UserRecord | FileRecord | TotpRecord | RecoveryCodeRecord | PasskeyRecord | IdentityRecord
-  | AuthMailTemplateRecord | MailTemplateRecord | WebhookRecord | SettingsRecord | EndRecord;
+  | AuthMailTemplateRecord | MailTemplateRecord | WebhookRecord | FunctionRecord | FunctionVersionRecord | FunctionSecretRecord | SettingsRecord | EndRecord;
 
 const bad = (line: number, why: string) => BackupErrors.invalid_archive(`Line ${line}: ${why}.`);
 
@@ -224,6 +281,14 @@ const isOptionalString = isOptionalId;
 const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
 const isEncrypted = (v: unknown): v is Encrypted => isPlainObject(v) && typeof v.encrypted === 'string' && typeof v.iv === 'string' && typeof v.tag === 'string';
 const isText = (v: unknown, max: number) => typeof v === 'string' && v.length <= max;
+
+/** What migrations/068_functions.sql allows (checked here, so a hostile name is refused by line). */
+const FUNCTION_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+const SECRET_NAME = /^[A-Z_][A-Z0-9_]{0,63}$/;
+const FUNCTION_KINDS: readonly string[] = ['http', 'before', 'after', 'auth', 'schedule'] satisfies FunctionKind[];
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+const isVersionNumber = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) > 0 && (v as number) <= 2_147_483_647;
+const isBytes = (v: unknown, max: number): v is string => typeof v === 'string' && v.length <= max && Buffer.byteLength(v) <= max;
 
 const RULE_ACTIONS = ['list', 'view', 'create', 'update', 'delete'] as const;
 function isRules(v: unknown): v is Partial<RulesConfig> {
@@ -285,6 +350,20 @@ function checkRecord(r: Record<string, unknown>, line: number): ArchiveRecord {
       if (!isObjectId(r.id) || typeof r.url !== 'string' || typeof r.description !== 'string' || !isStrings(r.events) || !isStrings(r.collections) || !isEncrypted(r.secret)) throw bad(line, 'a webhook needs an ObjectId id, url, description, events, collections and an encrypted secret');
       if (typeof r.enabled !== 'boolean' || !isOptionalString(r.disabledReason) || !isTime(r.createdAt) || !isTime(r.updatedAt)) throw bad(line, 'a webhook needs enabled, disabledReason, createdAt and updatedAt');
       return r as unknown as WebhookRecord;
+    case 'function':
+      if (!isObjectId(r.id) || typeof r.name !== 'string' || !FUNCTION_NAME.test(r.name) || typeof r.kind !== 'string' || !FUNCTION_KINDS.includes(r.kind)) throw bad(line, `a function needs an ObjectId id, a name (${FUNCTION_NAME.source}) and a kind (${FUNCTION_KINDS.join(', ')})`);
+      if (!isPlainObject(r.trigger) || typeof r.enabled !== 'boolean' || !isVersionNumber(r.activeVersion)) throw bad(line, 'a function needs a trigger (an object), enabled and activeVersion (a positive integer)');
+      if (!isTime(r.createdAt) || !isTime(r.updatedAt)) throw bad(line, 'a function needs createdAt and updatedAt times');
+      return r as unknown as FunctionRecord;
+    case 'functionVersion':
+      if (typeof r.function !== 'string' || !FUNCTION_NAME.test(r.function) || !isVersionNumber(r.version) || (r.language !== 'js' && r.language !== 'ts')) throw bad(line, 'a function version needs function (its name), version (a positive integer) and language (js or ts)');
+      if (!isBytes(r.source, MAX_SOURCE_BYTES)) throw bad(line, `a function version needs its source, at most ${MAX_SOURCE_BYTES} bytes`);
+      if (!isBytes(r.compiled, MAX_COMPILED_BYTES) || !r.compiled.startsWith(`var ${UNIT_GLOBAL} = `)) throw bad(line, `a function version needs compiled, esbuild's bundle of its source (at most ${MAX_COMPILED_BYTES} bytes)`);
+      if (typeof r.hash !== 'string' || !SHA256_HEX.test(r.hash) || !isTime(r.createdAt)) throw bad(line, 'a function version needs hash (sha256 of compiled, hex) and createdAt');
+      return r as unknown as FunctionVersionRecord;
+    case 'functionSecret':
+      if (typeof r.name !== 'string' || !SECRET_NAME.test(r.name) || !isEncrypted(r.value) || !isTime(r.updatedAt)) throw bad(line, `a function secret needs a name (${SECRET_NAME.source}), an encrypted value and updatedAt`);
+      return r as unknown as FunctionSecretRecord;
     case 'settings':
       if (!isPlainObject(r.settings) || !isOptionalString(r.siteUrl)) throw bad(line, 'the settings record needs settings (an object) and siteUrl');
       return r as unknown as SettingsRecord;

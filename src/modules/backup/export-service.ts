@@ -30,13 +30,13 @@ class ArchiveWriter {
 }
 
 /** Walks a table in id order, a page at a time; returns how many rows it wrote. */
-async function eachRow<T extends { id: string }>(page: (after: string) => Promise<T[]>, write: (row: T) => Promise<void>): Promise<number> {
+async function eachRow<T extends { id: string }>(page: (after: string) => Promise<T[]>, write: (row: T) => Promise<void>, pageSize = q.PAGE): Promise<number> {
   let n = 0;
   for (let after = ''; ;) {
     const rows = await page(after);
     for (const r of rows) await write(r);
     n += rows.length;
-    if (rows.length < q.PAGE) return n;
+    if (rows.length < pageSize) return n;
     after = rows[rows.length - 1]!.id;
   }
 }
@@ -89,7 +89,7 @@ async function writeSignInMethods(tx: Tx, projectId: string, w: ArchiveWriter) {
   }));
 }
 
-/** The project's own mail texts, webhook endpoints and plain settings (never its secrets nor its own bucket). */
+/** The project's own mail texts, webhook endpoints, functions and plain settings (never its credentials nor its own bucket). */
 async function writeProjectConfig(tx: Tx, projectId: string, w: ArchiveWriter) {
   for (const t of await q.authMailTemplates(tx, projectId)) {
     await w.write({ type: 'authMailTemplate', kind: t.kind, locale: t.locale, subject: t.subject, html: t.html, text: t.text, updatedAt: t.updated_at.toISOString() });
@@ -106,8 +106,30 @@ async function writeProjectConfig(tx: Tx, projectId: string, w: ArchiveWriter) {
     });
     w.counts.webhooks++;
   }
+  await writeFunctions(tx, projectId, w);
   const row = await q.projectSettings(tx, projectId);
   await w.write({ type: 'settings', siteUrl: row.site_url, settings: portableSettings(row.settings) });
+}
+
+/**
+ * Each function followed by all its versions (the active one named by the function), then the
+ * function secrets as stored, still encrypted with ENCRYPTION_KEY. Not the invocation log.
+ */
+async function writeFunctions(tx: Tx, projectId: string, w: ArchiveWriter) {
+  for (const f of await q.functions(tx, projectId)) {
+    await w.write({
+      type: 'function', id: f.id, name: f.name, kind: f.kind, trigger: f.trigger, enabled: f.enabled, activeVersion: f.active_version,
+      createdAt: f.created_at.toISOString(), updatedAt: f.updated_at.toISOString(),
+    });
+    w.counts.functions++;
+    w.counts.functionVersions += await eachRow((after) => q.functionVersionsAfter(tx, projectId, f.id, after), (v) => w.write({
+      type: 'functionVersion', function: f.name, version: v.version, language: v.language, source: v.source, compiled: v.compiled, hash: v.hash, createdAt: v.created_at.toISOString(),
+    }), q.VERSION_PAGE);
+  }
+  for (const s of await q.functionSecrets(tx, projectId)) {
+    await w.write({ type: 'functionSecret', name: s.name, value: s.value, updatedAt: s.updated_at.toISOString() });
+    w.counts.functionSecrets++;
+  }
 }
 
 /**

@@ -3,7 +3,8 @@
  * transaction (importer.ts): collections (with their partitions, indexes and rules, as a
  * create does), documents with their ids, owners, times and hidden fields, end users with
  * their ids, password hashes, second factors and provider identities, file records under the
- * project's own folder, the project's mail texts and plain settings, and the quota charged
+ * project's own folder, the project's mail texts, webhook endpoints, functions (every version,
+ * the active one as it was) and function secrets (still encrypted) and plain settings, and the quota charged
  * under the plan's limits. Anything wrong rolls everything back. A dry run does all of it and rolls back,
  * reporting what would be imported and every conflict it can find. `newIds` makes a copy with
  * new ids (new-ids.ts), for a second project on the same server; `replace` restores a project
@@ -120,8 +121,9 @@ export async function importProject(ctx: AppContext, target: Target & { operator
       await imp.start();
       if (opts.replace) await replaceContents(ctx, tx, target.id);
       const has = await q.contents(tx, target.id);
-      if (has.collections || has.users || has.files) {
-        imp.conflict(`The project is not empty (${has.collections} collections, ${has.users} users, ${has.files} files): import into a new or empty project.`);
+      if (has.collections || has.users || has.files || has.functions || has.functionSecrets) {
+        const functions = has.functions || has.functionSecrets ? `, ${has.functions} functions, ${has.functionSecrets} function secrets` : '';
+        imp.conflict(`The project is not empty (${has.collections} collections, ${has.users} users, ${has.files} files${functions}): import into a new or empty project.`);
         if (!dryRun) throw BackupErrors.import_conflicts(undefined, { conflicts: imp.conflicts });
       }
       for await (const { record, line, chars } of readArchive(body, limits)) await imp.add(record, line, chars);
@@ -144,6 +146,8 @@ export async function importProject(ctx: AppContext, target: Target & { operator
     });
     // Planner statistics for what was just loaded, not at autovacuum's next round (docs/data.md).
     for (const collectionId of created) afterBulkWrite(ctx, collectionId, MIN_BULK_ROWS);
+    // Collections, functions and function secrets changed: every node drops its cached copy
+    // (the collection cache and the function registry both listen for it).
     await announceChange(ctx, target.id);
     if (opts.replace) await dropPartitionsNow(ctx);
     // Settings may have changed: every node drops its cached project.

@@ -5,6 +5,7 @@
  * (new-ids.ts) documents and users are inserted under their new ids, and at the end every
  * reference to an archived id is rewritten. Knows no HTTP.
  */
+import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { sqlState } from '../../db/errors.js';
@@ -25,8 +26,11 @@ import { MailErrors } from '../mail/errors.js';
 import { checkEndpointUrl } from '../webhooks/endpoint-url.js';
 import { MAX_ENDPOINTS, WEBHOOK_EVENTS } from '../webhooks/service.js';
 import { StorageErrors } from '../storage/errors.js';
+import { MAX_FUNCTIONS, MAX_SECRET_BYTES, MAX_SECRETS } from '../functions/service.js';
+import { normaliseTrigger } from '../functions/triggers.js';
 import {
-  COUNT_KEYS, emptyCounts, type ArchiveRecord, type AuthMailTemplateRecord, type CollectionRecord, type Counts, type DocumentRecord, type FileRecord, type IdentityRecord,
+  COUNT_KEYS, emptyCounts, type ArchiveRecord, type AuthMailTemplateRecord, type CollectionRecord, type Counts, type DocumentRecord, type FileRecord,
+  type FunctionRecord, type FunctionSecretRecord, type FunctionVersionRecord, type IdentityRecord,
   type MailTemplateRecord, type PasskeyRecord, type RecoveryCodeRecord, type SettingsRecord, type TotpRecord, type UserRecord, type WebhookRecord,
 } from './archive.js';
 import { archivedRls } from './archived-rls.js';
@@ -54,6 +58,16 @@ interface SignInBatches {
   identity: IdentityRecord[];
 }
 
+/** A function of the archive as imported: its id here, and the versions read so far. */
+interface ImportedFunction {
+  record: FunctionRecord;
+  line: number;
+  id: string;
+  versions: Set<number>;
+  /** Its id is taken on this server (a conflict): neither it nor its versions are inserted. */
+  skipped: boolean;
+}
+
 export class Importer {
   readonly counts: Counts = emptyCounts();
   readonly conflicts: string[] = [];
@@ -63,6 +77,9 @@ export class Importer {
   private authMailTemplates: AuthMailTemplateRecord[] = [];
   private mailTemplates: MailTemplateRecord[] = [];
   private webhooks: Array<{ record: WebhookRecord; line: number }> = [];
+  /** By name (kept on import): few (MAX_FUNCTIONS), their versions are inserted as they come. */
+  private readonly functions = new Map<string, ImportedFunction>();
+  private readonly secretNames = new Set<string>();
   private settings: RestoredSettings | null = null;
   private settingsSeen = false;
   /** Recovery codes left out of a copy with new ids (they are bound to the old id). */
@@ -145,6 +162,12 @@ export class Importer {
         this.webhooks.push({ record, line });
         this.counts.webhooks++;
         return;
+      case 'function':
+        return this.functionRecord(record, line);
+      case 'functionVersion':
+        return this.functionVersion(record, line);
+      case 'functionSecret':
+        return this.functionSecret(record, line);
       case 'settings':
         return this.settingsRecord(record, line);
       case 'end':
@@ -368,6 +391,105 @@ export class Importer {
     }
   }
 
+  /** Runs one insert of the record on `line` (a refusal names that line), whatever batch is pending. */
+  private async guardedAt(line: number, what: string, fn: () => Promise<void>) {
+    const pending = this.pendingLines;
+    this.pendingLines = [line, line];
+    try {
+      await this.guarded(what, fn);
+    } finally {
+      this.pendingLines = pending;
+    }
+  }
+
+  /**
+   * A function, checked as a deploy checks it (its trigger normalised by its kind, a hook not on
+   * users, one auth hook per event, at most MAX_FUNCTIONS), inserted at once so its versions can
+   * follow; its name is kept, its id is new in a copy (new-ids.ts) and kept otherwise (function
+   * ids are unique per server: a taken one is a conflict, as a user's is).
+   */
+  private async functionRecord(r: FunctionRecord, line: number) {
+    const bad = (why: string) => BackupErrors.invalid_archive(`Line ${line} (function ${r.name}): ${why}`);
+    if (this.functions.size >= MAX_FUNCTIONS) throw bad(`more than ${MAX_FUNCTIONS} functions (a project has at most ${MAX_FUNCTIONS}).`);
+    if (this.functions.has(r.name)) throw bad('a second function of this name.');
+    let trigger: Record<string, unknown>;
+    try {
+      trigger = normaliseTrigger(r.kind, r.trigger);
+    } catch (err) {
+      if (err instanceof AppError) throw bad(err.message);
+      throw err;
+    }
+    if (trigger.collection === 'users') throw bad('hooks on users are auth functions (kind "auth" or "after" with trigger.auth).');
+    if (r.kind === 'auth') {
+      const other = [...this.functions.values()].find((f) => f.record.kind === 'auth' && f.record.trigger.event === trigger.event);
+      if (other) throw bad(`the function '${other.record.name}' already handles ${String(trigger.event)} (one auth hook per event).`);
+    }
+    const id = this.newIds ? this.newIds.of(r.id) : r.id;
+    const skipped = !this.newIds && (await q.takenFunctionIds(this.tx, [id])).length > 0;
+    if (skipped) this.conflict(`Function ${r.name}: its id ${id} is taken on this server (is the source project still here? Import with newIds=true for a copy, delete the source first, or import on another server).`);
+    const record = { ...r, trigger };
+    this.functions.set(r.name, { record, line, id, versions: new Set(), skipped });
+    if (!skipped) await this.guardedAt(line, `function ${r.name}`, () => q.insertFunctions(this.tx, this.target.id, [{ ...record, id }]));
+    this.counts.functions++;
+  }
+
+  /**
+   * One version of a function declared before it: the bundle that runs is restored as it was
+   * (the same bytes on every node, not compiled again by this server's esbuild), so its hash
+   * must be the sha256 of it (the hash names the sandbox unit that runs it).
+   */
+  private async functionVersion(r: FunctionVersionRecord, line: number) {
+    const f = this.functions.get(r.function);
+    if (!f) throw BackupErrors.invalid_archive(`Line ${line}: a version of function '${r.function}', which the archive does not declare before it.`);
+    if (f.versions.has(r.version)) throw BackupErrors.invalid_archive(`Line ${line}: a second version ${r.version} of function '${r.function}'.`);
+    if (createHash('sha256').update(r.compiled).digest('hex') !== r.hash) throw BackupErrors.invalid_archive(`Line ${line}: version ${r.version} of function '${r.function}': its hash is not the sha256 of its compiled code.`);
+    f.versions.add(r.version);
+    if (!f.skipped) {
+      await this.guardedAt(line, `version ${r.version} of function ${r.function}`, () => q.insertFunctionVersions(this.tx, this.target.id, [{
+        functionId: f.id, version: r.version, language: r.language, source: r.source, compiled: r.compiled, hash: r.hash, createdAt: r.createdAt,
+      }]));
+    }
+    this.counts.functionVersions++;
+  }
+
+  /**
+   * A function secret, as stored (encrypted with ENCRYPTION_KEY), as webhook signing secrets
+   * are: one this server cannot decrypt is a conflict (the archive was made on a server with
+   * another key; the function would run without it).
+   */
+  private async functionSecret(r: FunctionSecretRecord, line: number) {
+    if (this.secretNames.size >= MAX_SECRETS) throw BackupErrors.invalid_archive(`Line ${line}: more than ${MAX_SECRETS} function secrets (a project has at most ${MAX_SECRETS}).`);
+    if (this.secretNames.has(r.name)) throw BackupErrors.invalid_archive(`Line ${line}: a second function secret ${r.name}.`);
+    this.secretNames.add(r.name);
+    this.counts.functionSecrets++;
+    const plain = decrypt(this.ctx.config.encryptionKey, r.value);
+    if (plain === null) {
+      this.conflict(`Function secret ${r.name}: it was encrypted with another ENCRYPTION_KEY than this server's; restore on a server with the source's ENCRYPTION_KEY, or set it again after a restore without it (docs/backup.md).`);
+      return;
+    }
+    if (Buffer.byteLength(plain) > MAX_SECRET_BYTES) throw BackupErrors.invalid_archive(`Line ${line}: function secret ${r.name} is larger than ${MAX_SECRET_BYTES} bytes.`);
+    await this.guardedAt(line, `function secret ${r.name}`, () => q.insertFunctionSecrets(this.tx, this.target.id, [r]));
+  }
+
+  /**
+   * Every function has the version it runs; a hook naming a collection the archive lacks is
+   * kept as stored (the API keeps one whose collection was deleted) and named in the notes.
+   */
+  private checkFunctions() {
+    const collections = new Set([...this.collectionIds.keys()].map((n) => n.toLowerCase()));
+    const orphans: string[] = [];
+    for (const f of this.functions.values()) {
+      if (!f.versions.has(f.record.activeVersion)) {
+        throw BackupErrors.invalid_archive(`Line ${f.line} (function ${f.record.name}): its active version ${f.record.activeVersion} is not among its versions in the archive (${[...f.versions].sort((a, b) => a - b).join(', ') || 'none'}).`);
+      }
+      const target = f.record.trigger.collection;
+      if (typeof target === 'string' && !collections.has(target)) orphans.push(`${f.record.name} (${target})`);
+    }
+    if (orphans.length) this.notes.push(`Hooks on collections the archive does not hold were restored as they were, and run once such a collection exists: ${orphans.slice(0, 20).join(', ')}.`);
+    const scheduled = [...this.functions.values()].filter((f) => f.record.enabled && (f.record.kind === 'schedule' || f.record.kind === 'after')).map((f) => f.record.name);
+    if (this.newIds && scheduled.length) this.notes.push(`Functions were copied enabled, with the same secrets: the scheduled functions and after-hooks of the copy (${scheduled.slice(0, 20).join(', ')}) call out as the original's do; disable them if this copy should not.`);
+  }
+
   private settingsRecord(r: SettingsRecord, line: number) {
     if (this.settingsSeen) throw BackupErrors.invalid_archive(`Line ${line}: a second settings record.`);
     this.settingsSeen = true;
@@ -419,6 +541,7 @@ export class Importer {
     if (this.newIds) await this.rewriteReferences(this.newIds);
     await this.applyRules();
     await this.applyWebhooks();
+    this.checkFunctions();
     await this.applySettings();
     if (this.recoveryCodesLeft) {
       this.notes.push(`${this.recoveryCodesLeft} recovery codes were left out: they are bound to the user's id, which newIds changes. Those users generate a new set (their authenticator apps and passkeys came along).`);

@@ -6,7 +6,10 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../../database.js';
 import type { Tx } from '../../db/pool.js';
-import type { AuthMailTemplateRecord, DocumentRecord, FileRecord, IdentityRecord, MailTemplateRecord, PasskeyRecord, RecoveryCodeRecord, TotpRecord, UserRecord, WebhookRecord } from './archive.js';
+import type {
+  AuthMailTemplateRecord, DocumentRecord, FileRecord, FunctionRecord, FunctionSecretRecord, FunctionVersionRecord, IdentityRecord, MailTemplateRecord, PasskeyRecord,
+  RecoveryCodeRecord, TotpRecord, UserRecord, WebhookRecord,
+} from './archive.js';
 import { WHOLE_DATA_AS_DATA, WHOLE_DATA_SQL } from '../../db/whole-data.js';
 
 /** Serialises imports and collection creates of one project (the collections module's lock). */
@@ -125,23 +128,84 @@ export async function insertWebhooks(db: Db, projectId: string, rows: Array<Omit
     .execute();
 }
 
+/** The project's functions (at most 100: read at once), by name. */
+export async function functions(tx: Tx, projectId: string) {
+  return tx.selectFrom('functions')
+    .select(['id', 'name', 'kind', 'trigger', 'enabled', 'active_version', 'created_at', 'updated_at'])
+    .where('project_id', '=', projectId).orderBy('name').execute();
+}
+
+/**
+ * A function's versions, a page at a time by version number (each may hold 1.25 MB of source
+ * and bundle: never all of a project's at once). `id` is what the export's pager walks by.
+ */
+export async function functionVersionsAfter(tx: Tx, projectId: string, functionId: string, after: string) {
+  const rows = await tx.selectFrom('function_versions')
+    .select(['version', 'language', 'source', 'compiled', 'hash', 'created_at'])
+    .where('project_id', '=', projectId).where('function_id', '=', functionId)
+    .where('version', '>', after === '' ? 0 : Number(after))
+    .orderBy('version').limit(VERSION_PAGE).execute();
+  // Zero-padded, so the pager's string order is the number order.
+  return rows.map((r) => ({ ...r, id: String(r.version).padStart(10, '0') }));
+}
+/** Versions read at once: a page stays within a few tens of MB (sources and bundles are capped). */
+export const VERSION_PAGE = 20;
+
+/** The project's function secrets (at most 100), values as stored: encrypted. */
+export async function functionSecrets(tx: Tx, projectId: string) {
+  return tx.selectFrom('function_secrets').select(['name', 'value', 'updated_at']).where('project_id', '=', projectId).orderBy('name').execute();
+}
+
+export async function insertFunctions(db: Db, projectId: string, rows: Array<Omit<FunctionRecord, 'type'>>): Promise<void> {
+  await db.insertInto('functions')
+    .values(rows.map((f) => ({
+      id: f.id, project_id: projectId, name: f.name, kind: f.kind, trigger: JSON.stringify(f.trigger), enabled: f.enabled,
+      active_version: f.activeVersion, created_at: f.createdAt, updated_at: f.updatedAt,
+    })))
+    .execute();
+}
+
+export async function insertFunctionVersions(db: Db, projectId: string, rows: Array<Omit<FunctionVersionRecord, 'type' | 'function'> & { functionId: string }>): Promise<void> {
+  await db.insertInto('function_versions')
+    .values(rows.map((v) => ({
+      function_id: v.functionId, project_id: projectId, version: v.version, language: v.language, source: v.source, compiled: v.compiled, hash: v.hash, created_at: v.createdAt,
+    })))
+    .execute();
+}
+
+export async function insertFunctionSecrets(db: Db, projectId: string, rows: FunctionSecretRecord[]): Promise<void> {
+  await db.insertInto('function_secrets')
+    .values(rows.map((s) => ({ project_id: projectId, name: s.name, value: JSON.stringify(s.value), updated_at: s.updatedAt })))
+    .execute();
+}
+
+/** Function ids are unique per server: those already taken (by any project). */
+export async function takenFunctionIds(db: Db, ids: string[]): Promise<string[]> {
+  if (!ids.length) return [];
+  const rows = await db.selectFrom('functions').select('id').where('id', 'in', ids).execute();
+  return rows.map((r) => r.id);
+}
+
 export async function projectSettings(db: Tx, projectId: string) {
   return db.selectFrom('projects').select(['site_url', 'settings']).where('id', '=', projectId).executeTakeFirstOrThrow();
 }
 
 /** What the project already holds: an import goes only into an empty one. */
 export async function contents(db: Db, projectId: string) {
-  const res = await sql<{ collections: number; users: number; files: number }>`
+  const res = await sql<{ collections: number; users: number; files: number; functions: number; functionSecrets: number }>`
     SELECT (SELECT count(*)::int FROM collections WHERE project_id = ${projectId}) AS collections,
            (SELECT count(*)::int FROM app_users WHERE project_id = ${projectId}) AS users,
-           (SELECT count(*)::int FROM files WHERE project_id = ${projectId}) AS files`.execute(db);
+           (SELECT count(*)::int FROM files WHERE project_id = ${projectId}) AS files,
+           (SELECT count(*)::int FROM functions WHERE project_id = ${projectId}) AS functions,
+           (SELECT count(*)::int FROM function_secrets WHERE project_id = ${projectId}) AS "functionSecrets"`.execute(db);
   return res.rows[0]!;
 }
 
 /**
  * A restore over the project's own contents (`replace`): its end users (with their sessions,
  * factors and identities, by cascade), file records and uploads in flight, its own mail texts
- * and its webhook endpoints (with their deliveries), inside the import's transaction. The collections go through the collections module.
+ * its webhook endpoints (with their deliveries), and its functions (with their versions) and
+ * function secrets, inside the import's transaction. The collections go through the collections module.
  * Returns the stored bytes of platform storage the file records were charged.
  */
 export async function deleteProjectContents(db: Db, projectId: string): Promise<number> {
@@ -153,6 +217,8 @@ export async function deleteProjectContents(db: Db, projectId: string): Promise<
   await db.deleteFrom('auth_mail_templates').where('project_id', '=', projectId).execute();
   await db.deleteFrom('mail_templates').where('project_id', '=', projectId).execute();
   await db.deleteFrom('webhook_endpoints').where('project_id', '=', projectId).execute();
+  await db.deleteFrom('functions').where('project_id', '=', projectId).execute();
+  await db.deleteFrom('function_secrets').where('project_id', '=', projectId).execute();
   return Number(res.rows[0]?.bytes ?? 0);
 }
 

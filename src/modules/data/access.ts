@@ -32,6 +32,10 @@ export interface Access {
    * owner checks below step aside, writes go to the partition, and a refusal is rule_denied.
    */
   rules?: boolean;
+  /** Writes made by a function's own plinth.data: how many hooks deep (their before-hooks stop at a depth). */
+  hookDepth?: number;
+  /** An operator's import that opted out of the collection's before-hooks. */
+  skipHooks?: boolean;
   /**
    * Reads only: the client's commit position token (Plinth-Commit-Position), so a read replica
    * serves it only once it has replayed that far (docs/scaling.md, "Read replicas").

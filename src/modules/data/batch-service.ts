@@ -14,6 +14,7 @@ import { DataErrors } from './errors.js';
 import { guardDb } from './pg-errors.js';
 import { paidForAll, sizeBound, type Pay } from './quota.js';
 import { hardDeleteOne, insertOne, restoreOne, softDeleteOne, updateOne } from './write-service.js';
+import { beforeWrite } from './before-write.js';
 
 export const BATCH_MAX = 100;
 
@@ -120,8 +121,30 @@ export async function runOperations(
 }
 
 export async function runBatch(
-  ctx: AppContext, ops: BatchOperation[], targets: ReadonlyMap<string, BatchTarget>, limit: number,
+  ctx: AppContext, input: BatchOperation[], targets: ReadonlyMap<string, BatchTarget>, limit: number,
 ): Promise<BatchResult[]> {
+  batchPlan(input, targets); // an empty or too long batch is refused before any hook runs
+  const ops = await beforeWriteBatch(ctx, input, targets);
   const { scope, bound } = batchPlan(ops, targets);
   return inTransaction(ctx, scope, bound, limit, (tx, pay) => runOperations(ctx, tx, ops, targets, pay));
+}
+
+/** A batch: each create, update and delete through its collection's hooks, before the transaction. */
+export async function beforeWriteBatch(ctx: AppContext, ops: BatchOperation[], targets: ReadonlyMap<string, BatchTarget>): Promise<BatchOperation[]> {
+  if (!ctx.hooks.beforeWrite) return ops;
+  const out: BatchOperation[] = [];
+  for (const [i, o] of ops.entries()) {
+    const t = targets.get(o.collection);
+    if (!t || o.op === 'restore') {
+      out.push(o);
+      continue;
+    }
+    try {
+      const data = await beforeWrite(ctx, t.col, t.access, o.op, o.data, o.id);
+      out.push(o.op === 'delete' ? o : { ...o, data });
+    } catch (err) {
+      throw named(err, i, o);
+    }
+  }
+  return out;
 }

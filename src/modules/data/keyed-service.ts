@@ -10,11 +10,12 @@ import { AppError } from '../../lib/errors.js';
 import type { CollectionDef } from '../collections/cache.js';
 import { once, type Answer, type KeyedRequest, type Response } from '../idempotency/service.js';
 import { assertHardDeleteAllowed, type Access } from './access.js';
-import { batchPlan, inTransaction, runOperations, writeBound, type BatchOperation, type BatchTarget } from './batch-service.js';
+import { batchPlan, beforeWriteBatch, inTransaction, runOperations, writeBound, type BatchOperation, type BatchTarget } from './batch-service.js';
 import type { Pay } from './quota.js';
 import { afterBulkWrite } from './fresh-stats.js';
 import { checkId } from './query.js';
 import { hardDeleteOne, insertMany, insertOne, prepareMany, restoreOne, softDeleteOne, updateOne } from './write-service.js';
+import { beforeWrite, beforeWriteMany } from './before-write.js';
 
 /** The request's key, and how the route answers the write's result (stored with the key). */
 export interface Keyed<T> {
@@ -37,25 +38,28 @@ async function writeOnce<T>(
   }
 }
 
-export function createOnce(ctx: AppContext, col: CollectionDef, access: Access, body: unknown, limit: number, k: Keyed<Record<string, unknown>>) {
+export async function createOnce(ctx: AppContext, col: CollectionDef, access: Access, input: unknown, limit: number, k: Keyed<Record<string, unknown>>) {
+  const body = await beforeWrite(ctx, col, access, 'create', input);
   return writeOnce(ctx, access.scope, writeBound(col, body), limit, k, (tx, pay) => insertOne(ctx, tx, col, access, body, pay));
 }
 
-export async function createManyOnce(ctx: AppContext, col: CollectionDef, access: Access, body: unknown, limit: number, k: Keyed<{ insertedCount: number; insertedIds: string[] }>) {
-  const { rows, bound } = prepareMany(col, access, body);
+export async function createManyOnce(ctx: AppContext, col: CollectionDef, access: Access, input: unknown, limit: number, k: Keyed<{ insertedCount: number; insertedIds: string[] }>) {
+  const { rows, bound } = prepareMany(col, access, await beforeWriteMany(ctx, col, access, input));
   const answer = await writeOnce(ctx, access.scope, bound, limit, k, (tx, pay) => insertMany(ctx, tx, col, rows, bound, pay, access));
   if (!answer.replayed) afterBulkWrite(ctx, col.id, rows.length);
   return answer;
 }
 
-export function updateOnce(ctx: AppContext, col: CollectionDef, access: Access, id: string, body: unknown, limit: number, k: Keyed<Record<string, unknown>>) {
+export async function updateOnce(ctx: AppContext, col: CollectionDef, access: Access, id: string, input: unknown, limit: number, k: Keyed<Record<string, unknown>>) {
+  const body = await beforeWrite(ctx, col, access, 'update', input, id);
   return writeOnce(ctx, access.scope, writeBound(col, body), limit, k, (tx, pay) => updateOne(ctx, tx, col, access, id, body, pay));
 }
 
 /** Deletes and restores never grow the project: no quota is taken (limit unused). */
-export function deleteOnce(ctx: AppContext, col: CollectionDef, access: Access, id: string, hard: boolean, k: Keyed<{ id: string }>) {
+export async function deleteOnce(ctx: AppContext, col: CollectionDef, access: Access, id: string, hard: boolean, k: Keyed<{ id: string }>) {
   checkId(id);
   if (hard) assertHardDeleteAllowed(access);
+  await beforeWrite(ctx, col, access, 'delete', undefined, id);
   return writeOnce(ctx, access.scope, 0, 0, k, (tx) => (hard ? hardDeleteOne(tx, col, access, id) : softDeleteOne(ctx, tx, col, access, id)));
 }
 
@@ -63,9 +67,11 @@ export function restoreOnce(ctx: AppContext, col: CollectionDef, access: Access,
   return writeOnce(ctx, access.scope, 0, 0, k, (tx) => restoreOne(ctx, tx, col, access, id));
 }
 
-export function batchOnce(
-  ctx: AppContext, ops: BatchOperation[], targets: ReadonlyMap<string, BatchTarget>, limit: number, k: Keyed<Awaited<ReturnType<typeof runOperations>>>,
+export async function batchOnce(
+  ctx: AppContext, input: BatchOperation[], targets: ReadonlyMap<string, BatchTarget>, limit: number, k: Keyed<Awaited<ReturnType<typeof runOperations>>>,
 ) {
+  batchPlan(input, targets); // an empty or too long batch is refused before any hook runs
+  const ops = await beforeWriteBatch(ctx, input, targets);
   const { scope, bound } = batchPlan(ops, targets);
   return writeOnce(ctx, scope, bound, limit, k, (tx, pay) => runOperations(ctx, tx, ops, targets, pay));
 }

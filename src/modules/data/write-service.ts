@@ -15,6 +15,7 @@ import { refund } from '../../lib/quota-queries.js';
 import type { CollectionDef } from '../collections/cache.js';
 import { validateDocument } from '../collections/validate.js';
 import { applyOwnerOnCreate, assertHardDeleteAllowed, assertOwner, assertOwnerUnchanged, docScope, ownerOf, type Access } from './access.js';
+import { beforeWrite, beforeWriteMany } from './before-write.js';
 import { assertSafe, mergeUpdate, withoutSystemFields } from './body.js';
 import { DataErrors } from './errors.js';
 import { RuleErrors } from '../rules/errors.js';
@@ -62,7 +63,8 @@ function prepare(col: CollectionDef, access: Access, body: unknown, index: numbe
   return { id, ownerId: ownerOf(col, id, checked.value), data: checked.value, json };
 }
 
-export async function createDocument(ctx: AppContext, col: CollectionDef, access: Access, body: unknown, limit: number) {
+export async function createDocument(ctx: AppContext, col: CollectionDef, access: Access, input: unknown, limit: number) {
+  const body = await beforeWrite(ctx, col, access, 'create', input);
   return guardDb(() => ctx.db.read(access.scope, (db) => insertOne(ctx, db, col, access, body, payEach(ctx, db, col.project_id, limit))));
 }
 
@@ -103,8 +105,8 @@ export async function insertMany(ctx: AppContext, db: Tx, col: CollectionDef, ro
   return { insertedCount: stored.length, insertedIds: stored.map((s) => s.id) };
 }
 
-export async function createMany(ctx: AppContext, col: CollectionDef, access: Access, body: unknown, limit: number) {
-  const { rows, bound } = prepareMany(col, access, body);
+export async function createMany(ctx: AppContext, col: CollectionDef, access: Access, input: unknown, limit: number) {
+  const { rows, bound } = prepareMany(col, access, await beforeWriteMany(ctx, col, access, input));
   const result = await guardDb(() => ctx.db.read(access.scope, (db) => insertMany(ctx, db, col, rows, bound, payEach(ctx, db, col.project_id, limit), access)));
   afterBulkWrite(ctx, col.id, result.insertedCount);
   return result;
@@ -112,7 +114,8 @@ export async function createMany(ctx: AppContext, col: CollectionDef, access: Ac
 
 const UPDATE_ATTEMPTS = 5;
 
-export async function updateDocument(ctx: AppContext, col: CollectionDef, access: Access, id: string, body: unknown, limit: number) {
+export async function updateDocument(ctx: AppContext, col: CollectionDef, access: Access, id: string, input: unknown, limit: number) {
+  const body = await beforeWrite(ctx, col, access, 'update', input, id);
   return guardDb(() => ctx.db.read(access.scope, (db) => updateOne(ctx, db, col, access, id, body, payEach(ctx, db, col.project_id, limit))));
 }
 
@@ -182,6 +185,7 @@ async function assertNotRefused(db: Tx, col: CollectionDef, access: Access, id: 
 
 export async function deleteDocument(ctx: AppContext, col: CollectionDef, access: Access, id: string, hard: boolean) {
   checkId(id);
+  await beforeWrite(ctx, col, access, 'delete', undefined, id);
   if (hard) {
     assertHardDeleteAllowed(access);
     return guardDb(() => ctx.db.tenant(access.scope, (tx) => hardDeleteOne(tx, col, access, id)));

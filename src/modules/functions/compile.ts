@@ -10,7 +10,7 @@ import { FunctionErrors } from './errors.js';
 import { UNIT_GLOBAL } from './sandbox/guest-prelude.js';
 
 export const MAX_SOURCE_BYTES = 256 * 1024;
-const MAX_COMPILED_BYTES = 1024 * 1024;
+export const MAX_COMPILED_BYTES = 1024 * 1024;
 
 export interface Compiled {
   code: string;

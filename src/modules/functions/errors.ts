@@ -15,6 +15,7 @@ export const FunctionErrors = defineErrors('functions', {
   function_host_unknown: { status: 400, message: 'plinth has no such operation.' },
   function_fetch_failed: { status: 502, message: 'fetch failed.' },
   // A function refused with a status of its own but no well-formed code.
+  function_recursion_limit: { status: 409, message: 'Before-hooks writing through plinth.data went more than two levels deep.' },
   function_refused: { status: 400, message: 'The function refused the request.', passthrough: true },
   // What a caller sees when a function fails; the function's own errors keep their status and code.
   function_error: { status: 502, message: 'The function failed.' },

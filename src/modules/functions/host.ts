@@ -10,7 +10,7 @@ import { AppError } from '../../lib/errors.js';
 import { FunctionErrors } from './errors.js';
 import { jsonTooDeep } from '../../lib/json-depth.js';
 import { publicFetch } from '../../lib/public-fetch.js';
-import { callerReadAccess, callerWriteAccess, assertNotUsers, type Caller } from '../data/access.js';
+import { callerReadAccess, callerWriteAccess, assertNotUsers, type Access, type Caller } from '../data/access.js';
 import { parseListQuery } from '../data/query.js';
 import { countDocuments, getDocument, listDocuments } from '../data/read-service.js';
 import { createDocument, deleteDocument, restoreDocument, updateDocument } from '../data/write-service.js';
@@ -21,6 +21,8 @@ import type { HostAnswer } from './sandbox/pool.js';
 export interface FunctionCaller {
   keyKind: 'secret' | 'publishable';
   userId: string | null;
+  /** A before-hook's caller: its own writes run hooks one level deeper (before-hooks.ts stops the recursion). */
+  hookDepth?: number;
 }
 
 const MAX_ARGS_BYTES = 2 * 1024 * 1024;
@@ -62,23 +64,26 @@ export function functionHost(ctx: AppContext, projectId: string, caller: Functio
     const col = await ctx.collections.get(projectId, name);
     if (!col) throw CollectionErrors.collection_not_found();
     const who = asCaller(a.mode);
+    const deep = (access: Access): Access => (caller.hookDepth ? { ...access, hookDepth: caller.hookDepth } : access);
+    const readAs = async () => deep(await callerReadAccess(who, col));
+    const writeAs = async () => deep(await callerWriteAccess(who, col));
     const project = await ctx.projects.byId(projectId);
     const limit = project?.plan.databaseBytes ?? 0;
     switch (a.op) {
       case 'get':
-        return getDocument(ctx, col, await callerReadAccess(who, col), str(a.id), parseListQuery(rawQuery(a.query)));
+        return getDocument(ctx, col, await readAs(), str(a.id), parseListQuery(rawQuery(a.query)));
       case 'list':
-        return listDocuments(ctx, col, await callerReadAccess(who, col), parseListQuery(rawQuery(a.query)));
+        return listDocuments(ctx, col, await readAs(), parseListQuery(rawQuery(a.query)));
       case 'count':
-        return { count: await countDocuments(ctx, col, await callerReadAccess(who, col), parseListQuery(rawQuery(a.query))) };
+        return { count: await countDocuments(ctx, col, await readAs(), parseListQuery(rawQuery(a.query))) };
       case 'create':
-        return createDocument(ctx, col, await callerWriteAccess(who, col), a.data, limit);
+        return createDocument(ctx, col, await writeAs(), a.data, limit);
       case 'update':
-        return updateDocument(ctx, col, await callerWriteAccess(who, col), str(a.id), a.data, limit);
+        return updateDocument(ctx, col, await writeAs(), str(a.id), a.data, limit);
       case 'delete':
-        return deleteDocument(ctx, col, await callerWriteAccess(who, col), str(a.id), a.hard === true);
+        return deleteDocument(ctx, col, await writeAs(), str(a.id), a.hard === true);
       case 'restore':
-        return restoreDocument(ctx, col, await callerWriteAccess(who, col), str(a.id));
+        return restoreDocument(ctx, col, await writeAs(), str(a.id));
       default:
         throw FunctionErrors.function_host_unknown('Unknown data operation.');
     }

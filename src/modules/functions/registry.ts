@@ -17,6 +17,23 @@ export interface ProjectFunctions {
   byName: Map<string, ActiveFunctionRow>;
   all: ActiveFunctionRow[];
   env: Record<string, string>;
+  /** Enabled before-hooks by `collection:event`, in name order (the order they run in). */
+  before: Map<string, ActiveFunctionRow[]>;
+}
+
+const NO_HOOKS: ActiveFunctionRow[] = [];
+
+function beforeIndex(all: ActiveFunctionRow[]): Map<string, ActiveFunctionRow[]> {
+  const index = new Map<string, ActiveFunctionRow[]>();
+  for (const f of [...all].sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    if (f.kind !== 'before' || !f.enabled) continue;
+    const events = Array.isArray(f.trigger.events) ? f.trigger.events : [];
+    for (const e of events) {
+      const key = `${String(f.trigger.collection)}:${String(e)}`;
+      index.set(key, [...(index.get(key) ?? []), f]);
+    }
+  }
+  return index;
 }
 
 export class FunctionRegistry {
@@ -38,8 +55,14 @@ export class FunctionRegistry {
         const value = decrypt(this.ctx.encryptionKey, s.value);
         if (value !== null) env[s.name] = value;
       }
-      return { byName: new Map(all.map((f) => [f.name, f])), all, env };
+      return { byName: new Map(all.map((f) => [f.name, f])), all, env, before: beforeIndex(all) };
     });
+  }
+
+  /** The before-hooks of a collection's create, update or delete (none: one map lookup). */
+  async beforeHooks(projectId: string, collection: string, event: 'create' | 'update' | 'delete'): Promise<ActiveFunctionRow[]> {
+    const { before } = await this.get(projectId);
+    return before.size === 0 ? NO_HOOKS : (before.get(`${collection.toLowerCase()}:${event}`) ?? NO_HOOKS);
   }
 
   /** The enabled functions of one kind whose trigger matches. */

@@ -7,9 +7,11 @@ import type { AppContext } from '../../context.js';
 import { encrypt } from '../../lib/crypto.js';
 import { objectId } from '../../lib/ids.js';
 import { announceChange } from '../collections/cache.js';
+import { syncChangeTriggers } from '../collections/change-trigger-queries.js';
 import { CollectionErrors } from '../collections/errors.js';
 import { compileFunction, MAX_SOURCE_BYTES } from './compile.js';
 import { FunctionErrors } from './errors.js';
+import { forgetSchedule } from './job-queries.js';
 import * as q from './queries.js';
 import type { FunctionKind } from './tables.js';
 import { normaliseTrigger } from './triggers.js';
@@ -72,6 +74,8 @@ export async function deployFunction(ctx: AppContext, projectId: string, input: 
     if (await q.findFunction(tx, projectId, input.name)) throw FunctionErrors.function_name_taken();
     const row = await q.insertFunction(tx, { id: objectId(), projectId, name: input.name, kind: input.kind, trigger, enabled: input.enabled ?? true });
     await q.insertVersion(tx, { functionId: row.id, projectId, version: 1, language, source: input.source, compiled: compiled.code, hash: compiled.hash });
+    // an after-hook's collection streams its changes (docs/functions.md "After-hooks")
+    if (input.kind === 'after') await syncChangeTriggers(tx, projectId);
   }).catch(uniqueNameTaken);
   await announceChange(ctx, projectId);
   return viewOf(ctx, projectId, input.name);
@@ -108,6 +112,7 @@ export async function changeFunction(ctx: AppContext, projectId: string, name: s
       await q.insertVersion(tx, { functionId: row.id, projectId, version: activeVersion, language, source: input.source, compiled: compiled.code, hash: compiled.hash });
     }
     await q.updateFunction(tx, row.id, { trigger, enabled: input.enabled, activeVersion });
+    if (row.kind === 'after') await syncChangeTriggers(tx, projectId);
   });
   await announceChange(ctx, projectId);
   return viewOf(ctx, projectId, name);
@@ -125,7 +130,12 @@ export async function rollbackFunction(ctx: AppContext, projectId: string, name:
 }
 
 export async function deleteFunction(ctx: AppContext, projectId: string, name: string): Promise<void> {
-  if (!(await q.deleteFunction(ctx.db.admin, projectId, name))) throw FunctionErrors.function_not_found();
+  await ctx.db.admin.transaction().execute(async (tx) => {
+    const row = await q.deleteFunction(tx, projectId, name);
+    if (!row) throw FunctionErrors.function_not_found();
+    if (row.kind === 'after') await syncChangeTriggers(tx, projectId);
+    if (row.kind === 'schedule') await forgetSchedule(tx, row.id);
+  });
   await announceChange(ctx, projectId);
 }
 

@@ -11,6 +11,7 @@ import { withSecondFactor, type Assurance } from '../../lib/identity/assurance.j
 import { MfaErrors } from '../../lib/identity/mfa-errors.js';
 import type { ClientMeta, Tokens } from '../auth/sessions.js';
 import { startSession } from '../auth/sessions.js';
+import { enqueueAuthHooks } from '../functions/auth-events.js';
 import type { ProjectRecord } from '../projects/cache.js';
 import { factorSummary, insertChallenge, takeChallenge, tryChallenge } from './queries.js';
 import { checkSecondFactor, userScope, type SecondFactorProof } from './second-factor.js';
@@ -72,7 +73,9 @@ export async function useChallengeTry(ctx: AppContext, project: ProjectRecord, c
 export async function finishChallenge(ctx: AppContext, project: ProjectRecord, idHash: string, userId: string, assurance: Assurance, meta: ClientMeta): Promise<Tokens> {
   return ctx.db.tenant(userScope(project, userId), async (tx) => {
     if (!(await takeChallenge(tx, idHash, userId))) throw MfaErrors.mfa_challenge_invalid();
-    return startSession(ctx, tx, project, userId, meta, assurance);
+    const tokens = await startSession(ctx, tx, project, userId, meta, assurance);
+    await enqueueAuthHooks(ctx, tx, project.id, 'sign-in', userId, 'mfa');
+    return tokens;
   });
 }
 

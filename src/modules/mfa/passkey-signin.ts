@@ -15,6 +15,7 @@ import type { AuthenticationResponseJSON } from '../../lib/identity/passkeys.js'
 import { AuthErrors } from '../auth/errors.js';
 import { findUserById } from '../auth/queries.js';
 import { startSession, type ClientMeta } from '../auth/sessions.js';
+import { enqueueAuthHooks } from '../functions/auth-events.js';
 import type { ProjectRecord } from '../projects/cache.js';
 import { finishChallenge, useChallengeTry } from './challenge.js';
 import { PasskeyErrors } from './errors.js';
@@ -48,7 +49,9 @@ export async function signInWithPasskey(ctx: AppContext, project: ProjectRecord,
     if (!user) throw PasskeyErrors.passkey_invalid();
     if (user.disabled_at) throw AuthErrors.user_disabled();
     if (project.settings.requireEmailVerification === true && !user.email_verified) throw IdentityErrors.email_not_verified();
-    return { user, tokens: await startSession(ctx, tx, project, userId, meta, passkeyAssurance(true, now)) };
+    const tokens = await startSession(ctx, tx, project, userId, meta, passkeyAssurance(true, now));
+    await enqueueAuthHooks(ctx, tx, project.id, 'sign-in', user, 'passkey');
+    return { user, tokens };
   });
 }
 

@@ -16,9 +16,11 @@ import type { AppContext } from '../../context.js';
 import type { Tx } from '../../db/pool.js';
 import { claimUnverified } from '../auth/claim.js';
 import { findUserByEmail, findUserById, findUserByProvider, insertUser, linkProvider, type UserRow } from '../auth/queries.js';
+import { enqueueAuthHooks } from '../functions/auth-events.js';
 import { freeDerivedValues, rethrowTaken } from '../auth/unique.js';
 import { randomPasswordHash } from '../../lib/passwords.js';
 import type { UsersSchema } from '../auth/schema.js';
+import { signUpFields, signUpScope } from '../auth/sign-up-hook.js';
 import type { ProjectRecord } from '../projects/cache.js';
 import { SocialErrors } from './errors.js';
 import { providerLabel, type ProviderName, type SocialProfile } from './providers.js';
@@ -114,10 +116,15 @@ export async function signInWithProvider<T>(
     return r ? { r, out: await then(tx, r) } : null;
   }).catch(rethrowTaken);
   if (found) return found.out;
+  // A new user: the project's before-sign-up function first, outside any transaction.
+  const { data, derived, elevated } = await signUpFields(
+    ctx, project, schema,
+    { method: typeof p === 'string' ? 'social' : 'oidc', email: profile.email, provider: nameOf(p) },
+    { data: profileData(profile, schema), derived: ['name', 'username'] }, // the provider's names, not chosen here
+  );
   const passwordHash = await randomPasswordHash();
-  return ctx.db.tenant(scope, async (tx) => {
-    const data = profileData(profile, schema);
-    await freeDerivedValues(tx, project.id, data, ['name', 'username']); // the provider's names, not chosen here
+  return ctx.db.tenant(elevated ? signUpScope(project, true) : scope, async (tx) => {
+    await freeDerivedValues(tx, project.id, data, derived);
     const user = await insertUser(tx, {
       projectId: project.id,
       email: profile.email!,
@@ -136,6 +143,7 @@ export async function signInWithProvider<T>(
         throw SocialErrors.invalid_state('This account was created at the same moment; please sign in again.');
       }
     }
+    await enqueueAuthHooks(ctx, tx, project.id, 'sign-up', user, typeof p === 'string' ? 'social' : 'oidc');
     return then(tx, { user, isNewUser: true, linkedByEmail: false });
   }).catch(rethrowTaken);
 }

@@ -8,6 +8,7 @@ import type { AppContext } from '../../context.js';
 import { decrypt, encrypt, randomToken, safeEqual, sha256Hex } from '../../lib/crypto.js';
 import { usersSchemaOf } from '../auth/schema.js';
 import { startSession, type ClientMeta } from '../auth/sessions.js';
+import { enqueueAuthHooks } from '../functions/auth-events.js';
 import type { ProjectRecord } from '../projects/cache.js';
 import { signInWithProvider, type ProviderRef } from './accounts.js';
 import { SocialErrors } from './errors.js';
@@ -173,6 +174,8 @@ export async function finish(ctx: AppContext, flow: PendingFlow, params: URLSear
     const mfa = await openChallengeIfEnrolled(ctx, tx, project, r.user.id, first);
     if (mfa) return { mfa, userId: r.user.id };
     const tokens = await startSession(ctx, tx, project, r.user.id, meta, first);
+    // a new user's sign-up is enqueued where it is created (accounts.ts)
+    if (!r.isNewUser) await enqueueAuthHooks(ctx, tx, project.id, 'sign-in', r.user, typeof provider === 'string' ? 'social' : 'oidc');
     await insertExchangeCode(tx, {
       codeHash: sha256Hex(rtCode),
       projectId: project.id,

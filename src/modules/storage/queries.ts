@@ -55,6 +55,11 @@ export async function findByPath(db: Db, projectId: string, path: string): Promi
   return db.selectFrom('files').selectAll().where('project_id', '=', projectId).where('path', '=', path).executeTakeFirst();
 }
 
+/** A file by its id (the key of a resumable upload's URL, resumable/ids.ts). */
+export async function findById(db: Db, projectId: string, id: string): Promise<FileRow | undefined> {
+  return db.selectFrom('files').selectAll().where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();
+}
+
 /** Confirmations of one tenant scope, project and provider: one statement. */
 export interface ConfirmBatch {
   projectId: string;

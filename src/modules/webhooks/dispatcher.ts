@@ -17,6 +17,7 @@ import type { AppContext } from '../../context.js';
 import { objectId } from '../../lib/ids.js';
 import { changeData, positionOf } from '../realtime/event.js';
 import { changesAfter, type ChangeRow } from '../realtime/queries.js';
+import { enqueueChangeHooks } from '../functions/hook-jobs.js';
 import { enqueueAttempt } from './delivery.js';
 import * as q from './queries.js';
 
@@ -55,6 +56,8 @@ export async function dispatchBatch(ctx: AppContext): Promise<number> {
     }
     await q.insertDeliveries(tx, deliveries);
     for (const d of deliveries) await enqueueAttempt(ctx, d.id, undefined, tx);
+    // the projects' after-hooks on these changes (docs/functions.md "After-hooks"), in the same transaction
+    await enqueueChangeHooks(tx, rows);
     await q.moveCursor(tx, positionOf(rows[rows.length - 1]!));
     return rows.length;
   });

@@ -85,13 +85,13 @@ afterAll(() => env.close());
 describe('the archive', () => {
   it('holds collections, documents, users and files in order, with counts at the end', () => {
     const recs = lines(archive);
-    expect(recs[0]).toMatchObject({ type: 'header', format: 'plinth-project-archive', version: 2, project: { id: src.id } });
+    expect(recs[0]).toMatchObject({ type: 'header', format: 'plinth-project-archive', version: 3, project: { id: src.id } });
     const types = recs.map((r) => r.type);
     expect(types.filter((t) => t === 'collection')).toHaveLength(2);
     expect(types.filter((t) => t === 'document')).toHaveLength(300);
     expect(types.filter((t) => t === 'user')).toHaveLength(2);
     expect(types.filter((t) => t === 'file')).toHaveLength(1);
-    expect(recs.at(-1)).toEqual({ type: 'end', counts: { collections: 2, documents: 300, users: 2, files: 1, totpFactors: 0, recoveryCodes: 0, passkeys: 0, identities: 0, authMailTemplates: 0, mailTemplates: 0, webhooks: 0 } });
+    expect(recs.at(-1)).toEqual({ type: 'end', counts: { collections: 2, documents: 300, users: 2, files: 1, totpFactors: 0, recoveryCodes: 0, passkeys: 0, identities: 0, authMailTemplates: 0, mailTemplates: 0, webhooks: 0, functions: 0, functionVersions: 0, functionSecrets: 0 } });
     expect(types.at(-2)).toBe('settings');
     expect(recs.find((r) => r.type === 'user').passwordHash).toMatch(/^\$argon2id\$/);
   });
@@ -172,7 +172,7 @@ describe('archives that are refused whole', () => {
     ['counts that do not match', () => regzip(recs().filter((r, i) => !(r.type === 'document' && i % 7 === 0))), 400, /end record counts/],
     ['not gzip', () => Buffer.from('{"type":"header"}\n'), 400, /gzip/],
     ['another format', () => regzip([{ type: 'header', format: 'mongo', version: 1 }]), 400, /not a Plinth project archive/],
-    ['a newer version', () => regzip([{ ...recs()[0], version: 3 }]), 400, /version 3/],
+    ['a newer version', () => regzip([{ ...recs()[0], version: 4 }]), 400, /version 4/],
     ['no header first', () => regzip(recs().slice(1)), 400, /start with its header/],
     ['a document before its collection', () => regzip([recs()[0], ...recs().filter((r) => r.type === 'document').slice(0, 1)]), 400, /does not declare/],
     ['a bad schema', () => regzip([recs()[0], { ...recs()[1], fields: [{ key: '$bad', type: 'String' }] }]), 400, /Line 2/],

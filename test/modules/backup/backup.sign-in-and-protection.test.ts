@@ -172,10 +172,10 @@ afterAll(async () => {
   rmSync(storageCopy, { recursive: true, force: true });
 });
 
-describe('the archive (version 2)', () => {
+describe('the archive (what version 2 added)', () => {
   it('carries second factors, passkeys, provider identities, mail texts, hidden values, file privacy and settings, with counts', () => {
     const recs = records(archive);
-    expect(recs[0]).toMatchObject({ type: 'header', version: 2 });
+    expect(recs[0]).toMatchObject({ type: 'header', version: 3 });
     const of = (t: string) => recs.filter((r) => r.type === t);
     expect(of('totp')).toMatchObject([{ userId: totpUser.userId, verifiedAt: expect.any(String) }]);
     expect(of('recoveryCode').filter((c) => c.userId === totpUser.userId)).toHaveLength(10);

@@ -213,3 +213,21 @@ describe('plinth.data acts as the caller, under the collection’s rules', () =>
     expect(res.json()).toBe('function_fetch_failed');
   });
 });
+
+describe('the invocation log', () => {
+  it('keeps the newest invocations up to the cap and within the retention', async () => {
+    const { trimInvocations } = await import('../../../src/modules/functions/queries.js');
+    await env.ctx.functions.log.flush();
+    const fn = await env.ctx.db.admin.selectFrom('functions').select('id').where('project_id', '=', p.id).where('name', '=', 'hello').executeTakeFirstOrThrow();
+    const rows = Array.from({ length: 150 }, (_, i) => ({
+      project_id: p.id, function_id: fn.id, version: 1, trigger: 'http', ok: true, error_code: null, error: null, duration_ms: i, cpu_ms: 0, logs: [], logs_dropped: 0,
+    }));
+    await env.ctx.db.admin.insertInto('function_invocations').values(rows.map((r) => ({ ...r, logs: '[]' }))).execute();
+    await env.ctx.db.admin.insertInto('function_invocations').values({ ...rows[0]!, logs: '[]', duration_ms: -1, at: new Date(Date.now() - 100 * 3600_000) }).execute();
+    await trimInvocations(env.ctx.db.admin, 72, 100);
+    const left = await env.ctx.db.admin.selectFrom('function_invocations').select(['duration_ms']).where('project_id', '=', p.id).execute();
+    expect(left.length).toBeLessThanOrEqual(100);
+    expect(left.some((r) => r.duration_ms === -1)).toBe(false);
+    expect(left.some((r) => r.duration_ms === 149)).toBe(true);
+  });
+});

@@ -108,6 +108,23 @@ describe('renderings', () => {
     expect((await get(renderUrl(jpeg, 'fit=stretch'))).statusCode).toBe(400);
     expect((await get(renderUrl(jpeg, 'format=svg'))).statusCode).toBe(400);
   });
+
+  // Issue 46 item 6: these used to stop at the querystring schema's enum (400 validation_failed).
+  it.each([
+    'format=bmp',
+    'format=svg',
+    'format=gif',
+    'format=WEBP',
+    'format=png&format=webp',
+    'fit=stretch',
+    'fit=fill',
+    'fit=cover&fit=inside',
+    'width=30&fit=stretch&format=bmp',
+  ])('%s answers the documented 400 transform_invalid', async (q) => {
+    const r = await get(renderUrl(jpeg, q));
+    expect(r.statusCode).toBe(400);
+    expect(r.json()).toMatchObject({ success: false, code: 'transform_invalid' });
+  });
 });
 
 describe('threats', () => {

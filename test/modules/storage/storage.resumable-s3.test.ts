@@ -10,9 +10,10 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv } from '../../helpers/context.js';
 import { makeOperator, makeProject } from '../../helpers/fixtures.js';
 import { FAKE_KEY, startFakeS3, type FakeS3 } from '../../fakes/s3.js';
+import { sanitiseFilename } from '../../../src/modules/storage/paths.js';
 import { sweepTask } from '../../../src/modules/storage/sweep.js';
 import { MB, storageUsed } from './helpers.js';
-import { create, cutPatch, idOf, listen, offsetOf, patch, secondNode, type Node } from './tus-helpers.js';
+import { create, cutPatch, idOf, listen, offsetOf, patch, secondNode, uploadPath, type Node } from './tus-helpers.js';
 
 let env: TestEnv;
 let s3: FakeS3;
@@ -51,7 +52,7 @@ it('a 20 MB upload cut at 30 % on node A resumes on B, cut at 70 %, finishes on 
   const created = await create(a, p.sk, bytes.length, { filename: 'film.bin', filetype: 'video/mp4' });
   expect(created.status).toBe(201);
   const id = idOf(created);
-  const path = Buffer.from(id, 'base64url').toString();
+  const path = await uploadPath(env, id);
   expect(await storageUsed(env, p.id)).toBe(bytes.length);
 
   await cutPatch(a, p.sk, id, 0, bytes, Math.floor(bytes.length * 0.3));
@@ -87,4 +88,33 @@ it('an unfinished upload expires: multipart aborted, objects and session gone, b
   expect(await storageUsed(env, p.id)).toBe(0);
   expect(await keys()).toEqual([]);
   expect(await env.ctx.db.admin.selectFrom('upload_sessions').select('id').execute()).toEqual([]);
+});
+
+it('a 255-byte name (Japanese, spaces): finished on the other node under its name, and an unfinished one abandoned and refunded', async () => {
+  const p = await makeProject(env.ctx);
+  let stem = '';
+  while (Buffer.byteLength(stem + '東京 タワー') <= 251) stem += '東京 タワー';
+  stem = stem.trimEnd();
+  const name = stem + 'x'.repeat(251 - Buffer.byteLength(stem)) + '.jpg';
+  expect(Buffer.byteLength(name)).toBe(255);
+  const bytes = randomBytes(300_000);
+  const created = await create(a, p.sk, bytes.length, { filename: name, filetype: 'image/jpeg' });
+  expect(created.status).toBe(201);
+  const id = idOf(created);
+  expect(id.length).toBeLessThanOrEqual(100);
+  expect((await patch(a, p.sk, id, 0, bytes.subarray(0, 100_000))).status).toBe(204);
+  const last = await patch(b.base, p.sk, id, 100_000, bytes.subarray(100_000));
+  expect(last.status).toBe(204);
+  const path = decodeURIComponent(last.headers.get('plinth-file-path')!);
+  expect(path.startsWith(`${p.id}/`) && path.endsWith(`_${sanitiseFilename(name)}`)).toBe(true);
+  const obj = await s3.client.send(new GetObjectCommand({ Bucket: 'platform-bucket', Key: path }));
+  expect(Buffer.from(await obj.Body!.transformToByteArray()).equals(bytes)).toBe(true);
+
+  const other = idOf(await create(a, p.sk, 6 * MB, { filename: name }));
+  expect((await patch(b.base, p.sk, other, 0, randomBytes(MB))).status).toBe(204);
+  expect(await storageUsed(env, p.id)).toBe(bytes.length + 6 * MB);
+  const del = await fetch(`${a}/api/storage/tus/${other}`, { method: 'DELETE', headers: { ...p.sk, 'tus-resumable': '1.0.0' } });
+  expect(del.status).toBe(204);
+  expect(await storageUsed(env, p.id)).toBe(bytes.length);
+  expect(await keys()).toEqual([path, `${path}.info`]); // the finished one's .info goes when it is deleted
 });

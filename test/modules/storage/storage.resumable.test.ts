@@ -10,7 +10,7 @@ import { createTestEnv, type TestEnv } from '../../helpers/context.js';
 import { makeOperator, makeProject, makeUserToken } from '../../helpers/fixtures.js';
 import { sweepTask } from '../../../src/modules/storage/sweep.js';
 import { MB, onDisk, storageUsed } from './helpers.js';
-import { create, cutPatch, idOf, listen, offset, offsetOf, patch, secondNode, type Node } from './tus-helpers.js';
+import { create, cutPatch, idOf, listen, offset, offsetOf, patch, secondNode, uploadPath, type Node } from './tus-helpers.js';
 
 let env: TestEnv;
 let a: string;
@@ -96,7 +96,7 @@ describe('quota', () => {
     expect(await storageUsed(env, p.id)).toBe(size);
     expect((await patch(b.base, p.sk, id, 0, randomBytes(MB))).status).toBe(204);
     expect(await storageUsed(env, p.id)).toBe(size);
-    const path = Buffer.from(id, 'base64url').toString();
+    const path = await uploadPath(env, id);
     expect(onDisk(env, path)).toBe(true);
 
     env.clock.advance(25 * 60 * 60 * 1000);
@@ -159,7 +159,7 @@ describe('limits and refusals', () => {
     const q = await makeProject(env.ctx);
     expect((await offset(a, q.sk, id)).status).toBe(403); // another project's folder, as everywhere
     expect((await patch(a, alice, id, 0, Buffer.alloc(10))).status).toBe(204);
-    const row = await env.ctx.db.admin.selectFrom('files').select(['owner_id', 'status']).where('path', '=', Buffer.from(id, 'base64url').toString()).executeTakeFirstOrThrow();
+    const row = await env.ctx.db.admin.selectFrom('files').select(['owner_id', 'status']).where('path', '=', await uploadPath(env, id)).executeTakeFirstOrThrow();
     expect(row).toEqual({ owner_id: 'a1a1a1a1a1a1a1a1a1a1a1a1', status: 'confirmed' });
   });
 

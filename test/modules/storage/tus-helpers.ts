@@ -86,3 +86,14 @@ export async function offsetOf(base: string, headers: Headers, id: string): Prom
   if (r.status !== 200) throw new Error(`HEAD ${r.status}`);
   return Number(r.headers.get('upload-offset'));
 }
+
+/** Abandons an upload (tus termination). */
+export async function terminate(base: string, headers: Headers, id: string): Promise<Response> {
+  return fetch(`${base}/api/storage/tus/${id}`, { method: 'DELETE', headers: { ...TUS, ...headers } });
+}
+
+/** The file path of an upload (tests know the id's layout, resumable/ids.ts: project id + file id). */
+export async function uploadPath(env: TestEnv, id: string): Promise<string> {
+  const row = await env.ctx.db.admin.selectFrom('files').select('path').where('project_id', '=', id.slice(0, 24)).where('id', '=', id.slice(24)).executeTakeFirstOrThrow();
+  return row.path;
+}

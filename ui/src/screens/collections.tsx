@@ -33,6 +33,7 @@ function CollectionList({ project, collections }: SectionProps) {
           <p>A collection holds JSON documents, checked against its schema, with row-level security.</p>
         </Empty>
       ) : (
+        <div class="table-wrap">
         <table class="grid">
           <thead><tr><th scope="col">Name</th><th scope="col">Fields</th><th scope="col">Row-level security</th><th scope="col">Schema version</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
           <tbody>
@@ -47,6 +48,7 @@ function CollectionList({ project, collections }: SectionProps) {
             ))}
           </tbody>
         </table>
+        </div>
       )}
     </>
   );

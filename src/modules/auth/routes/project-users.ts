@@ -15,6 +15,7 @@ import { isObjectId } from '../../../lib/ids.js';
 import { operatorOf } from '../../operators/auth.js';
 import { loadOwnedProject } from '../../projects/access.js';
 import { AuthErrors } from '../errors.js';
+import { enqueueAuthHooks } from '../../functions/auth-events.js';
 import { deleteUser, findUserById, markEmailVerified, setUserDisabled } from '../queries.js';
 import { findSession, listLiveSessions, revokeFamily, revokeUserSessions } from '../session-queries.js';
 import { ProjectErrors } from '../../projects/errors.js';
@@ -93,7 +94,11 @@ export default async function authAdminRoutes(app: App, ctx: AppContext): Promis
   app.delete('/api/projects/:projectId/users/:userId', {
     ...route('Delete an end user (and their sessions and codes)', UserParams),
     handler: async (req) => {
-      await inProject(req, req.params, (tx) => deleteUser(tx, req.params.userId));
+      await inProject(req, req.params, async (tx) => {
+        const user = await findUserById(tx, req.params.userId);
+        // the user as it was, for the project's after-hooks on deletion, in the same transaction
+        if (user && (await deleteUser(tx, user.id))) await enqueueAuthHooks(ctx, tx, req.params.projectId, 'delete', user, 'admin');
+      });
       return done('User deleted successfully');
     },
   });

@@ -69,6 +69,9 @@ export default async function operatorTransferRoutes(app: App, ctx: AppContext):
           tags: TAGS,
           summary: 'Import documents from a JSON array, NDJSON or CSV body; a message per refused row',
           params: CollectionParams,
+          querystring: Type.Object({
+            hooks: Type.Optional(Type.Boolean({ default: true, description: "false: the collection's before-hooks do not run for these rows (docs/functions.md)" })),
+          }),
           body: Type.Unknown({ description: 'application/json (array), application/x-ndjson or text/csv (header row)' }),
           response: {
             200: Type.Object({
@@ -87,7 +90,7 @@ export default async function operatorTransferRoutes(app: App, ctx: AppContext):
       async (req) => {
         const t = await operatorTarget(ctx, req, req.params.projectId, req.params.collectionName);
         const rows = parseImport(importFormat(req.headers['content-type']), req.body, t.col.byKey);
-        const result = await importRows(ctx, t, rows);
+        const result = await importRows(ctx, req.query.hooks === false ? { ...t, access: { ...t.access, skipHooks: true } } : t, rows);
         return ok(result, `${result.inserted} of ${result.total} rows imported`);
       },
     );

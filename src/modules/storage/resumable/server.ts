@@ -13,13 +13,14 @@ import { errorBody } from '../../../lib/envelope.js';
 import { AppError } from '../../../lib/errors.js';
 import { StorageErrors } from '../errors.js';
 import { isPrivate } from '../file-settings.js';
-import { checkPath, encodePath, projectOfPath } from '../paths.js';
+import { encodePath } from '../paths.js';
 import type { Caller } from '../caller.js';
 import type { ResumableUploadsHandle } from './handle.js';
 import { PgKvStore, reviveS3Metadata, reviveUpload } from './kv-store.js';
 import { DEFAULT_LEASE, PgLocker, type LeaseTimings } from './locker.js';
 import { deleteSession, hasSession } from './queries.js';
-import { checkAccess, createUpload, finishUpload, newUploadPath } from './service.js';
+import { uploadIdOf } from './ids.js';
+import { createUpload, finishUpload, newUploadPath, resolveUpload } from './service.js';
 
 /** Unfinished uploads are swept after this (sweep.ts); clients see it as Upload-Expires. */
 export const RESUMABLE_TTL_MS = 24 * 60 * 60 * 1000;
@@ -27,41 +28,34 @@ export const TUS_PATH = '/api/storage/tus';
 
 type TusRequest = Parameters<NonNullable<ServerOptions['onUploadCreate']>>[0];
 
-const toId = (path: string) => Buffer.from(path).toString('base64url');
-
-/** The upload path named by a URL's last segment, or undefined when it is no issued path. */
-function fromId(segment: string | undefined): string | undefined {
-  if (!segment || !/^[A-Za-z0-9_-]{1,600}$/.test(segment)) return undefined;
-  const path = Buffer.from(segment, 'base64url').toString();
-  try {
-    return checkPath(projectOfPath(path), path).path;
-  } catch {
-    return undefined;
-  }
-}
-
 export class ResumableUploads implements ResumableUploadsHandle {
   private built: Promise<Server> | null = null;
   private readonly callers = new WeakMap<IncomingMessage, Caller>();
+  /** The upload path a HEAD/PATCH was resolved to (pathOf) before tus sees the request. */
+  private readonly paths = new WeakMap<IncomingMessage, string>();
 
   constructor(private ctx: AppContext, private lease: LeaseTimings = DEFAULT_LEASE) {}
 
-  /** Serves one tus request (POST, HEAD, PATCH) for an authenticated caller. */
-  async handle(req: IncomingMessage, res: ServerResponse, caller: Caller): Promise<void> {
+  /**
+   * Serves one tus request for an authenticated caller: a POST, or a HEAD/PATCH of `path`, the
+   * upload its URL names as resolved for this caller by `pathOf` (without it, tus finds none).
+   */
+  async handle(req: IncomingMessage, res: ServerResponse, caller: Caller, path?: string): Promise<void> {
     const server = await this.server();
     this.callers.set(req, caller);
+    if (path !== undefined) this.paths.set(req, path);
     jsonErrors(res);
     await server.handle(req, res);
   }
 
-  /** The upload URL of an upload path. */
+  /** The upload URL of an upload path: its fixed-length id (ids.ts), never its name. */
   urlOf(path: string): string {
-    return `${this.ctx.config.publicUrl}${TUS_PATH}/${toId(path)}`;
+    return `${this.ctx.config.publicUrl}${TUS_PATH}/${uploadIdOf(path)}`;
   }
 
-  /** The upload path named by a URL segment (undefined: not one). */
-  pathOf(segment: string | undefined): string | undefined {
-    return fromId(segment);
+  /** The path of the upload a URL's last segment names, if this caller may reach it (else 403/404). */
+  async pathOf(caller: Caller, segment: string | undefined): Promise<string> {
+    return (await resolveUpload(this.ctx, caller, segment)).path;
   }
 
   /**
@@ -83,10 +77,16 @@ export class ResumableUploads implements ResumableUploadsHandle {
   }
 
   private callerOf(req: TusRequest): Caller {
-    const raw = (req as { runtime?: { node?: { req?: IncomingMessage } } }).runtime?.node?.req;
+    const raw = nodeRequest(req);
     const caller = raw && this.callers.get(raw);
     if (!caller) throw StorageErrors.access_denied();
     return caller;
+  }
+
+  /** The upload path `handle` was given for a request (undefined: tus answers 404). */
+  private pathFor(req: TusRequest): string | undefined {
+    const raw = nodeRequest(req);
+    return raw && this.paths.get(raw);
   }
 
   private async build(): Promise<Server> {
@@ -103,10 +103,8 @@ export class ResumableUploads implements ResumableUploadsHandle {
       exposedHeaders: ['Plinth-File-Path', 'Plinth-File-Url'],
       namingFunction: (req, metadata) => newUploadPath(ctx, this.callerOf(req), metadata),
       generateUrl: (_req, { id }) => this.urlOf(id),
-      getFileIdFromRequest: (_req, lastPath) => fromId(lastPath),
-      onIncomingRequest: async (req, id) => {
-        if (req.method !== 'POST') await checkAccess(ctx, this.callerOf(req), id);
-      },
+      // The URL's id was resolved, and the caller's access checked, by pathOf before tus ran.
+      getFileIdFromRequest: (req) => this.pathFor(req),
       onUploadCreate: async (req, upload: Upload) => {
         await createUpload(ctx, this.callerOf(req), { path: upload.id, size: upload.size, metadata: upload.metadata });
         return {};
@@ -157,6 +155,9 @@ export class ResumableUploads implements ResumableUploadsHandle {
     });
   }
 }
+
+/** The Node request under @tus/server's web Request. */
+const nodeRequest = (req: TusRequest): IncomingMessage | undefined => (req as { runtime?: { node?: { req?: IncomingMessage } } }).runtime?.node?.req;
 
 /**
  * @tus/server writes every answer as text/plain; its error answers carry our envelope

@@ -4,8 +4,9 @@
  * - created (POST) → `createUpload`: the declared Upload-Length is charged to the quota by the
  *   same guarded statement as upload-request (batching.ts → plinth_reserve), and the row is
  *   pending; deferred length is refused (nothing to charge);
- * - each PATCH/HEAD → `checkAccess`: only the caller that may see the row (secret key, or the
- *   owning user: RLS and the owner check) reaches the bytes;
+ * - each HEAD/PATCH/DELETE → `resolveUpload`: the URL's upload id (ids.ts) names the row, and
+ *   only the caller that may see it (its project's secret key, or the owning user: RLS and the
+ *   owner check) reaches the bytes;
  * - finished → `finishUpload`: confirmed by the same statement as upload-confirm;
  * - never finished → the 24 h sweep removes bytes, session and row and refunds (sweep.ts).
  */
@@ -17,10 +18,11 @@ import { confirmPendingFile, insertPendingFile } from '../batching.js';
 import { StorageErrors } from '../errors.js';
 import { fileSettingsOf } from '../file-settings.js';
 import { buildPath, checkPath, hasControlChars } from '../paths.js';
-import { findByPath, type FileRow } from '../queries.js';
+import { findById, findByPath, type FileRow } from '../queries.js';
 import { deleteFile, scopeOf, type Caller } from '../service.js';
 import { bytesAllowed, checkDeclared } from '../upload-rules.js';
 import { ensureSweep } from '../sweep.js';
+import { parseUploadId } from './ids.js';
 
 type Metadata = Record<string, string | null> | undefined;
 
@@ -41,7 +43,10 @@ function requirePlatform(ctx: AppContext, caller: Caller): void {
   if (backendFor(ctx, caller.project).provider !== 'internal') throw StorageErrors.resumable_unavailable();
 }
 
-/** The upload id: the file's path, built like upload-request's from the client's file name. */
+/**
+ * The upload's path (tus's key for it), built like upload-request's from the client's file
+ * name, which the upload's metadata keeps as sent. Its URL names it by id (ids.ts).
+ */
 export function newUploadPath(ctx: AppContext, caller: Caller, metadata: Metadata): string {
   const filename = text(metadata?.filename ?? metadata?.name, 1024) ?? 'file';
   return buildPath(caller.project.id, objectId(ctx.clock.now().getTime()), filename);
@@ -74,6 +79,20 @@ export async function createUpload(ctx: AppContext, caller: Caller, input: { pat
 export async function checkAccess(ctx: AppContext, caller: Caller, path: string): Promise<FileRow> {
   checkPath(caller.project.id, path);
   const row = await ctx.db.read(scopeOf(caller), (db) => findByPath(db, caller.project.id, path));
+  if (!row || (caller.keyKind === 'publishable' && row.owner_id !== caller.userId)) throw StorageErrors.file_not_found();
+  return row;
+}
+
+/**
+ * The upload an id of a tus URL names, as this caller sees it: another project's id is 403 (as
+ * another project's path everywhere), an id never issued, or another user's upload, 404.
+ */
+export async function resolveUpload(ctx: AppContext, caller: Caller, segment: string | undefined): Promise<FileRow> {
+  const ref = parseUploadId(segment);
+  if (!ref) throw StorageErrors.file_not_found();
+  if ('path' in ref) return checkAccess(ctx, caller, ref.path);
+  if (ref.projectId !== caller.project.id) throw StorageErrors.access_denied();
+  const row = await ctx.db.read(scopeOf(caller), (db) => findById(db, caller.project.id, ref.fileId));
   if (!row || (caller.keyKind === 'publishable' && row.owner_id !== caller.userId)) throw StorageErrors.file_not_found();
   return row;
 }

@@ -30,7 +30,7 @@ const TusHeaders = Type.Composite([
     { additionalProperties: true },
   ),
 ]);
-const Params = Type.Object({ uploadId: Type.String({ description: 'the last segment of the Location the POST answered' }) });
+const Params = Type.Object({ uploadId: Type.String({ description: 'the last segment of the Location the POST answered (opaque, fixed length)' }) });
 const Empty = Type.Null({ description: 'no body; tus headers (Location, Upload-Offset, Upload-Length, Upload-Expires, Plinth-File-Path)' });
 
 async function serveTus(ctx: AppContext, req: FastifyRequest, reply: FastifyReply) {
@@ -38,11 +38,14 @@ async function serveTus(ctx: AppContext, req: FastifyRequest, reply: FastifyRepl
   if (req.headers['tus-resumable'] !== '1.0.0') throw StorageErrors.tus_resumable_required(undefined, undefined, { headers: { 'tus-version': '1.0.0' } });
   const caller = await storageCaller(ctx, req);
   await checkTusHeaders(req.method, req.headers);
+  // HEAD/PATCH: the upload the URL's id names, as this caller may see it (403/404 otherwise).
+  const uploadId = (req.params as { uploadId?: string }).uploadId;
+  const path = req.method === 'POST' ? undefined : await ctx.storage.resumable.pathOf(caller, uploadId);
   // Headers set by the CORS hook go out with tus's own response.
   for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
   reply.hijack();
   try {
-    await ctx.storage.resumable.handle(req.raw, reply.raw, caller);
+    await ctx.storage.resumable.handle(req.raw, reply.raw, caller, path);
   } catch (err) {
     ctx.log.warn({ err }, 'storage: resumable request ended early');
     if (!reply.raw.headersSent) reply.raw.writeHead(400).end();
@@ -52,8 +55,7 @@ async function serveTus(ctx: AppContext, req: FastifyRequest, reply: FastifyRepl
 
 async function terminate(ctx: AppContext, req: FastifyRequest<{ Params: { uploadId: string } }>, reply: FastifyReply) {
   const caller = await storageCaller(ctx, req);
-  const path = ctx.storage.resumable.pathOf(req.params.uploadId);
-  if (!path) throw StorageErrors.file_not_found();
+  const path = await ctx.storage.resumable.pathOf(caller, req.params.uploadId);
   await deleteFile(ctx, caller, { path });
   return reply.code(204).header('tus-resumable', '1.0.0').send();
 }

@@ -1,0 +1,113 @@
+/**
+ * Functions (`npm run bench -- functions`, docs/functions.md), the numbers issue 47 asks for:
+ *
+ * - a warm HTTP function that reads one document (`plinth.data…get`), against the plain data
+ *   API's get by id of the same documents (goal: at least half its rate);
+ * - a before-hook's added latency on a create (p50 of one request at a time, with and without
+ *   a hook that changes the data; goal: at most 1 ms more);
+ * - cold start: a new version's first call (the sandbox builds its unit), and a first call on a
+ *   node whose sandboxes have not started;
+ * - memory: sandbox processes' resident size with 100 projects' functions called once each,
+ *   and the API process's own growth;
+ * - a noisy neighbour: one project's function looping while another project's HTTP function
+ *   answers; the quiet project's p99 with and without the noise.
+ *
+ * autocannon, 50 connections, from a separate process; one node, its default sandboxes.
+ */
+import { execSync } from 'node:child_process';
+import type { AddressInfo } from 'node:net';
+import { sql } from 'kysely';
+import { createCollection } from '../src/modules/collections/service.js';
+import { deployFunction } from '../src/modules/functions/service.js';
+import { makeProject } from '../test/helpers/fixtures.js';
+import { runBench } from './lib/bench-app.js';
+import { load, type LoadRequest } from './lib/load.js';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
+const DOCS = 10_000;
+const PROJECTS = Number(process.env.BENCH_PROJECTS ?? 100);
+const hex = (n: number) => n.toString(16).padStart(24, '0');
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+runBench('functions', { PLINTH_RUN_WORKER: 'false', RATE_LIMIT_SCALE: '0' }, async ({ app, ctx }) => {
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  const p = await makeProject(ctx);
+  const items = await createCollection(ctx, p.id, 'pro', { name: 'items', fields: [{ key: 'name', type: 'String' }, { key: 'n', type: 'Number' }] });
+  await createCollection(ctx, p.id, 'pro', { name: 'hooked', fields: [{ key: 'title', type: 'String' }, { key: 'slug', type: 'String' }] });
+  await createCollection(ctx, p.id, 'pro', { name: 'plain', fields: [{ key: 'title', type: 'String' }, { key: 'slug', type: 'String' }] });
+  await sql`INSERT INTO documents (project_id, collection_id, id, data, size_bytes, created_at, updated_at)
+    SELECT ${p.id}, ${items.id}, lpad(to_hex(g), 24, '0'), d, octet_length(d::text), now(), now()
+    FROM generate_series(0, ${DOCS - 1}) g, LATERAL (SELECT jsonb_build_object('name', 'item ' || g, 'n', g) AS d) x`.execute(ctx.db.admin);
+  await sql`ANALYZE documents`.execute(ctx.db.admin);
+  await deployFunction(ctx, p.id, { name: 'item', kind: 'http', source: `export default async (req, plinth) => plinth.data.collection('items').get(req.query.id)` });
+  await deployFunction(ctx, p.id, {
+    name: 'slug',
+    kind: 'before',
+    trigger: { collection: 'hooked', events: ['create'] },
+    source: `export default (e) => ({ data: { ...e.data, slug: e.data.title.toLowerCase().replace(/[^a-z0-9]+/g, '-') } })`,
+  });
+
+  // Cold: the first call on this node starts a sandbox and builds the unit.
+  let t = performance.now();
+  const first = await app.inject({ method: 'GET', url: `/api/functions/item?id=${hex(1)}`, headers: p.sk });
+  const coldNode = performance.now() - t;
+  if (first.statusCode !== 200) throw new Error(`item: ${first.statusCode} ${first.body}`);
+  await deployFunction(ctx, p.id, { name: 'item2', kind: 'http', source: `export default async (req, plinth) => plinth.data.collection('items').get(req.query.id)` });
+  t = performance.now();
+  await app.inject({ method: 'GET', url: `/api/functions/item2?id=${hex(2)}`, headers: p.sk });
+  const coldUnit = performance.now() - t;
+
+  const rand = () => hex(Math.floor(Math.random() * DOCS));
+  const gets: LoadRequest[] = Array.from({ length: 500 }, () => ({ path: `/api/data/items/${rand()}`, headers: p.sk }));
+  const calls: LoadRequest[] = Array.from({ length: 500 }, () => ({ path: `/api/functions/item?id=${rand()}`, headers: p.sk }));
+  const plainGet = await load({ url, seconds: SECONDS, variants: gets });
+  const viaFunction = await load({ url, seconds: SECONDS, variants: calls });
+
+  // A before-hook's added latency: one create at a time, in process.
+  const createP50 = async (collection: string) => {
+    const times: number[] = [];
+    for (let i = 0; i < 300; i++) {
+      const start = process.hrtime.bigint();
+      const res = await app.inject({ method: 'POST', url: `/api/data/${collection}`, headers: { ...p.sk, 'content-type': 'application/json' }, payload: { title: `Title ${i}` } });
+      if (res.statusCode !== 201) throw new Error(`${collection}: ${res.statusCode} ${res.body}`);
+      times.push(Number(process.hrtime.bigint() - start) / 1e6);
+    }
+    return median(times.slice(50));
+  };
+  const plainCreate = await createP50('plain');
+  const hookedCreate = await createP50('hooked');
+
+  // Memory: 100 projects, each with a function called once.
+  const apiBefore = process.memoryUsage.rss();
+  for (let i = 0; i < PROJECTS; i++) {
+    const q = await makeProject(ctx);
+    await deployFunction(ctx, q.id, { name: 'hello', kind: 'http', source: `export default (req) => ({ hello: ${i} })` });
+    const res = await app.inject({ method: 'GET', url: '/api/functions/hello', headers: q.pk });
+    if (res.statusCode !== 200) throw new Error(`hello ${i}: ${res.statusCode}`);
+  }
+  const pids = ctx.functions.pool.stats().pids.filter((x) => x > 0);
+  const sandboxRss = pids.map((pid) => Number(execSync(`ps -o rss= -p ${pid}`).toString().trim()) / 1024);
+  const apiGrowth = (process.memoryUsage.rss() - apiBefore) / 2 ** 20;
+
+  // Noisy neighbour: project N loops (1 s of CPU a call, at its concurrency) while p's function answers.
+  const quiet = await load({ url, seconds: SECONDS, variants: calls.slice(0, 100), connections: 10 });
+  const noisy = await makeProject(ctx);
+  await deployFunction(ctx, noisy.id, { name: 'spin', kind: 'http', source: `export default () => { const end = Date.now() + 900; while (Date.now() < end) {} return 1; }` });
+  const noise = load({ url, seconds: SECONDS + 2, variants: [{ path: '/api/functions/spin', headers: noisy.pk }], connections: 20 });
+  await new Promise((r) => setTimeout(r, 1000));
+  const quietWithNoise = await load({ url, seconds: SECONDS, variants: calls.slice(0, 100), connections: 10 });
+  const noiseResult = await noise;
+
+  console.log(`\n${DOCS} documents, 50 connections (10 for the neighbour runs), ${SECONDS} s per run, load from a separate process; ${ctx.config.functions.sandboxes} sandboxes, ${ctx.config.functions.projectConcurrency} per project\n`);
+  console.log('| measure | value |');
+  console.log('|---|---|');
+  console.log(`| data API get by id | ${plainGet.rps.toFixed(0)} req/s, p50 / p99 ${plainGet.p50} / ${plainGet.p99} ms |`);
+  console.log(`| HTTP function reading one document | ${viaFunction.rps.toFixed(0)} req/s, p50 / p99 ${viaFunction.p50} / ${viaFunction.p99} ms (${(viaFunction.rps / plainGet.rps).toFixed(2)}× the get; errors ${viaFunction.non2xx + viaFunction.errors}) |`);
+  console.log(`| create, one at a time, p50 | ${plainCreate.toFixed(2)} ms without a hook, ${hookedCreate.toFixed(2)} ms with a before-hook (+${(hookedCreate - plainCreate).toFixed(2)} ms) |`);
+  console.log(`| cold: first call on the node (sandbox start + unit) | ${coldNode.toFixed(0)} ms |`);
+  console.log(`| cold: a new function's first call (unit only) | ${coldUnit.toFixed(0)} ms |`);
+  console.log(`| memory with ${PROJECTS} projects' functions loaded | sandboxes ${sandboxRss.map((r) => r.toFixed(0)).join(' + ')} MB RSS; API process +${apiGrowth.toFixed(0)} MB |`);
+  console.log(`| quiet project alone | ${quiet.rps.toFixed(0)} req/s, p99 ${quiet.p99} ms |`);
+  console.log(`| quiet project beside one looping (${noiseResult.rps.toFixed(1)} loops/s, ${noiseResult.non2xx} refused) | ${quietWithNoise.rps.toFixed(0)} req/s, p99 ${quietWithNoise.p99} ms, errors ${quietWithNoise.non2xx + quietWithNoise.errors} |`);
+});
