@@ -64,4 +64,6 @@ if (!existsSync(entry)) {
   process.exit(1);
 }
 process.setSourceMapsEnabled(true);
-await import(pathToFileURL(entry).href);
+const loaded = await import(pathToFileURL(entry).href);
+// `functions` exports main(args, env) and answers with its exit code (`types` runs on import).
+if (command.args && typeof loaded.main === 'function') process.exitCode = await loaded.main(process.argv.slice(3), process.env);
