@@ -17,12 +17,13 @@ const COMMANDS = {
     about: 'write a .d.ts of a project\'s collections for @plinth/client:\n           --url URL (--token T --project ID | --secret-key SK --collections a,b) [--out FILE]',
     args: true,
   },
+  functions: { entry: 'functions.js', about: "deploy <folder> | list: a project's functions through a running server (docs/functions.md)", args: true },
 };
 
 const usage = `Usage: plinth [command]
 
 Commands:
-${Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(9)}${c.about}`).join('\n')}
+${Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(11)}${c.about}`).join('\n')}
   migrate --status
            change nothing: list the migrations applied, with their checksums, and any drift
            (exit 0 in sync, 3 on drift, 4 when migrations are pending)
@@ -46,7 +47,7 @@ if (arg === '-v' || arg === '--version') {
 }
 const command = COMMANDS[arg ?? 'start'];
 const options = process.argv.slice(3);
-// `types` takes its own arguments (src/cli/types.ts); the others only the options they list.
+// `types` and `functions` take their own arguments (src/cli/types.ts); the others only the options they list.
 if (!command || (!command.args && options.some((o) => !(command.options ?? []).includes(o)))) {
   console.error(`plinth: unknown command "${process.argv.slice(2).join(' ')}"\n\n${usage}`);
   process.exit(2);
@@ -63,4 +64,6 @@ if (!existsSync(entry)) {
   process.exit(1);
 }
 process.setSourceMapsEnabled(true);
-await import(pathToFileURL(entry).href);
+const loaded = await import(pathToFileURL(entry).href);
+// `functions` exports main(args, env) and answers with its exit code (`types` runs on import).
+if (command.args && typeof loaded.main === 'function') process.exitCode = await loaded.main(process.argv.slice(3), process.env);

@@ -19,7 +19,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const ENTRIES = { main: 'src/main.ts', worker: 'src/worker/main.ts', migrate: 'src/cli/migrate.ts', types: 'src/cli/types.ts', sandbox: 'src/modules/functions/sandbox/child.ts' };
+const ENTRIES = { main: 'src/main.ts', worker: 'src/worker/main.ts', migrate: 'src/cli/migrate.ts', types: 'src/cli/types.ts', functions: 'src/cli/functions.ts', sandbox: 'src/modules/functions/sandbox/child.ts' };
 const ALWAYS_INPUTS = ['scripts/build.mjs', 'scripts/build-ui.mjs', 'tsconfig.json', 'ui/tsconfig.json', 'ui/index.html', 'package.json'];
 const LOCK_STALE_MS = 10 * 60_000;
 
