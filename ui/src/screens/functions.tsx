@@ -17,9 +17,9 @@ import { Confirm, Dialog, Empty, Loadable, PageHead, Select } from '../component
 import type { SectionProps } from './project-shell';
 
 /**
- * A plain text area for code: the console's CodeMirror editors hang the page on Enter when
- * served with the console's headers (found here, seen in the records' JSON editor too; see
- * docs/functions.md "The console"), so code and event bodies are edited as text until that is fixed.
+ * A plain text area for code: the CodeMirror code editor built for this screen (with
+ * @codemirror/lang-javascript and @codemirror/autocomplete) hung the served page on Enter, so
+ * code and event bodies are edited as text until it comes back (docs/functions.md "The console").
  */
 function CodeArea(props: { value: string; onChange: (text: string) => void; label: string; rows?: number }) {
   return (
