@@ -1,5 +1,5 @@
 /** SQL of server-side functions: definitions, versions, secrets and the invocation log (owner connection). */
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import type { Database } from '../../database.js';
 import type { Encrypted } from '../../lib/crypto.js';
 import type { FunctionInvocationsTable, FunctionKind, FunctionsTable, FunctionVersionsTable } from './tables.js';
@@ -143,19 +143,8 @@ export async function deleteSecret(db: Db, projectId: string, name: string): Pro
   return Number(r.numDeletedRows) > 0;
 }
 
-export interface NewInvocation {
-  project_id: string;
-  function_id: string;
-  version: number;
-  trigger: string;
-  ok: boolean;
-  error_code: string | null;
-  error: string | null;
-  duration_ms: number;
-  cpu_ms: number;
-  logs: LogLine[];
-  logs_dropped: number;
-}
+/** An invocation's row as the log's writer holds it (its logs as values, not JSON text). */
+export type NewInvocation = Omit<Insertable<FunctionInvocationsTable>, 'id' | 'at' | 'logs'> & { logs: LogLine[]; logs_dropped: number };
 
 export async function insertInvocations(db: Db, rows: NewInvocation[]): Promise<void> {
   if (rows.length === 0) return;

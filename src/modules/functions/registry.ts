@@ -16,7 +16,6 @@ const MAX_PROJECTS = 5_000;
 export interface ProjectFunctions {
   byName: Map<string, ActiveFunctionRow>;
   all: ActiveFunctionRow[];
-  env: Record<string, string>;
   /** Enabled before-hooks by `collection:event`, in name order (the order they run in). */
   before: Map<string, ActiveFunctionRow[]>;
 }
@@ -38,24 +37,39 @@ function beforeIndex(all: ActiveFunctionRow[]): Map<string, ActiveFunctionRow[]>
 
 export class FunctionRegistry {
   #entries: EvictingCache<ProjectFunctions>;
+  /** Secrets apart: every write asks for the definitions (its before-hooks), only a run needs them. */
+  #env: EvictingCache<Record<string, string>>;
 
   constructor(private ctx: { bus: Bus; db: Db; encryptionKey: Buffer }) {
     this.#entries = new EvictingCache<ProjectFunctions>(TTL_MS, MAX_PROJECTS, () => ctx.bus.listening);
+    this.#env = new EvictingCache<Record<string, string>>(TTL_MS, MAX_PROJECTS, () => ctx.bus.listening);
     ctx.bus.subscribe((e) => {
-      if (e.type === 'project_changed') this.#entries.evict((key) => key === e.id);
+      if (e.type !== 'project_changed') return;
+      this.#entries.evict((key) => key === e.id);
+      this.#env.evict((key) => key === e.id);
     });
-    ctx.bus.onReset(() => this.#entries.clear());
+    ctx.bus.onReset(() => {
+      this.#entries.clear();
+      this.#env.clear();
+    });
   }
 
   get(projectId: string): Promise<ProjectFunctions> {
     return this.#entries.get(projectId, async () => {
-      const [all, secrets] = await Promise.all([activeFunctions(this.ctx.db.admin, projectId), secretValues(this.ctx.db.admin, projectId)]);
+      const all = await activeFunctions(this.ctx.db.admin, projectId);
+      return { byName: new Map(all.map((f) => [f.name, f])), all, before: beforeIndex(all) };
+    });
+  }
+
+  /** `plinth.env`: the project's secrets, decrypted once per entry. */
+  env(projectId: string): Promise<Record<string, string>> {
+    return this.#env.get(projectId, async () => {
       const env: Record<string, string> = Object.create(null);
-      for (const s of secrets) {
+      for (const s of await secretValues(this.ctx.db.admin, projectId)) {
         const value = decrypt(this.ctx.encryptionKey, s.value);
         if (value !== null) env[s.name] = value;
       }
-      return { byName: new Map(all.map((f) => [f.name, f])), all, env, before: beforeIndex(all) };
+      return env;
     });
   }
 

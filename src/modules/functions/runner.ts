@@ -34,7 +34,7 @@ async function enforceRate(ctx: AppContext, projectId: string): Promise<void> {
 export async function runFunction(ctx: AppContext, req: RunRequest): Promise<InvokeOutcome> {
   const { projectId, fn } = req;
   await enforceRate(ctx, projectId);
-  const { env } = await ctx.functions.registry.get(projectId);
+  const env = await ctx.functions.registry.env(projectId);
   const outcome = await ctx.functions.pool.invoke({
     project: projectId,
     unit: `${projectId}:${fn.hash}`,

@@ -1,7 +1,7 @@
 /** TypeBox shapes of the functions routes. */
 import { Type, type TSchema } from '@sinclair/typebox';
 
-export const envelope = <T extends TSchema>(data: T) => Type.Object({ success: Type.Boolean(), data, message: Type.String() });
+export { envelopeOf as envelope } from '../../operators/schemas.js';
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 
 export const ProjectParams = Type.Object({ projectId: Type.String() });

@@ -35,7 +35,7 @@ process.on('message', (msg: ToSandbox) => {
     const resolve = waiting.get(msg.call);
     waiting.delete(msg.call);
     resolve?.(msg.body);
-  } else if (msg.t === 'drop') engine.drop(msg.unit);
+  }
 });
 // The parent gone means this process has nothing left to do.
 process.on('disconnect', () => process.exit(0));

@@ -142,13 +142,6 @@ export class SandboxPool {
     });
   }
 
-  /** Frees a unit's memory in every sandbox (a project deployed a new version or was deleted). */
-  drop(unit: string): void {
-    for (const sb of this.#sandboxes) {
-      if (sb.units.delete(unit)) this.#send(sb, { t: 'drop', unit });
-    }
-  }
-
   stats(): { sandboxes: number; busy: number; queued: number; pids: number[] } {
     const all = [...this.#sandboxes];
     return {

@@ -42,7 +42,7 @@ export interface HostResultMessage {
   body: string;
 }
 
-export type ToSandbox = InvokeMessage | HostResultMessage | { t: 'drop'; unit: string };
+export type ToSandbox = InvokeMessage | HostResultMessage;
 
 export interface HostCallMessage {
   t: 'host-call';
