@@ -9,8 +9,9 @@
  *   node whose sandboxes have not started;
  * - memory: sandbox processes' resident size with 100 projects' functions called once each,
  *   and the API process's own growth;
- * - a noisy neighbour: one project's function looping while another project's HTTP function
- *   answers; the quiet project's p99 with and without the noise.
+ * - noisy neighbours: one project attacking (a loop, small-string and typed-array memory bombs,
+ *   deep recursion, a constructor chain, fetch to loopback) while another project's HTTP
+ *   function answers; the quiet project's p99 and the API process's RSS meanwhile.
  *
  * autocannon, 50 connections, from a separate process; one node, its default sandboxes.
  */
@@ -90,14 +91,32 @@ runBench('functions', { PLINTH_RUN_WORKER: 'false', RATE_LIMIT_SCALE: '0' }, asy
   const sandboxRss = pids.map((pid) => Number(execSync(`ps -o rss= -p ${pid}`).toString().trim()) / 1024);
   const apiGrowth = (process.memoryUsage.rss() - apiBefore) / 2 ** 20;
 
-  // Noisy neighbour: project N loops (1 s of CPU a call, at its concurrency) while p's function answers.
+  // Noisy neighbours: one project runs an attack at its concurrency while another project's
+  // function answers; the quiet project's p99 and the API process's RSS while it runs.
   const quiet = await load({ url, seconds: SECONDS, variants: calls.slice(0, 100), connections: 10 });
-  const noisy = await makeProject(ctx);
-  await deployFunction(ctx, noisy.id, { name: 'spin', kind: 'http', source: `export default () => { const end = Date.now() + 900; while (Date.now() < end) {} return 1; }` });
-  const noise = load({ url, seconds: SECONDS + 2, variants: [{ path: '/api/functions/spin', headers: noisy.pk }], connections: 20 });
-  await new Promise((r) => setTimeout(r, 1000));
-  const quietWithNoise = await load({ url, seconds: SECONDS, variants: calls.slice(0, 100), connections: 10 });
-  const noiseResult = await noise;
+  const ATTACKS: Array<[string, string]> = [
+    ['infinite loop', `export default () => { for (;;) {} }`],
+    ['small-string memory bomb', `export default () => { const a = []; for (let n = 0; ; n++) a.push('x'.repeat(1024) + n); }`],
+    ['typed-array memory bomb', `export default () => { const a = []; for (;;) a.push(new Uint8Array(512 * 1024)); }`],
+    ['deep recursion', `export default () => { const f = (n) => f(n + 1) + 1; return f(0); }`],
+    ['constructor chain', `export default () => [this?.constructor?.constructor, (async () => {}).constructor('return typeof process')()].map(String)`],
+    ['fetch to loopback', `export default async () => { try { await fetch('http://127.0.0.1:5432/'); return 'reached'; } catch (e) { return e.code; } }`],
+  ];
+  const attackRows: string[] = [];
+  for (const [what, source] of ATTACKS) {
+    const noisy = await makeProject(ctx);
+    await deployFunction(ctx, noisy.id, { name: 'attack', kind: 'http', source });
+    const probe = await app.inject({ method: 'GET', url: '/api/functions/attack', headers: noisy.pk });
+    let peakRss = process.memoryUsage.rss();
+    const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 100);
+    const noise = load({ url, seconds: SECONDS + 2, variants: [{ path: '/api/functions/attack', headers: noisy.pk }], connections: 20 });
+    await new Promise((r) => setTimeout(r, 1000));
+    const beside = await load({ url, seconds: SECONDS, variants: calls.slice(0, 100), connections: 10 });
+    const n = await noise;
+    clearInterval(sampler);
+    const answer = probe.json() as { code?: string };
+    attackRows.push(`| ${what} | ${probe.statusCode} ${answer.code ?? JSON.stringify(answer).slice(0, 40)} | ${n.rps.toFixed(1)} | ${beside.rps.toFixed(0)} req/s, p99 ${beside.p99} ms, errors ${beside.non2xx + beside.errors} | ${(peakRss / 2 ** 20).toFixed(0)} MB |`);
+  }
 
   console.log(`\n${DOCS} documents, 50 connections (10 for the neighbour runs), ${SECONDS} s per run, load from a separate process; ${ctx.config.functions.sandboxes} sandboxes, ${ctx.config.functions.projectConcurrency} per project\n`);
   console.log('| measure | value |');
@@ -108,6 +127,8 @@ runBench('functions', { PLINTH_RUN_WORKER: 'false', RATE_LIMIT_SCALE: '0' }, asy
   console.log(`| cold: first call on the node (sandbox start + unit) | ${coldNode.toFixed(0)} ms |`);
   console.log(`| cold: a new function's first call (unit only) | ${coldUnit.toFixed(0)} ms |`);
   console.log(`| memory with ${PROJECTS} projects' functions loaded | sandboxes ${sandboxRss.map((r) => r.toFixed(0)).join(' + ')} MB RSS; API process +${apiGrowth.toFixed(0)} MB |`);
-  console.log(`| quiet project alone | ${quiet.rps.toFixed(0)} req/s, p99 ${quiet.p99} ms |`);
-  console.log(`| quiet project beside one looping (${noiseResult.rps.toFixed(1)} loops/s, ${noiseResult.non2xx} refused) | ${quietWithNoise.rps.toFixed(0)} req/s, p99 ${quietWithNoise.p99} ms, errors ${quietWithNoise.non2xx + quietWithNoise.errors} |`);
+  console.log(`\nA quiet project's function (10 connections) alone: ${quiet.rps.toFixed(0)} req/s, p99 ${quiet.p99} ms; API process RSS before the attacks ${(process.memoryUsage.rss() / 2 ** 20).toFixed(0)} MB. Beside another project attacking with 20 connections:\n`);
+  console.log('| attack | its answer | attacks/s | the quiet project meanwhile | API process peak RSS |');
+  console.log('|---|---|--:|---|--:|');
+  for (const r of attackRows) console.log(r);
 });
