@@ -14,6 +14,7 @@ export const FunctionErrors = defineErrors('functions', {
   function_host_arguments: { status: 400, message: 'The arguments are too large, too deep or not JSON.' },
   function_host_unknown: { status: 400, message: 'plinth has no such operation.' },
   function_fetch_failed: { status: 502, message: 'fetch failed.' },
+  function_mail_limit: { status: 429, message: 'The function sent more mails in this invocation than its kind allows.' },
   // A function refused with a status of its own but no well-formed code.
   function_recursion_limit: { status: 409, message: 'Before-hooks writing through plinth.data went more than two levels deep.' },
   function_refused: { status: 400, message: 'The function refused the request.', passthrough: true },

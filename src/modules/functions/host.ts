@@ -1,9 +1,10 @@
 /**
  * What a function may ask of Plinth, answered in the API process for the invocation the
  * sandbox is running (sandbox/pool.ts): `plinth.data` under the caller's identity and access
- * rules (or the service's, when the code asks for it explicitly), and `fetch` to public
- * addresses. Arguments arrive as JSON text from hostile code: parsed under the one depth guard,
- * bounded in size, and only the members each operation reads are used.
+ * rules (or the service's, when the code asks for it explicitly), `plinth.mail` through the
+ * same service as `POST /api/mail/send` (as the function's own project, never another), and
+ * `fetch` to public addresses. Arguments arrive as JSON text from hostile code: parsed under
+ * the one depth guard, bounded in size, and only the members each operation reads are used.
  */
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../lib/errors.js';
@@ -15,6 +16,7 @@ import { parseListQuery } from '../data/query.js';
 import { countDocuments, getDocument, listDocuments } from '../data/read-service.js';
 import { createDocument, deleteDocument, restoreDocument, updateDocument } from '../data/write-service.js';
 import { CollectionErrors } from '../collections/errors.js';
+import { sendFromFunction } from './mail.js';
 import type { HostAnswer } from './sandbox/pool.js';
 
 /** Who a function acts for: the request's key and end user, or nobody (after-hooks, schedules). */
@@ -23,6 +25,12 @@ export interface FunctionCaller {
   userId: string | null;
   /** A before-hook's caller: its own writes run hooks one level deeper (before-hooks.ts stops the recursion). */
   hookDepth?: number;
+}
+
+/** What one invocation may do besides its sandbox's own limits (limits.ts). */
+export interface HostLimits {
+  /** Calls to `plinth.mail.send` (each one message, one quota slot). */
+  mails: number;
 }
 
 const MAX_ARGS_BYTES = 2 * 1024 * 1024;
@@ -51,7 +59,8 @@ function rawQuery(v: unknown): Record<string, string | string[]> {
   return out;
 }
 
-export function functionHost(ctx: AppContext, projectId: string, caller: FunctionCaller) {
+export function functionHost(ctx: AppContext, projectId: string, caller: FunctionCaller, limits: HostLimits) {
+  let mailsSent = 0;
   const asCaller = (mode: unknown): Caller =>
     mode === 'service'
       ? { projectId, keyKind: 'secret', user: async () => null, judgesToken: () => false }
@@ -106,10 +115,20 @@ export function functionHost(ctx: AppContext, projectId: string, caller: Functio
     return { status: res.status, statusText: res.statusText, headers: Object.fromEntries(res.headers.entries()), body: await res.text() };
   }
 
+  /** One message, as POST /api/mail/send would queue it for this project's secret key. */
+  async function mail(a: Args): Promise<unknown> {
+    // Counted before anything else, so a function cannot spend more by failing (a burst of
+    // concurrent sends counts each one: the counter moves before the first await).
+    mailsSent += 1;
+    if (mailsSent > limits.mails) throw FunctionErrors.function_mail_limit(`A function of this kind sends at most ${limits.mails} mails per invocation.`);
+    return sendFromFunction(ctx, projectId, a.message, a.idempotencyKey);
+  }
+
   return async (name: string, argsText: string): Promise<HostAnswer> => {
     try {
       const args = parseArgs(argsText);
       if (name === 'data') return { value: await data(args) };
+      if (name === 'mail') return { value: await mail(args) };
       if (name === 'fetch') return { value: await fetchOut(args) };
       throw FunctionErrors.function_host_unknown(`plinth has no ${name.slice(0, 50)}.`);
     } catch (err) {

@@ -8,7 +8,7 @@ import { AppError } from '../../lib/errors.js';
 import { compiledByHash, type ActiveFunctionRow } from './queries.js';
 import { FunctionErrors } from './errors.js';
 import { functionHost, type FunctionCaller } from './host.js';
-import { KIND_LIMITS } from './limits.js';
+import { KIND_HOST_LIMITS, KIND_LIMITS } from './limits.js';
 import type { InvokeOutcome, PoolFailure } from './sandbox/pool.js';
 
 export interface RunRequest {
@@ -48,7 +48,7 @@ export async function runFunction(ctx: AppContext, req: RunRequest): Promise<Inv
     env,
     caller: { userId: req.caller.userId, keyKind: req.caller.keyKind },
     limits: KIND_LIMITS[fn.kind],
-    host: functionHost(ctx, projectId, req.caller),
+    host: functionHost(ctx, projectId, req.caller, KIND_HOST_LIMITS[fn.kind]),
   });
   const error = outcome.ok ? null : failureError(outcome.failure, fn.kind === 'http' ? [400, 599] : [400, 499]);
   ctx.functions.log.record({

@@ -44,6 +44,16 @@ export function keyedRequest(req: FastifyRequest, userId: string | null | undefi
   return { key, fingerprint };
 }
 
+/**
+ * The same KeyedRequest for a call made without HTTP (a function's `plinth.mail.send` with an
+ * idempotency key): the route it stands for, as the secret key with no end user, so it shares
+ * the key space of that route's own requests.
+ */
+export function keyedCall(key: unknown, method: string, route: string, body: unknown): KeyedRequest {
+  if (typeof key !== 'string' || !VALID_KEY.test(key)) throw IdempotencyErrors.idempotency_key_invalid();
+  return { key, fingerprint: fingerprintOf({ method, route, params: {}, query: {}, keyKind: 'secret', userId: null, body }) };
+}
+
 export function sendAnswer(reply: FastifyReply, answer: Answer): FastifyReply {
   if (answer.replayed) reply.header('idempotent-replayed', 'true');
   return reply.status(answer.status).type(JSON_CONTENT_TYPE).send(answer.body);

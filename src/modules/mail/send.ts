@@ -6,6 +6,7 @@
  * the answer (../idempotency/service.ts): a retry of a send that committed queues nothing.
  */
 import type { AppContext } from '../../context.js';
+import { ok } from '../../lib/envelope.js';
 import { once, type Answer, type KeyedRequest, type Response } from '../idempotency/service.js';
 import type { ProjectRecord } from '../projects/cache.js';
 import { resolveContent, type SendInput, type TemplateUsed } from './content.js';
@@ -20,6 +21,9 @@ export interface SendResult {
   monthlyLimit: number;
   templateUsed?: TemplateUsed;
 }
+
+/** What POST /api/mail/send answers (and an idempotency key stores) for a queued message. */
+export const queuedResponse = (r: SendResult) => ({ status: 200, body: ok(r, 'Mail queued successfully.') }) satisfies Response;
 
 /** The message to queue and how to answer once it is queued. */
 async function prepare(ctx: AppContext, project: ProjectRecord, input: SendInput) {

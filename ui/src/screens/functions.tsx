@@ -97,7 +97,8 @@ const ms = (n: number | null | undefined) => (n === null || n === undefined ? '�
 
 const HEADER = `// export default async (event, plinth) => …
 // plinth.data.collection(name).get/list/count/create/update/delete/restore (the caller's rules);
-// plinth.data.service.collection(name)… (the service's); plinth.fetch(url, init); plinth.env.NAME (secrets);
+// plinth.data.service.collection(name)… (the service's); plinth.mail.send({to, subject, text|html} or {to, templateName, variables});
+// plinth.fetch(url, init); plinth.env.NAME (secrets);
 // plinth.caller; plinth.response(body, {status, headers}); throw new PlinthError(message, {status, code}).
 `;
 

@@ -90,6 +90,12 @@ export const GUEST_PRELUDE = String.raw`(function () {
   }
   g.fetch = plinthFetch;
 
+  // plinth.mail: one message per send, queued as POST /api/mail/send queues it (host.ts); the
+  // answer is that route's data, {id, provider, monthlyUsage, monthlyLimit, templateUsed?}.
+  const mail = freeze({
+    send: (message, options) => call('mail', { message, idempotencyKey: options && typeof options === 'object' ? options.idempotencyKey : undefined }),
+  });
+
   /** An HTTP function's answer with its own status and headers (a plain value is JSON with 200). */
   function response(body, init) {
     const i = init || {};
@@ -99,6 +105,7 @@ export const GUEST_PRELUDE = String.raw`(function () {
   function plinthFor(payload) {
     return freeze({
       data,
+      mail,
       fetch: plinthFetch,
       response,
       env: freeze(Object.assign({}, payload.env)),

@@ -1,12 +1,11 @@
 /** POST /api/mail/send: queue one message (secret key only). */
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
-import { ok } from '../../../lib/envelope.js';
 import { projectOf } from '../../projects/api-key-auth.js';
 import type { App } from '../../../app.js';
 import { MAX_RECIPIENTS } from '../content.js';
 import { IdempotencyHeaders, keyedRequest, sendAnswer } from '../../idempotency/http.js';
-import { sendMail, sendMailOnce, type SendResult } from '../send.js';
+import { queuedResponse, sendMail, sendMailOnce } from '../send.js';
 
 export const SendBody = Type.Object({
   to: Type.Union([Type.String(), Type.Array(Type.String(), { minItems: 1, maxItems: MAX_RECIPIENTS })], {
@@ -41,10 +40,9 @@ export default async function sendRoute(app: App, ctx: AppContext): Promise<void
       },
     },
     async (req, reply) => {
-      const respond = (r: SendResult) => ({ status: 200, body: ok(r, 'Mail queued successfully.') });
       const keyed = keyedRequest(req, null);
-      if (keyed) return sendAnswer(reply, await sendMailOnce(ctx, projectOf(req), req.body, keyed, respond));
-      return respond(await sendMail(ctx, projectOf(req), req.body)).body;
+      if (keyed) return sendAnswer(reply, await sendMailOnce(ctx, projectOf(req), req.body, keyed, queuedResponse));
+      return queuedResponse(await sendMail(ctx, projectOf(req), req.body)).body;
     },
   );
 }
