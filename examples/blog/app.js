@@ -4,7 +4,8 @@
 // security), full-text search, comment counts per post (aggregate) and cursor pages. The
 // published @urbackend/sdk does sign-up, sign-in, documents and uploads; `client.request` (the
 // SDK's own request, with its key and token) reaches the routes it has no method for: cursor
-// pages and the aggregate.
+// pages and the aggregate. Subscribers are mailed by the project's after-hook when a post is
+// published (examples/blog/setup.ts): the page only adds or removes the reader's subscription.
 import urBackend from '/sdk.js';
 import config from '/config.js';
 import { signInForm } from '/lib/signin.js';
@@ -15,7 +16,7 @@ const $ = (id) => document.getElementById(id);
 const PAGE = 10;
 const LIST_FIELDS = 'title,cover,published,author,authorName';
 
-const state = { me: null, cursor: null, search: '', current: null };
+const state = { me: null, cursor: null, search: '', current: null, subscription: null };
 
 function fail(err) {
   $('blog-error').textContent = err?.message ?? String(err);
@@ -26,8 +27,35 @@ signInForm(client, {
   appId: 'blog',
   onSignedIn: async (me) => {
     state.me = me;
-    await showList();
+    await Promise.all([showList(), loadSubscription()]);
   },
+});
+
+// ---- mail on new posts: the reader's own row in `subscribers` (the rules admit no other) ------
+async function loadSubscription() {
+  const [row] = await client.db.getAll('subscribers', { limit: 1 });
+  state.subscription = row ?? null;
+  showSubscription();
+}
+
+function showSubscription() {
+  $('subscribe').textContent = state.subscription ? 'Unsubscribe' : 'Subscribe';
+  $('subscription').textContent = state.subscription ? `New posts are mailed to ${state.subscription.email}` : 'Get new posts by mail';
+}
+
+$('subscribe').addEventListener('click', async () => {
+  $('blog-error').textContent = '';
+  try {
+    if (state.subscription) {
+      await client.db.delete('subscribers', state.subscription._id);
+      state.subscription = null;
+    } else {
+      state.subscription = await client.db.insert('subscribers', { email: state.me.email, user: state.me._id });
+    }
+    showSubscription();
+  } catch (err) {
+    fail(err);
+  }
 });
 
 // ---- the list: cursor pages, or search results; comment counts by aggregate ---------------

@@ -4,7 +4,9 @@
  * cover image, and it is stored whole and rendered; Bob finds it by a word of its body; Alice's
  * draft is in her list and invisible to Bob (list, search and by id: the collection's access
  * rules); Bob comments, Alice sees the count (aggregate) and no way to edit his comment, and
- * Plinth refuses her edit; the list pages through older posts with a cursor.
+ * Plinth refuses her edit; the list pages through older posts with a cursor. Both subscribe to
+ * new posts: the project's after-hook mails Bob (not Alice, the author) once her post is
+ * published, through plinth.mail into the dev outbox; her draft mails nobody.
  */
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
@@ -12,8 +14,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blog } from '../../examples/blog/setup.js';
 import { provision, type Provisioned } from '../../examples/lib/provision.js';
 import { serveExample, type Served } from '../../examples/lib/serve.js';
+import { dispatchBatch } from '../../src/modules/webhooks/dispatcher.js';
 import { ROOT_DIR } from '../../src/paths.js';
 import { browserGate, startRig, type Rig } from '../e2e/harness.js';
+import { drainJobs } from '../helpers/jobs.js';
 
 const run = browserGate('blog.browser.test.ts');
 /** A 1×1 PNG. */
@@ -31,6 +35,7 @@ function longPost(n: number): string {
 let rig: Rig;
 let site: Served;
 let project: Provisioned;
+let jobs: NodeJS.Timeout;
 const contexts: BrowserContext[] = [];
 
 beforeAll(async () => {
@@ -40,10 +45,14 @@ beforeAll(async () => {
   site = await serveExample(path.join(ROOT_DIR, 'examples', 'blog'), config);
   project = await provision(rig.base, blog, { siteUrl: site.url });
   Object.assign(config, { baseUrl: rig.base, publishableKey: project.publishableKey });
+  // What `npm start` runs beside the API: the change stream's dispatcher and the job worker
+  // (after-hooks, mail).
+  jobs = setInterval(() => void dispatchBatch(rig.env.ctx).then(() => drainJobs(rig.env)).catch(() => {}), 200);
 }, 60_000);
 
 afterAll(async () => {
   if (!run) return;
+  clearInterval(jobs);
   for (const c of contexts) await c.close();
   await site.close();
   await rig.close();
@@ -68,6 +77,16 @@ async function person(name: string): Promise<Page> {
 const soon = <T>(fn: () => Promise<T> | T) => expect.poll(fn, { timeout: 15_000 });
 const titles = (page: Page) => page.locator('#posts li .open').allTextContents();
 const tokenOf = (page: Page) => page.evaluate(() => localStorage.getItem('ub_auth_token'));
+/** The project's dev outbox, as its operator reads it (GET …/mail/outbox). */
+async function outbox(): Promise<Array<{ to: string[]; subject: string; text: string | null; lastEvent: string }>> {
+  const res = await fetch(`${rig.base}/api/projects/${project.projectId}/mail/outbox`, { headers: { authorization: `Bearer ${project.operatorToken}` } });
+  return ((await res.json()) as { data: { messages: Array<{ to: string[]; subject: string; text: string | null; lastEvent: string }> } }).data.messages;
+}
+async function subscribe(page: Page, email: string) {
+  await page.getByRole('button', { name: 'Subscribe', exact: true }).click();
+  await soon(async () => `${await page.locator('#subscription').textContent()}${await page.locator('#blog-error').textContent()}`).toBe(`New posts are mailed to ${email}`);
+  expect(await page.getByRole('button', { name: 'Unsubscribe' }).isVisible()).toBe(true);
+}
 const api = (p: string, token: string | null, init: RequestInit = {}) =>
   fetch(rig.base + p, { ...init, headers: { 'x-api-key': project.publishableKey, 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) } });
 
@@ -92,9 +111,11 @@ describe.runIf(run)('the blog example, two people in two browsers', { timeout: 6
   const TITLE = 'Voyage à Zürich 🚂 — un très long récit';
   const DRAFT = 'Brouillon : idées pour l’été ☀️';
 
-  it('both sign up; Alice publishes a 50 000-character post with a cover, stored whole and rendered', { timeout: 90_000 }, async () => {
+  it('both sign up and subscribe; Alice publishes a 50 000-character post with a cover, stored whole and rendered', { timeout: 90_000 }, async () => {
     expect([...LONG]).toHaveLength(50_000);
     [alice, bob] = await Promise.all([person('Alice'), person('Bob')]);
+    await subscribe(bob, 'bob@example.com');
+    await subscribe(alice, 'alice@example.com');
     await write(alice, { title: TITLE, body: LONG, publish: true, cover: true });
     await soon(() => alice.locator('#post-body h3').first().textContent()).toBe('Voyage à Zürich 🚂');
     expect(await alice.locator('#post-body strong').first().textContent()).toBe('quetzalcóatl');
@@ -142,6 +163,28 @@ describe.runIf(run)('the blog example, two people in two browsers', { timeout: 6
     expect((await api(`/api/data/posts/${draftId}`, null)).status).toBe(404);
     // nor can Bob publish it for her: the update rule needs its author
     expect((await api(`/api/data/posts/${draftId}`, await tokenOf(bob), { method: 'PATCH', body: JSON.stringify({ published: true }) })).status).toBe(404);
+  });
+
+  it('the after-hook mailed Bob (a subscriber) about the published post, once; not Alice, its author; the draft nobody', async () => {
+    const about = (m: { subject: string }) => m.subject === `New post: ${TITLE}`;
+    await soon(async () => (await outbox()).filter(about).map((m) => [m.to, m.lastEvent])).toEqual([[['bob@example.com'], 'delivered']]);
+    const mail = (await outbox()).find(about)!;
+    expect(mail.text).toContain('Alice published “Voyage à Zürich 🚂 — un très long récit”.');
+    expect(mail.text).toContain('# Voyage à Zürich 🚂 Un récit où l’on croise le mot **quetzalcóatl**');
+    // the draft, saved meanwhile, was not announced; nobody else was mailed about a post (the
+    // outbox also holds both sign-ups' verification mails)
+    await new Promise((r) => setTimeout(r, 1000)); // a few more rounds of the job loop
+    const posts = (await outbox()).filter((m) => m.subject.startsWith('New post: '));
+    expect(posts.map((m) => [m.to[0], m.subject])).toEqual([['bob@example.com', `New post: ${TITLE}`]]);
+    // the hook's own bookkeeping is the service's alone: no client reads it
+    type Items = { data: { items: Array<Record<string, unknown>> } };
+    const asAlice = await api('/api/data/announcements', await tokenOf(alice)).then((r) => r.json()) as Items;
+    expect(asAlice.data.items).toEqual([]);
+    const asService = await fetch(`${rig.base}/api/data/announcements`, { headers: { 'x-api-key': project.secretKey } }).then((r) => r.json()) as Items;
+    expect(asService.data.items).toHaveLength(1);
+    // and each reader sees her own subscription only
+    const subs = await api('/api/data/subscribers', await tokenOf(bob)).then((r) => r.json()) as Items;
+    expect(subs.data.items.map((s) => s.email)).toEqual(['bob@example.com']);
   });
 
   it("Bob comments; Alice sees the count, cannot edit his comment, and Bob can", async () => {
