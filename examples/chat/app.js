@@ -31,7 +31,7 @@ async function start(me) {
   await Promise.all(rooms.map(countUnread));
   renderRooms();
   realtime(client).subscribe([{ collection: 'rooms' }, { collection: 'messages' }], {
-    onChange: (e) => e.action === 'create' && onCreate(e),
+    onChange: (e) => (e.action === 'create' ? onCreate(e) : e.action === 'delete' ? onDelete(e) : undefined),
     onReset: () => window.location.reload(), // too far behind to resume
     onState: (s) => {
       $('live').textContent = s === 'open' ? 'live' : 'offline';
@@ -164,5 +164,17 @@ function onCreate({ collection, document: doc }) {
   } else if (doc.author !== state.me._id) {
     state.unread.set(doc.room, (state.unread.get(doc.room) ?? 0) + 1);
     renderRooms();
+  }
+}
+
+// A message deleted (by its author, or by the project's nightly clean-up of messages older than
+// 30 days: examples/chat/setup.ts) leaves every open chat at once.
+function onDelete({ collection, id }) {
+  if (collection !== 'messages') return;
+  for (const [roomId, list] of state.messages) {
+    const at = list.findIndex((m) => m._id === id);
+    if (at === -1) continue;
+    list.splice(at, 1);
+    if (roomId === state.current) renderMessages();
   }
 }

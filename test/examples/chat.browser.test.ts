@@ -6,9 +6,12 @@
  * loopback receiver gets every message as a signed webhook, verifies the signature, and sends a
  * notification mail through the mail API, which lands in the dev outbox. A long non-ASCII message
  * sent while Bob's connection is cut (a TCP proxy between his browser and Plinth) reaches him once
- * it is back (the stream resumes from Last-Event-ID), once.
+ * it is back (the stream resumes from Last-Event-ID), once. The project's nightly schedule, run
+ * by its operator from the console's Functions screen, removes a message older than 30 days:
+ * it leaves both open chats at once and stays gone after a reload, and the newer ones stay.
  */
 import http from 'node:http';
+import { sql } from 'kysely';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
@@ -19,7 +22,7 @@ import { provision, type Provisioned } from '../../examples/lib/provision.js';
 import { serveExample, type Served } from '../../examples/lib/serve.js';
 import { dispatchBatch } from '../../src/modules/webhooks/dispatcher.js';
 import { ROOT_DIR } from '../../src/paths.js';
-import { browserGate, startRig, type Rig } from '../e2e/harness.js';
+import { browserGate, openPage, signIn, startRig, type Rig } from '../e2e/harness.js';
 import { drainJobs } from '../helpers/jobs.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
@@ -197,5 +200,43 @@ describe.runIf(run)('the chat example, two people in two browsers', () => {
       return JSON.stringify(body.data);
     };
     await expect.poll(outbox, { timeout: 10_000 }).toContain('Tu es l');
+  });
+
+  it("the nightly clean-up, run from the console, removes a message older than 30 days from both chats; the rest stay", { timeout: 60_000 }, async () => {
+    const OLD = 'Un message de l’an dernier 🕰️ — ünïcødé';
+    await alice.getByLabel('Message', { exact: true }).fill(OLD);
+    await alice.getByRole('button', { name: 'Send' }).click();
+    await expect.poll(() => messages(bob), { timeout: 5_000 }).toContain(OLD);
+    const before = await messages(bob);
+    // Forty days pass for that one message (the only step no user can take).
+    const moved = await sql`UPDATE documents SET created_at = now() - interval '40 days'
+      WHERE project_id = ${project.projectId} AND data->>'text' = ${OLD}`.execute(rig.env.ctx.db.admin);
+    expect(Number(moved.numAffectedRows)).toBe(1);
+
+    // The operator runs the schedule's tick from the console (what the worker does at 03:17 UTC).
+    const { page: console_ } = await openPage(rig);
+    await signIn(console_, project.operatorEmail, project.operatorPassword);
+    await console_.goto(`/_/#/p/${project.projectId}/functions/clear-old-messages`);
+    await console_.getByRole('heading', { name: 'Function clear-old-messages' }).waitFor();
+    const runPanel = console_.getByRole('region', { name: 'Run with this body' });
+    await runPanel.getByLabel('Event (JSON)', { exact: true }).fill(JSON.stringify({ id: 'sch_from_console', scheduledAt: new Date().toISOString() }));
+    await runPanel.getByRole('button', { name: 'Run', exact: true }).click();
+    const result = runPanel.getByRole('status', { name: 'Run result' });
+    await result.waitFor({ timeout: 15_000 });
+    expect(JSON.parse((await result.getByLabel('Returned value').textContent())!)).toEqual({ removed: 1 });
+    expect(await result.textContent()).toContain('removed 1 messages older than');
+    await console_.context().close();
+
+    // Both open chats lose it at once (realtime's delete event); every newer message stays.
+    const rest = before.filter((m) => m !== OLD);
+    await expect.poll(() => messages(bob), { timeout: 5_000 }).toEqual(rest);
+    await expect.poll(() => messages(alice), { timeout: 5_000 }).not.toContain(OLD);
+    // and it is gone for good: a fresh load of the room does not bring it back
+    await bob.reload();
+    await bob.getByLabel('Email', { exact: true }).fill('bob@example.com');
+    await bob.getByLabel('Password', { exact: true }).fill('a long password');
+    await bob.getByRole('button', { name: 'Sign in' }).click();
+    await room(bob, CAFE).getByRole('button').click();
+    await expect.poll(() => messages(bob), { timeout: 10_000 }).toEqual(rest);
   });
 });
