@@ -5,7 +5,8 @@
  * logs. Non-ASCII subjects and bodies; a template; the mail API's own error codes reaching the
  * function (an invalid message, the monthly quota) and the client getting the answer the
  * function chose; the project a function sends as is its own whatever it passes; the
- * per-invocation mail limit; an idempotency key shared with the route's.
+ * per-invocation mail limit; an idempotency key shared with the route's; an after-hook that
+ * fails after sending and is retried mails once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
@@ -13,6 +14,8 @@ import { createTestEnv, type TestEnv } from '../../helpers/context.js';
 import { makeProject, type TestProject } from '../../helpers/fixtures.js';
 import { drainJobs } from '../../helpers/jobs.js';
 import { KIND_HOST_LIMITS } from '../../../src/modules/functions/limits.js';
+import { dispatchBatch } from '../../../src/modules/webhooks/dispatcher.js';
+import { createCollection } from '../data/helpers.js';
 import { logsOf, mailUsage, send } from '../mail/helpers.js';
 
 /** Every project's monthly mail limit in this file (MAIL_MONTHLY_LIMIT), above the HTTP kind's per-invocation limit. */
@@ -27,8 +30,8 @@ beforeAll(async () => {
 });
 afterAll(() => env.close());
 
-async function deploy(project: TestProject, name: string, source: string, kind = 'http') {
-  const res = await env.app.inject({ method: 'POST', url: `/api/projects/${project.id}/functions`, headers: project.owner.auth, payload: { name, kind, source } });
+async function deploy(project: TestProject, name: string, source: string, kind = 'http', trigger: Record<string, unknown> = {}) {
+  const res = await env.app.inject({ method: 'POST', url: `/api/projects/${project.id}/functions`, headers: project.owner.auth, payload: { name, kind, trigger, source } });
   expect(res.statusCode, res.body).toBe(201);
 }
 async function call(project: TestProject, name: string, payload: unknown, headers: Record<string, string> = project.pk) {
@@ -198,5 +201,35 @@ describe('the per-invocation mail limit', () => {
     expect(second).toMatchObject({ status: 429, body: { success: false, code: 'function_mail_limit' } });
     expect(await lastInvocation(r)).toMatchObject({ ok: false, error_code: 'function_mail_limit' });
     expect(await mailUsage(env, r.id)).toBe(2 * PER_CALL);
+  });
+});
+
+describe('from an after-hook, retried', () => {
+  it('mails once with the event id as idempotency key, though its first attempt failed after sending', async () => {
+    const a = await makeProject(env.ctx);
+    await createCollection(env, a, 'orders', [{ key: 'email', type: 'String' }, { key: 'total', type: 'Number' }]);
+    await createCollection(env, a, 'attempts', [{ key: 'event', type: 'String' }]);
+    await deploy(a, 'receipt', `export default async (event, plinth) => {
+      const order = event.document;
+      await plinth.mail.send({ to: order.email, subject: 'Votre reçu n° ' + order.total + ' €', text: 'Merci ! 🙏' }, { idempotencyKey: event.id });
+      const seen = plinth.data.service.collection('attempts');
+      if ((await seen.count({ event: event.id })) === 0) {
+        await seen.create({ event: event.id });
+        throw new Error('the first attempt fails after sending');
+      }
+    }`, 'after', { collection: 'orders', events: ['create'] });
+    const order = await env.app.inject({ method: 'POST', url: '/api/data/orders', headers: a.sk, payload: { email: 'client@example.com', total: 42 } });
+    expect(order.statusCode).toBe(201);
+    for (let round = 0; round < 4; round++) {
+      while ((await dispatchBatch(env.ctx)) > 0);
+      await sql`UPDATE graphile_worker._private_jobs SET run_at = now() WHERE locked_at IS NULL`.execute(env.ctx.db.admin);
+      await drainJobs(env);
+    }
+    await env.ctx.functions.log.flush();
+    const { rows } = await sql<{ ok: boolean }>`SELECT ok FROM function_invocations WHERE project_id = ${a.id} AND trigger = 'after.create' ORDER BY id`.execute(env.ctx.db.admin);
+    expect(rows.map((r) => r.ok)).toEqual([false, true]);
+    const mails = await outbox(a);
+    expect(mails.map((m) => [m.to, m.subject, m.text])).toEqual([[['client@example.com'], 'Votre reçu n° 42 €', 'Merci ! 🙏']]);
+    expect(await mailUsage(env, a.id)).toBe(1);
   });
 });
