@@ -103,7 +103,11 @@ runBench('functions', { PLINTH_RUN_WORKER: 'false', RATE_LIMIT_SCALE: '0' }, asy
     ['fetch to loopback', `export default async () => { try { await fetch('http://127.0.0.1:5432/'); return 'reached'; } catch (e) { return e.code; } }`],
   ];
   const attackRows: string[] = [];
-  for (const [what, source] of ATTACKS) {
+  // BENCH_ATTACKS=small,typed runs only the attacks whose names contain one of the words.
+  const only = (process.env.BENCH_ATTACKS ?? '').split(',').filter(Boolean);
+  for (const [what, source] of ATTACKS.filter(([w]) => only.length === 0 || only.some((o) => w.includes(o)))) {
+    // The quiet project alone just before, so that a busy machine does not pass for the attack.
+    const alone = await load({ url, seconds: SECONDS, variants: calls.slice(0, 100), connections: 10 });
     const noisy = await makeProject(ctx);
     await deployFunction(ctx, noisy.id, { name: 'attack', kind: 'http', source });
     const probe = await app.inject({ method: 'GET', url: '/api/functions/attack', headers: noisy.pk });
@@ -115,7 +119,9 @@ runBench('functions', { PLINTH_RUN_WORKER: 'false', RATE_LIMIT_SCALE: '0' }, asy
     const n = await noise;
     clearInterval(sampler);
     const answer = probe.json() as { code?: string };
-    attackRows.push(`| ${what} | ${probe.statusCode} ${answer.code ?? JSON.stringify(answer).slice(0, 40)} | ${n.rps.toFixed(1)} | ${beside.rps.toFixed(0)} req/s, p99 ${beside.p99} ms, errors ${beside.non2xx + beside.errors} | ${(peakRss / 2 ** 20).toFixed(0)} MB |`);
+    attackRows.push(
+      `| ${what} | ${probe.statusCode} ${answer.code ?? JSON.stringify(answer).slice(0, 40)} | ${n.rps.toFixed(1)} | ${alone.rps.toFixed(0)} req/s, p99 ${alone.p99} ms | ${beside.rps.toFixed(0)} req/s (${(beside.rps / alone.rps).toFixed(2)}×), p99 ${beside.p99} ms, errors ${beside.non2xx + beside.errors} | ${(peakRss / 2 ** 20).toFixed(0)} MB |`,
+    );
   }
 
   console.log(`\n${DOCS} documents, 50 connections (10 for the neighbour runs), ${SECONDS} s per run, load from a separate process; ${ctx.config.functions.sandboxes} sandboxes, ${ctx.config.functions.projectConcurrency} per project\n`);
@@ -128,7 +134,7 @@ runBench('functions', { PLINTH_RUN_WORKER: 'false', RATE_LIMIT_SCALE: '0' }, asy
   console.log(`| cold: a new function's first call (unit only) | ${coldUnit.toFixed(0)} ms |`);
   console.log(`| memory with ${PROJECTS} projects' functions loaded | sandboxes ${sandboxRss.map((r) => r.toFixed(0)).join(' + ')} MB RSS; API process +${apiGrowth.toFixed(0)} MB |`);
   console.log(`\nA quiet project's function (10 connections) alone: ${quiet.rps.toFixed(0)} req/s, p99 ${quiet.p99} ms; API process RSS before the attacks ${(process.memoryUsage.rss() / 2 ** 20).toFixed(0)} MB. Beside another project attacking with 20 connections:\n`);
-  console.log('| attack | its answer | attacks/s | the quiet project meanwhile | API process peak RSS |');
-  console.log('|---|---|--:|---|--:|');
+  console.log('| attack | its answer | attacks/s | the quiet project just before, alone | the quiet project meanwhile | API process peak RSS |');
+  console.log('|---|---|--:|---|---|--:|');
   for (const r of attackRows) console.log(r);
 });

@@ -170,6 +170,7 @@ export async function boot(config: Config, opts: BootOptions = {}): Promise<Boot
       script: SANDBOX_SCRIPT,
       size: config.functions.sandboxes,
       perProjectConcurrency: config.functions.projectConcurrency,
+      invocationsPerSandbox: config.functions.invocationsPerSandbox,
       perProjectQueue: config.functions.projectQueue,
       memoryMb: config.functions.memoryMb,
       // A sandbox holds up to its units' memory plus its own: replaced when well past that.

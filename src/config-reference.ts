@@ -66,6 +66,7 @@ export const CONFIG_REFERENCE: readonly ConfigVariable[] = [
   { names: ["FUNCTIONS_SANDBOXES"], default: "`4`", meaning: "Sandbox processes one node runs at most for projects' functions, started on demand ([docs/functions.md](docs/functions.md))" },
   { names: ["FUNCTIONS_MEMORY_MB"], default: "`64`", meaning: "Memory of one function's sandbox unit, MiB: a hard ceiling" },
   { names: ["FUNCTIONS_PROJECT_CONCURRENCY"], default: "`2`", meaning: "Sandboxes one project may hold at once on a node (keep it below `FUNCTIONS_SANDBOXES`)" },
+  { names: ["FUNCTIONS_SANDBOX_INVOCATIONS"], default: "`8`", meaning: "Invocations of its project one sandbox runs at once, each in its own engine instance (they overlap while waiting on data, mail and fetch)" },
   { names: ["FUNCTIONS_PROJECT_QUEUE"], default: "`100`", meaning: "Invocations of one project waiting for a sandbox on a node; beyond, 429 `function_concurrency_limit`" },
   { names: ["FUNCTIONS_INVOCATIONS_PER_MINUTE"], default: "`6000`", meaning: "Invocations per project per minute, all kinds; beyond, 429 `function_rate_limited`" },
   { names: ["FUNCTIONS_ALLOW_PRIVATE_FETCH"], default: "`false`", meaning: "`fetch` from a function may reach loopback and private addresses (tests only)" },

@@ -162,6 +162,8 @@ export interface Config {
     memoryMb: number;
     /** Sandboxes one project may hold at once on a node. */
     projectConcurrency: number;
+    /** Invocations of its project one sandbox runs at once (each in its own engine instance). */
+    invocationsPerSandbox: number;
     /** Invocations of one project waiting for a sandbox on a node; beyond, 429. */
     projectQueue: number;
     /** Invocations per project per minute (all kinds; shared by all nodes with Redis). */
@@ -434,6 +436,7 @@ export function loadConfig(env: Env = process.env, stdoutIsTty = process.stdout.
       sandboxes: int(env, 'FUNCTIONS_SANDBOXES', 4, 1, 256),
       memoryMb: int(env, 'FUNCTIONS_MEMORY_MB', 64, 16, 2048),
       projectConcurrency: int(env, 'FUNCTIONS_PROJECT_CONCURRENCY', 2, 1, 256),
+      invocationsPerSandbox: int(env, 'FUNCTIONS_SANDBOX_INVOCATIONS', 8, 1, 64),
       projectQueue: int(env, 'FUNCTIONS_PROJECT_QUEUE', 100, 0, 100_000),
       invocationsPerMinute: int(env, 'FUNCTIONS_INVOCATIONS_PER_MINUTE', 6000, 1, 10_000_000),
       allowPrivateFetch: bool(env, 'FUNCTIONS_ALLOW_PRIVATE_FETCH', false),

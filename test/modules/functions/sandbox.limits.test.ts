@@ -4,6 +4,7 @@
  * that never settles, logs, results), and a looping project beside a well-behaved one. Each
  * attack runs in the real pool of sandbox processes; the API process (this one) runs no guest code.
  */
+import { getPriority } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SandboxPool, type InvokeRequest } from '../../../src/modules/functions/sandbox/pool.js';
 import { SANDBOX_SCRIPT } from '../../../src/paths.js';
@@ -269,5 +270,132 @@ describe('built-ins replaced by the tenant', () => {
     const second = await once(false);
     expect(second.ok ? 'ok' : second.failure.kind).not.toBe('crashed');
     expect(await run(`return 'neighbour fine';`)).toMatchObject({ ok: true, value: 'neighbour fine' });
+  });
+});
+
+describe('sharing sandboxes, and a project that faults', () => {
+  // Its own pool: a project may hold two sandboxes here, three invocations in each, and a
+  // fault's penalty is short.
+  let faulty: SandboxPool;
+  beforeAll(() => {
+    faulty = new SandboxPool({
+      script: SANDBOX_SCRIPT,
+      size: 4,
+      perProjectConcurrency: 2,
+      invocationsPerSandbox: 3,
+      perProjectQueue: 8,
+      memoryMb: 32,
+      processRssMb: 400,
+      heapMb: 64,
+      graceMs: 500,
+      prestart: 4,
+      faultPenaltyMs: 2000,
+    });
+  });
+  afterAll(() => faulty.close());
+
+  /** `n` invocations of `project` that each wait on a host call: how many got to their call at once. */
+  async function heldAtOnce(project: string, n = 2, during?: () => Promise<void>): Promise<number> {
+    const releases: Array<() => void> = [];
+    const host = () => new Promise<{ value: unknown }>((resolve) => releases.push(() => resolve({ value: 'ok' })));
+    const calls = Array.from({ length: n }, () =>
+      faulty.invoke({
+        project,
+        unit: `${project}:wait`,
+        source: async () => `var __plinthUnit = { handler: async (e, plinth) => plinth.data.collection('c').get('a') };`,
+        entry: 'handler',
+        event: null,
+        limits: { ...LIMITS, wallMs: 8000 },
+        host,
+      }),
+    );
+    const deadline = Date.now() + 1500;
+    while (releases.length < n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const atOnce = releases.length;
+    await during?.();
+    let done = false;
+    const all = Promise.all(calls).finally(() => (done = true));
+    while (!done) {
+      releases.splice(0).forEach((release) => release());
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    for (const o of await all) expect(o).toMatchObject({ ok: true, value: 'ok' });
+    return atOnce;
+  }
+
+  it("runs a project's invocations side by side in its sandboxes while they wait, up to its share, and never beside another project's", async () => {
+    let bystander = 0;
+    let busy = 0;
+    // Eight at once: two sandboxes of three each run six; two wait their turn.
+    expect(
+      await heldAtOnce('busy', 8, async () => {
+        busy = faulty.stats().busy;
+        bystander = await heldAtOnce('bystander', 6);
+      }),
+    ).toBe(6);
+    expect(busy).toBe(2);
+    // The other project gets the other two sandboxes, not a slot in the busy one's.
+    expect(bystander).toBe(6);
+  });
+
+  it("gives each of a project's overlapping invocations its own engine instance", async () => {
+    const releases: Array<() => void> = [];
+    const host = () => new Promise<{ value: unknown }>((resolve) => releases.push(() => resolve({ value: null })));
+    const calls = Array.from({ length: 3 }, (_, i) =>
+      faulty.invoke({
+        project: 'own',
+        unit: 'own:counter',
+        // Module state is per instance: an invocation never sees another's half-done work.
+        source: async () => `let mine = null; var __plinthUnit = { handler: async (e, plinth) => { mine = e; await plinth.data.collection('c').get('a'); return mine; } };`,
+        entry: 'handler',
+        event: `é-${i}-日本`,
+        limits: { ...LIMITS, wallMs: 8000 },
+        host,
+      }),
+    );
+    const deadline = Date.now() + 1500;
+    while (releases.length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    releases.forEach((release) => release());
+    expect((await Promise.all(calls)).map((o) => (o.ok ? o.value : o.failure.kind))).toEqual(['é-0-日本', 'é-1-日本', 'é-2-日本']);
+  });
+
+  it('holds one sandbox after it hits a resource limit, and two again once the penalty is over', async () => {
+    expect(await heldAtOnce('attacker')).toBe(2);
+    const bomb = await faulty.invoke({
+      project: 'attacker',
+      unit: 'attacker:bomb',
+      source: async () => `var __plinthUnit = { handler() { const a = []; for (;;) a.push(new Uint8Array(256 * 1024)); } };`,
+      entry: 'handler',
+      event: null,
+      limits: LIMITS,
+      host: async () => ({ value: null }),
+    });
+    expect(bomb).toMatchObject({ ok: false, failure: { kind: 'memory_limit' } });
+    // One invocation at a time: one sandbox, one slot.
+    expect(await heldAtOnce('attacker', 3)).toBe(1);
+    // Another project is not penalised for it.
+    expect(await heldAtOnce('bystander', 3)).toBe(3);
+    await new Promise((r) => setTimeout(r, 2100));
+    expect(await heldAtOnce('attacker', 3)).toBe(3);
+  });
+
+  it('a function that throws its own error is not penalised', async () => {
+    const thrown = await faulty.invoke({
+      project: 'thrower',
+      unit: 'thrower:1',
+      source: async () => `var __plinthUnit = { handler() { throw new Error('no'); } };`,
+      entry: 'handler',
+      event: null,
+      limits: LIMITS,
+      host: async () => ({ value: null }),
+    });
+    expect(thrown).toMatchObject({ ok: false, failure: { kind: 'thrown' } });
+    expect(await heldAtOnce('thrower', 3)).toBe(3);
+  });
+
+  it('runs its sandboxes below the API process in CPU priority', () => {
+    const pids = faulty.stats().pids.filter((pid) => pid > 0);
+    expect(pids.length).toBeGreaterThan(0);
+    for (const pid of pids) expect(getPriority(pid)).toBe(Math.min(19, getPriority() + 10));
   });
 });

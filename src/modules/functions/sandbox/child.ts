@@ -1,13 +1,15 @@
 /**
  * Entry of a sandbox process (`dist/sandbox.js`), forked by pool.ts with an empty environment:
  * it holds no secret, no database connection and no listening socket. It runs one invocation at
- * a time and asks the parent for everything outside the guest (data, mail, fetch) by message.
+ * a time per unit instance (several of one project's at once, engine.ts) and asks the parent for
+ * everything outside the guest (data, mail, fetch) by message.
  */
 import { Engine } from './engine.js';
 import type { FromSandbox, InvokeMessage, ToSandbox } from './protocol.js';
 
 const engine = new Engine();
-const waiting = new Map<number, (body: string) => void>();
+/** Host calls awaiting the parent's answer, by call number, with the invocation that made each. */
+const waiting = new Map<number, { id: number; resolve: (body: string) => void }>();
 let nextCall = 1;
 
 function send(msg: FromSandbox): void {
@@ -19,12 +21,13 @@ async function invoke(msg: InvokeMessage): Promise<void> {
     call(name, args) {
       const call = nextCall++;
       return new Promise<string>((resolve) => {
-        waiting.set(call, resolve);
+        waiting.set(call, { id: msg.id, resolve });
         send({ t: 'host-call', id: msg.id, call, name, args });
       });
     },
   });
-  waiting.clear();
+  // Calls still unanswered when the invocation ended are forgotten; other invocations' stay.
+  for (const [call, w] of waiting) if (w.id === msg.id) waiting.delete(call);
   if (outcome === 'need-source') send({ t: 'need-source', id: msg.id });
   else send({ t: 'done', id: msg.id, ...outcome, rss: process.memoryUsage.rss() });
 }
@@ -32,9 +35,10 @@ async function invoke(msg: InvokeMessage): Promise<void> {
 process.on('message', (msg: ToSandbox) => {
   if (msg.t === 'invoke') void invoke(msg);
   else if (msg.t === 'host-result') {
-    const resolve = waiting.get(msg.call);
+    const w = waiting.get(msg.call);
+    if (!w || w.id !== msg.id) return;
     waiting.delete(msg.call);
-    resolve?.(msg.body);
+    w.resolve(msg.body);
   }
 });
 // The parent gone means this process has nothing left to do.

@@ -1,7 +1,10 @@
 /**
  * The sandbox process's side: QuickJS (quickjs-ng, compiled to WebAssembly) running tenants'
  * units. One unit is one project's code at one version: its own WebAssembly module instance,
- * runtime and context. Walls, innermost first:
+ * runtime and context, running one invocation at a time. Invocations of the same code that
+ * overlap (the pool sends a sandbox several of one project's, while they wait on host calls)
+ * each get an instance of their own: they share nothing but this process's thread, and a slice
+ * of guest code is synchronous, so CPU is counted per invocation. Walls, innermost first:
  *  - the interpreter: the guest sees only the ECMAScript built-ins, `console` and one bridge
  *    function, never the host's objects (values cross as strings);
  *  - the unit's WebAssembly memory, imported with a fixed maximum: the engine's own memory
@@ -47,8 +50,8 @@ function engineModule(): Promise<WebAssembly.Module> {
 }
 const INITIAL_MEMORY = 16 * 1024 * 1024;
 const STACK_BYTES = 256 * 1024;
-/** Units kept warm per sandbox process; the least recently used is dropped past it. */
-const MAX_UNITS = 24;
+/** Unit instances kept warm per sandbox process; the least recently used idle one is dropped past it. */
+const MAX_UNITS = 32;
 const MAX_LOG_LINE = 8 * 1024;
 
 export interface HostBridge {
@@ -88,33 +91,32 @@ interface Unit {
 }
 
 export class Engine {
-  #units = new Map<string, Unit>();
+  /** The instances of each unit, by the unit's name. */
+  #units = new Map<string, Unit[]>();
+  /** Each unit's source while any instance of it lives, to start another without asking. */
+  #sources = new Map<string, string>();
+  #count = 0;
 
-  has(unit: string): boolean {
-    return this.#units.has(unit);
-  }
-
-  drop(name: string): void {
-    const unit = this.#units.get(name);
-    if (!unit) return;
-    this.#units.delete(name);
-    // A runtime after an OOM or interrupt may fail its own consistency checks on dispose
-    // (quickjs-emscripten #257): then the references are simply let go, and the module with its
-    // memory is garbage once nothing points at it.
-    try {
-      unit.invoke.dispose();
-      unit.context.dispose();
-      unit.runtime.dispose();
-    } catch {
-      /* dropped all the same */
+  /** Throws one instance away (after a limit, or to make room); the last one takes the source along. */
+  drop(unit: Unit): void {
+    const list = this.#units.get(unit.name);
+    const index = list ? list.indexOf(unit) : -1;
+    if (!list || index < 0) return;
+    list.splice(index, 1);
+    this.#count -= 1;
+    if (list.length === 0) {
+      this.#units.delete(unit.name);
+      this.#sources.delete(unit.name);
     }
+    this.#dispose(unit);
   }
 
   async run(msg: InvokeMessage, bridge: HostBridge): Promise<Omit<DoneMessage, 't' | 'id' | 'rss'> | 'need-source'> {
-    let unit = this.#units.get(msg.unit);
+    let unit = this.#units.get(msg.unit)?.find((u) => !u.current);
     if (!unit) {
-      if (msg.source === undefined) return 'need-source';
-      const made = await this.#create(msg.unit, msg.source, msg.memoryMb, msg.limits.cpuMs);
+      const source = msg.source ?? this.#sources.get(msg.unit);
+      if (source === undefined) return 'need-source';
+      const made = await this.#create(msg.unit, source, msg.memoryMb, msg.limits.cpuMs);
       if ('failure' in made) return { failure: made.failure, logs: [], logsDropped: 0, cpuMs: 0 };
       unit = made;
     }
@@ -145,12 +147,12 @@ export class Engine {
     const retire =
       ('failure' in outcome && outcome.failure.kind !== 'thrown' && outcome.failure.kind !== 'no_entry') ||
       unit.memory.buffer.byteLength + 2 * PAGE * 16 > unit.maxBytes;
-    if (retire) this.drop(unit.name);
+    if (retire) this.drop(unit);
     return { ...outcome, logs: inv.logs, logsDropped: inv.logsDropped, cpuMs: Math.round(inv.cpuMs * 1000) / 1000 };
   }
 
   async #create(name: string, source: string, memoryMb: number, compileCpuMs: number): Promise<Unit | { failure: Failure }> {
-    while (this.#units.size >= MAX_UNITS) this.#evictOldest();
+    while (this.#count >= MAX_UNITS && this.#evictOldest());
     const maxBytes = Math.max(memoryMb * 1024 * 1024, INITIAL_MEMORY);
     const memory = new WebAssembly.Memory({ initial: INITIAL_MEMORY / PAGE, maximum: maxBytes / PAGE });
     const module = await newQuickJSWASMModuleFromVariant(newVariant(VARIANT, { wasmMemory: memory, wasmModule: await engineModule() }));
@@ -194,20 +196,34 @@ export class Engine {
       return { failure };
     }
     evaluated.value.dispose();
-    this.#units.set(name, unit);
+    const list = this.#units.get(name);
+    if (list) list.push(unit);
+    else this.#units.set(name, [unit]);
+    this.#sources.set(name, source);
+    this.#count += 1;
     return unit;
   }
 
   #dispose(unit: Unit): void {
-    this.#units.set(unit.name, unit);
-    this.drop(unit.name);
+    // A runtime after an OOM or interrupt may fail its own consistency checks on dispose
+    // (quickjs-emscripten #257): then the references are simply let go, and the module with its
+    // memory is garbage once nothing points at it.
+    try {
+      unit.invoke.dispose();
+      unit.context.dispose();
+      unit.runtime.dispose();
+    } catch {
+      /* let go all the same */
+    }
   }
 
-  #evictOldest(): void {
+  /** Drops the least recently used idle instance; false when every one is running (the pool bounds that). */
+  #evictOldest(): boolean {
     let oldest: Unit | undefined;
-    for (const unit of this.#units.values()) if (!unit.current && (!oldest || unit.lastUsed < oldest.lastUsed)) oldest = unit;
-    if (!oldest) throw new Error('sandbox: every unit is busy');
-    this.drop(oldest.name);
+    for (const list of this.#units.values()) for (const unit of list) if (!unit.current && (!oldest || unit.lastUsed < oldest.lastUsed)) oldest = unit;
+    if (!oldest) return false;
+    this.drop(oldest);
+    return true;
   }
 
   /** Runs guest code, counting the time against the invocation's CPU budget. */
@@ -454,9 +470,9 @@ export class Engine {
 }
 
 /**
- * CPU time of this process in milliseconds. A sandbox runs one invocation at a time, so the
- * process's CPU during a slice is the guest's: a busy machine slows a function down but does
- * not use up its budget (wall time would).
+ * CPU time of this process in milliseconds. A slice of guest code runs synchronously, one at a
+ * time, so the process's CPU during a slice is that invocation's: a busy machine slows a function
+ * down but does not use up its budget (wall time would).
  */
 function cpuNow(): number {
   const { user, system } = process.cpuUsage();

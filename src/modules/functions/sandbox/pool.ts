@@ -1,15 +1,25 @@
 /**
- * The API process's side of the sandbox: a fixed pool of sandbox processes (child.ts), each
- * running one invocation at a time. What it guarantees, whatever the tenant's code does:
+ * The API process's side of the sandbox: a fixed pool of sandbox processes (child.ts). A
+ * sandbox serves one project at a time, up to `invocationsPerSandbox` of its invocations at once
+ * (each in its own engine instance; they overlap while waiting on host calls, which is most of a
+ * function's time). What it guarantees, whatever the tenant's code does:
  *  - the API process runs no tenant code: its memory and event loop are out of reach;
  *  - a project holds at most `perProjectConcurrency` sandboxes, so a project that loops or
- *    floods leaves the rest of the pool to the others; its excess waits in a bounded queue;
+ *    floods leaves the rest of the pool to the others; its excess waits in a bounded queue; a
+ *    loop in one invocation holds up only its own project's invocations in that sandbox;
+ *  - a project whose invocation hit a resource limit (CPU, memory, stack, wall time, a crash)
+ *    holds one sandbox at most for `faultPenaltyMs` after its last such fault: an attacker keeps
+ *    one core busy at most, whatever its concurrency (docs/functions.md "Noisy neighbours");
+ *  - sandbox processes run at a lower CPU priority than the API process (10 nicer), and V8
+ *    collects their garbage on their own thread: tenant code competes for the cores with other
+ *    tenants' code, never ahead of the API process and PostgreSQL;
  *  - a sandbox that does not answer by the invocation's wall time plus a grace is killed
  *    (SIGKILL) and replaced, and one that grew past `processRssMb` is replaced after it answers;
  *  - host calls (data, mail, fetch) are answered here, by the caller's `host`, for the
  *    invocation the sandbox is running and no other.
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { getPriority, setPriority } from 'node:os';
 import type { DoneMessage, Failure, FromSandbox, InvocationLimits, LogLine, ToSandbox } from './protocol.js';
 
 export interface SandboxPoolOptions {
@@ -17,6 +27,8 @@ export interface SandboxPoolOptions {
   script: string;
   size: number;
   perProjectConcurrency: number;
+  /** Invocations of its project one sandbox runs at once (1: one at a time). */
+  invocationsPerSandbox?: number;
   /** Invocations of one project waiting for a sandbox, beyond which new ones are refused. */
   perProjectQueue: number;
   /** Hard ceiling of one unit's WebAssembly memory, MiB. */
@@ -27,6 +39,8 @@ export interface SandboxPoolOptions {
   heapMb: number;
   /** Time past an invocation's wall limit before its sandbox is killed. */
   graceMs: number;
+  /** After an invocation hits a resource limit, its project holds one sandbox at most for this long. */
+  faultPenaltyMs?: number;
   /** Sandboxes started at once (the rest start on demand, up to `size`). */
   prestart?: number;
   onEvent?: (event: SandboxEvent) => void;
@@ -89,7 +103,10 @@ interface Job {
 interface Sandbox {
   proc: ChildProcess;
   units: Set<string>;
-  job: Job | null;
+  /** Its running invocations, by id: all of one project's. */
+  jobs: Map<number, Job>;
+  /** The project it serves while it runs anything. */
+  project: string | null;
   ready: boolean;
   retiring: boolean;
 }
@@ -97,7 +114,17 @@ interface Sandbox {
 interface ProjectLoad {
   running: number;
   queued: number;
+  /** Sandboxes serving it now. */
+  sandboxes: number;
+  /** Until when (performance.now()) the project holds one sandbox at most, after a fault. */
+  penaltyUntil: number;
 }
+
+/** Failures that cost the node's resources, not the function's own errors. */
+const FAULTS: ReadonlySet<string> = new Set(['cpu_limit', 'memory_limit', 'stack_limit', 'wall_limit', 'crashed']);
+const DEFAULT_FAULT_PENALTY_MS = 30_000;
+/** Sandboxes yield the CPU to the API process and PostgreSQL: this much nicer than it (raising niceness needs no privilege). */
+const SANDBOX_NICENESS = 10;
 
 export class SandboxPool {
   #sandboxes = new Set<Sandbox>();
@@ -120,6 +147,7 @@ export class SandboxPool {
     if (this.#closed) return Promise.resolve({ ...empty, ok: false, failure: { kind: 'closed', message: 'the sandbox pool is closed' } });
     const load = this.#load(req.project);
     if (load.queued >= this.#opts.perProjectQueue) {
+      this.#release(req.project, load);
       return Promise.resolve({
         ...empty,
         ok: false,
@@ -146,7 +174,7 @@ export class SandboxPool {
     const all = [...this.#sandboxes];
     return {
       sandboxes: all.length,
-      busy: all.filter((s) => s.job).length,
+      busy: all.filter((s) => s.jobs.size > 0).length,
       queued: this.#queue.length,
       pids: all.map((s) => s.proc.pid ?? 0),
     };
@@ -165,21 +193,46 @@ export class SandboxPool {
   #load(project: string): ProjectLoad {
     let load = this.#projects.get(project);
     if (!load) {
-      load = { running: 0, queued: 0 };
+      load = { running: 0, queued: 0, sandboxes: 0, penaltyUntil: 0 };
       this.#projects.set(project, load);
     }
     return load;
+  }
+
+  #penalised(load: ProjectLoad): boolean {
+    return load.penaltyUntil > performance.now();
+  }
+
+  /** How many sandboxes the project may hold now. */
+  #sandboxLimit(load: ProjectLoad): number {
+    return this.#penalised(load) ? 1 : this.#opts.perProjectConcurrency;
+  }
+
+  /** How many of its invocations one of its sandboxes may run at once now. */
+  #slots(load: ProjectLoad): number {
+    return this.#penalised(load) ? 1 : Math.max(1, this.#opts.invocationsPerSandbox ?? 1);
+  }
+
+  /** Forget an idle project with no penalty running, so the map holds only live projects. */
+  #release(project: string, load: ProjectLoad): void {
+    if (load.running === 0 && load.queued === 0 && load.penaltyUntil <= performance.now()) this.#projects.delete(project);
   }
 
   #spawn(): void {
     const proc = fork(this.#opts.script, [], {
       // Nothing of the node's environment (database URL, keys) reaches a sandbox.
       env: {},
-      execArgv: [`--max-old-space-size=${this.#opts.heapMb}`],
+      // One thread of garbage collection: a memory bomb's collections stay on its own core.
+      execArgv: [`--max-old-space-size=${this.#opts.heapMb}`, '--single-threaded-gc'],
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
     });
-    const sb: Sandbox = { proc, units: new Set(), job: null, ready: false, retiring: false };
+    try {
+      if (proc.pid) setPriority(proc.pid, Math.min(19, getPriority() + SANDBOX_NICENESS));
+    } catch {
+      // A platform without priorities: the per-project limits still hold.
+    }
+    const sb: Sandbox = { proc, units: new Set(), jobs: new Map(), project: null, ready: false, retiring: false };
     this.#sandboxes.add(sb);
     proc.on('message', (msg: FromSandbox) => this.#onMessage(sb, msg));
     proc.on('exit', (code, signal) => this.#onExit(sb, code, signal));
@@ -195,35 +248,50 @@ export class SandboxPool {
 
   #pump(): void {
     if (this.#closed) return;
-    for (const sb of this.#sandboxes) {
-      if (!sb.ready || sb.job || sb.retiring) continue;
-      const index = this.#runnable();
-      if (index < 0) return;
-      this.#start(sb, this.#queue.splice(index, 1)[0] as Job);
+    // One pass in queue order: a job starts if its project may run one more, in a sandbox it
+    // already holds with a free slot or in an idle one it may take.
+    for (let i = 0; i < this.#queue.length; ) {
+      const job = this.#queue[i] as Job;
+      const sb = this.#placeFor(job.req.project);
+      if (sb) {
+        this.#queue.splice(i, 1);
+        this.#start(sb, job);
+      } else i += 1;
     }
-    // Work that may run now and no free sandbox for it: start more, up to the size.
+    // Work that may run now and no sandbox for it: start more, up to the size.
     if (this.#crashPause) return;
     const starting = [...this.#sandboxes].filter((sb) => !sb.ready).length;
-    const wanted = Math.min(this.#runnableCount() - starting, this.#opts.size - this.#sandboxes.size);
+    const wanted = Math.min(this.#sandboxesWanted() - starting, this.#opts.size - this.#sandboxes.size);
     for (let i = 0; i < wanted; i++) this.#spawn();
   }
 
-  /** Queued jobs that could start now, each project counted up to its free concurrency. */
-  #runnableCount(): number {
-    const free = new Map<string, number>();
-    let n = 0;
-    for (const job of this.#queue) {
-      const project = job.req.project;
-      const left = free.get(project) ?? this.#opts.perProjectConcurrency - this.#load(project).running;
-      if (left > 0) n += 1;
-      free.set(project, left - 1);
+  /** A sandbox for one more invocation of `project` now, or null. */
+  #placeFor(project: string): Sandbox | null {
+    const load = this.#load(project);
+    const slots = this.#slots(load);
+    if (load.running >= this.#sandboxLimit(load) * slots) return null;
+    let shared: Sandbox | null = null;
+    let idle: Sandbox | null = null;
+    for (const sb of this.#sandboxes) {
+      if (!sb.ready || sb.retiring) continue;
+      if (sb.jobs.size === 0) idle ??= sb;
+      else if (sb.project === project && sb.jobs.size < slots && (!shared || sb.jobs.size < shared.jobs.size)) shared = sb;
     }
-    return n;
+    // Spread over sandboxes first (each is a core), then share.
+    if (idle && load.sandboxes < this.#sandboxLimit(load)) return idle;
+    return shared;
   }
 
-  /** The first queued job whose project is under its concurrency. */
-  #runnable(): number {
-    return this.#queue.findIndex((job) => this.#load(job.req.project).running < this.#opts.perProjectConcurrency);
+  /** Sandboxes the queue could use beyond the ones running: per project, what its waiting jobs fill, up to its limit. */
+  #sandboxesWanted(): number {
+    const waiting = new Map<string, number>();
+    for (const job of this.#queue) waiting.set(job.req.project, (waiting.get(job.req.project) ?? 0) + 1);
+    let wanted = 0;
+    for (const [project, n] of waiting) {
+      const load = this.#load(project);
+      wanted += Math.max(0, Math.min(Math.ceil(n / this.#slots(load)), this.#sandboxLimit(load) - load.sandboxes));
+    }
+    return wanted;
   }
 
   #start(sb: Sandbox, job: Job): void {
@@ -231,10 +299,14 @@ export class SandboxPool {
     const load = this.#load(job.req.project);
     load.queued -= 1;
     load.running += 1;
-    sb.job = job;
+    if (sb.jobs.size === 0) {
+      sb.project = job.req.project;
+      load.sandboxes += 1;
+    }
+    sb.jobs.set(job.id, job);
     job.startedAt = performance.now();
     const remaining = Math.max(1, job.req.limits.wallMs - (job.startedAt - job.queuedAt));
-    job.watchdog = setTimeout(() => this.#kill(sb, 'did not answer within its wall time'), remaining + this.#opts.graceMs);
+    job.watchdog = setTimeout(() => this.#kill(sb, job, 'did not answer within its wall time'), remaining + this.#opts.graceMs);
     void this.#sendInvoke(sb, job, !sb.units.has(job.req.unit), remaining);
   }
 
@@ -247,7 +319,7 @@ export class SandboxPool {
         this.#settle(sb, job, { ok: false, failure: { kind: 'compile', message: err instanceof Error ? err.message : 'no source' } });
         return;
       }
-      if (sb.job !== job) return;
+      if (!sb.jobs.has(job.id)) return;
     }
     this.#send(sb, {
       t: 'invoke',
@@ -267,8 +339,8 @@ export class SandboxPool {
       this.#pump();
       return;
     }
-    const job = sb.job;
-    if (!job || msg.id !== job.id) return;
+    const job = sb.jobs.get(msg.id);
+    if (!job) return;
     if (msg.t === 'need-source') {
       sb.units.delete(job.req.unit);
       void this.#sendInvoke(sb, job, true, Math.max(1, job.req.limits.wallMs - (performance.now() - job.queuedAt)));
@@ -280,7 +352,7 @@ export class SandboxPool {
         .host(name, args)
         .catch((): HostAnswer => ({ error: { code: 'function_host_error', message: 'the call failed' } }))
         .then((answer) => {
-          if (sb.job === job) this.#send(sb, { t: 'host-result', id: job.id, call, body: JSON.stringify(answer) });
+          if (sb.jobs.get(job.id) === job) this.#send(sb, { t: 'host-result', id: job.id, call, body: JSON.stringify(answer) });
         });
     } else if (msg.t === 'done') {
       this.#onDone(sb, job, msg);
@@ -302,21 +374,41 @@ export class SandboxPool {
         outcome = { ...common, ok: false, failure: { kind: 'bad_result', message: 'the function did not return JSON' } };
       }
     }
-    if (Number(msg.rss) > this.#opts.processRssMb * 1024 * 1024) {
+    if (Number(msg.rss) > this.#opts.processRssMb * 1024 * 1024 && !sb.retiring) {
+      // Takes no more work; killed once its other invocations have answered.
       this.#opts.onEvent?.({ type: 'recycled', pid: sb.proc.pid, rss: Number(msg.rss) });
       sb.retiring = true;
-      sb.proc.kill('SIGKILL');
     }
     this.#settle(sb, job, outcome);
   }
 
   #settle(sb: Sandbox, job: Job, outcome: PartialOutcome): void {
-    if (sb.job !== job) return;
-    clearTimeout(job.watchdog);
-    sb.job = null;
-    this.#load(job.req.project).running -= 1;
-    this.#finish(job, outcome);
+    if (sb.jobs.get(job.id) !== job) return;
+    this.#leave(sb, job);
+    this.#ended(job, outcome);
+    if (sb.retiring && sb.jobs.size === 0) sb.proc.kill('SIGKILL');
     this.#pump();
+  }
+
+  /** The job no longer runs in the sandbox; the sandbox no longer serves its project once empty. */
+  #leave(sb: Sandbox, job: Job): void {
+    clearTimeout(job.watchdog);
+    sb.jobs.delete(job.id);
+    if (sb.jobs.size === 0 && sb.project !== null) {
+      this.#load(sb.project).sandboxes -= 1;
+      sb.project = null;
+    }
+  }
+
+  /** A running job is over: its project's count, a fault's penalty, the caller answered. */
+  #ended(job: Job, outcome: PartialOutcome): void {
+    const load = this.#load(job.req.project);
+    load.running -= 1;
+    if (!outcome.ok && FAULTS.has(outcome.failure.kind)) {
+      load.penaltyUntil = performance.now() + (this.#opts.faultPenaltyMs ?? DEFAULT_FAULT_PENALTY_MS);
+    }
+    this.#finish(job, outcome);
+    this.#release(job.req.project, load);
   }
 
   #finish(job: Job, outcome: PartialOutcome): void {
@@ -334,13 +426,15 @@ export class SandboxPool {
     const index = this.#queue.indexOf(job);
     if (index < 0) return;
     this.#queue.splice(index, 1);
-    this.#load(job.req.project).queued -= 1;
+    const load = this.#load(job.req.project);
+    load.queued -= 1;
     this.#finish(job, { ok: false, failure: { kind: 'queue_timeout', message: 'no sandbox was free within the wall time' } });
+    this.#release(job.req.project, load);
   }
 
-  #kill(sb: Sandbox, reason: string): void {
-    if (sb.job) sb.job.overran = true;
-    this.#opts.onEvent?.({ type: 'killed', pid: sb.proc.pid, project: sb.job?.req.project ?? '', reason });
+  #kill(sb: Sandbox, job: Job, reason: string): void {
+    job.overran = true;
+    this.#opts.onEvent?.({ type: 'killed', pid: sb.proc.pid, project: job.req.project, reason });
     sb.retiring = true;
     sb.proc.kill('SIGKILL');
   }
@@ -348,12 +442,9 @@ export class SandboxPool {
   #onExit(sb: Sandbox, code: number | null, signal: string | null): void {
     this.#sandboxes.delete(sb);
     this.#opts.onEvent?.({ type: 'exited', pid: sb.proc.pid, code, signal });
-    const job = sb.job;
-    if (job) {
-      clearTimeout(job.watchdog);
-      sb.job = null;
-      this.#load(job.req.project).running -= 1;
-      this.#finish(job, {
+    for (const job of [...sb.jobs.values()]) {
+      this.#leave(sb, job);
+      this.#ended(job, {
         ok: false,
         failure: job.overran
           ? { kind: 'wall_limit', message: `did not finish within ${job.req.limits.wallMs} ms` }
