@@ -1,6 +1,7 @@
 /**
  * Threat: an operator change that leaves no trace in the project's audit log (docs/audit.md).
- * Every mutating route (POST/PUT/PATCH/DELETE) of the dashboard's operator groups carries an
+ * Every mutating route (POST/PUT/PATCH/DELETE) of the dashboard, and of the operator groups
+ * wherever they are served, carries an
  * audit declaration in its config (src/modules/audit/actions.ts, or its own options): an
  * action, or `notAudited` with a reason. A new route without one fails here, and so does a
  * declaration that names no route (a renamed route would otherwise silently lose its audit).
@@ -25,9 +26,11 @@ function routes() {
 }
 
 describe('audit declarations', () => {
-  it('every mutating dashboard route of the operator groups declares its audit action, or why it has none', () => {
-    const mutating = routes().filter((r) => r.route.config?.surface === 'dashboard' && MUTATING.has(r.method) && OPERATOR_GROUPS.has(String(r.route.config?.auth)));
-    expect(mutating.length).toBeGreaterThan(60);
+  it('every mutating dashboard route, and every mutating route of the operator groups, declares its audit action, or why it has none', () => {
+    const mutating = routes().filter(
+      (r) => MUTATING.has(r.method) && r.url.startsWith('/api') && (r.route.config?.surface === 'dashboard' || OPERATOR_GROUPS.has(String(r.route.config?.auth))),
+    );
+    expect(mutating.length).toBeGreaterThan(80);
     const missing = mutating.filter((r) => r.route.config?.audit === undefined).map((r) => `${r.method} ${r.url}`);
     expect(missing).toEqual([]);
     const noReason = mutating
@@ -35,6 +38,13 @@ describe('audit declarations', () => {
       .filter(({ d }) => d && !isAudited(d) && !(d.none.trim().length > 10))
       .map((r) => r.at);
     expect(noReason).toEqual([]);
+  });
+
+  it('an audited route is on the dashboard surface, where the audit hooks run', () => {
+    const outside = routes()
+      .filter((r) => isAudited(r.route.config?.audit) && r.route.config?.surface !== 'dashboard')
+      .map((r) => `${r.method} ${r.url}`);
+    expect(outside).toEqual([]);
   });
 
   it('every declaration names a registered route', () => {

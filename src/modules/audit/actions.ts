@@ -62,7 +62,23 @@ const ADMIN = notAudited('platform administration, not a project');
 const P = '/api/projects/:projectId';
 const DATA = `${P}/data/:collectionName`;
 
+const SIGN_IN = notAudited('an operator signs up or in (or out): no project is changed');
+
 export const AUDIT_DECLARATIONS: Record<string, AuditDeclaration> = {
+  // Operators' sign-up and sign-in (the public group of the dashboard).
+  'POST /api/auth/register': SIGN_IN,
+  'POST /api/auth/login': SIGN_IN,
+  'POST /api/auth/refresh-token': SIGN_IN,
+  'POST /api/auth/logout': SIGN_IN,
+  'POST /api/auth/forgot-password': SIGN_IN,
+  'POST /api/auth/reset-password': SIGN_IN,
+  'POST /api/auth/send-otp': SIGN_IN,
+  'POST /api/auth/verify-otp': SIGN_IN,
+  'POST /api/auth/mfa/verify': SIGN_IN,
+  'POST /api/auth/mfa/passkey/options': SIGN_IN,
+  'POST /api/auth/passkeys/signin/options': SIGN_IN,
+  'POST /api/auth/passkeys/signin': SIGN_IN,
+
   // The operator's own account.
   'PUT /api/auth/change-password': OWN_ACCOUNT,
   'POST /api/auth/mfa/totp/enroll': OWN_ACCOUNT,
