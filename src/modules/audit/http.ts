@@ -72,14 +72,19 @@ function createdProjectId(payload: unknown): string | undefined {
 async function entryOf(ctx: AppContext, spec: AuditSpec, req: FastifyRequest, projectId: string): Promise<AuditEvent> {
   let before: unknown = null;
   let after: unknown = null;
+  const body = req.body !== null && typeof req.body === 'object' && typeof (req.body as { pipe?: unknown }).pipe !== 'function' ? (req.body as object) : undefined;
   if (spec.snapshot) {
-    const changed = changedMembers(maskSecrets(req.auditBefore?.value ?? null), maskSecrets(await snapshotOf(ctx, spec, projectId, req)));
+    // Compared before masking: a secret replaced by another shows as masked on both sides.
+    const changed = changedMembers(req.auditBefore?.value ?? null, await snapshotOf(ctx, spec, projectId, req));
     before = changed.before;
     after = changed.after;
+    // Nothing the view shows changed (a provider key replaced: the view has only its flag): what was sent, masked.
+    const empty = (v: unknown) => v !== null && typeof v === 'object' && Object.keys(v).length === 0;
+    if (empty(before) && empty(after) && body && Object.keys(body).length) after = { sent: body };
   } else {
-    const body = spec.body && req.body !== null && typeof req.body === 'object' && typeof (req.body as { pipe?: unknown }).pipe !== 'function' ? req.body : undefined;
     const detail = spec.detail?.(req);
-    after = body || (detail && Object.keys(detail).length) ? { ...(body as object | undefined), ...detail } : null;
+    const sent = spec.body ? body : undefined;
+    after = sent || (detail && Object.keys(detail).length) ? { ...sent, ...detail } : null;
   }
   const operator = req.operator ? { id: req.operator.id, email: req.operator.email } : null;
   return { projectId, operator, ip: req.ip ?? null, action: spec.action, target: spec.target?.(req) ?? null, before, after };

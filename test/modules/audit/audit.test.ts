@@ -375,3 +375,18 @@ describe('retention', () => {
     expect((await entries(p)).length).toBe(2);
   });
 });
+
+describe('a secret replaced by another', () => {
+  it('shows what was sent, masked, when the settings view cannot show the change', async () => {
+    const p = await makeProject(env.ctx);
+    const first = 're_FirstMailKeyValue_111111';
+    const second = 're_SecondMailKeyValue_22222';
+    expect((await call('PATCH', `/api/projects/${p.id}`, p.owner, { providerApiKey: first })).status).toBe(200);
+    expect((await call('PATCH', `/api/projects/${p.id}`, p.owner, { providerApiKey: second })).status).toBe(200);
+    const [latest] = await entries(p);
+    expect(latest).toMatchObject({ action: 'settings.update', before: {}, after: { sent: { providerApiKey: '[masked]' } } });
+    const text = await allAuditText();
+    expect(text).not.toContain(first);
+    expect(text).not.toContain(second);
+  });
+});
