@@ -390,3 +390,32 @@ describe('a secret replaced by another', () => {
     expect(text).not.toContain(second);
   });
 });
+
+describe('when the entry cannot be written', () => {
+  it('the change still answers its success, and the entry goes to the server log at error level, secrets masked', async () => {
+    const p = await makeProject(env.ctx);
+    const key = 're_LoggedButMaskedKey_3333333';
+    await sqlClient.query("ALTER TABLE audit_entries ADD CONSTRAINT audit_test_refuse CHECK (target IS DISTINCT FROM 'refuse-me') NOT VALID");
+    try {
+      const r = await call('PATCH', `/api/projects/${p.id}/collections/refuse-me/realtime`, p.owner, { enabled: true });
+      // No such collection: a 404, nothing to record. Create it, then change it.
+      expect(r.status).toBe(404);
+      expect((await call('POST', `/api/projects/${p.id}/collections`, p.owner, { name: 'refuse-me', schema: [] })).status).toBe(201);
+      const logsBefore = env.logs.length;
+      const changed = await call('PATCH', `/api/projects/${p.id}`, p.owner, { providerApiKey: key });
+      expect(changed.status).toBe(200);
+      const realtime = await call('PATCH', `/api/projects/${p.id}/collections/refuse-me/realtime`, p.owner, { enabled: true });
+      expect(realtime.status, realtime.raw).toBe(200);
+      const lines = env.logs.slice(logsBefore).filter((l) => l.includes('audit: the entry of a successful change could not be written'));
+      expect(lines).toHaveLength(1);
+      expect(JSON.parse(lines[0]!)).toMatchObject({ level: 50, audit: { action: 'schema.realtime_update', target: 'refuse-me', projectId: p.id } });
+      expect(env.logs.join('\n')).not.toContain(key);
+    } finally {
+      await sqlClient.query('ALTER TABLE audit_entries DROP CONSTRAINT audit_test_refuse');
+    }
+    // The collection's creation was refused by the log too (same target): only the settings change is in it.
+    const actions = (await entries(p)).map((e) => e.action);
+    expect(actions).toEqual(['settings.update']);
+    expect((await verify(p)).ok).toBe(true);
+  });
+});
