@@ -129,7 +129,8 @@ describe('what is recorded', () => {
     expect(rules.after!.rules).toMatchObject({ list: 'true' });
     expect((await call('DELETE', `${base}/posts`, p.owner)).status).toBe(200);
     const deleted = (await entries(p, '?action=schema.delete'))[0]!;
-    expect(deleted).toMatchObject({ target: 'posts', after: {} });
+    expect(deleted).toMatchObject({ target: 'posts' });
+    expect(deleted.after).toBeNull();
     expect(deleted.before).toMatchObject({ name: 'posts' });
   });
 
