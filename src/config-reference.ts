@@ -63,6 +63,7 @@ export const CONFIG_REFERENCE: readonly ConfigVariable[] = [
   { names: ["REQUEST_LOG_MAX_ROWS"], default: "`10000`", meaning: "The most requests the log keeps per project (the newest)" },
   { names: ["REQUEST_LOG_BUFFER_ROWS"], default: "`20000`", meaning: "Requests one API node holds before writing them; when full, further ones are dropped and counted (`plinth_request_log_dropped_total`), never delaying a request" },
   { names: ["REQUEST_LOG_FLUSH_MS"], default: "`1000`", meaning: "How often each API node writes its requests to the log, in one statement (sooner when 1000 are waiting)" },
+  { names: ["AUDIT_RETENTION_DAYS"], default: "`365`", meaning: "How long a project's audit log keeps an entry, in days; older entries are removed by the `audit:trim` job, verification still passes ([docs/audit.md](docs/audit.md))" },
   { names: ["FUNCTIONS_SANDBOXES"], default: "`4`", meaning: "Sandbox processes one node runs at most for projects' functions, started on demand ([docs/functions.md](docs/functions.md))" },
   { names: ["FUNCTIONS_MEMORY_MB"], default: "`64`", meaning: "Memory of one function's sandbox unit, MiB: a hard ceiling" },
   { names: ["FUNCTIONS_PROJECT_CONCURRENCY"], default: "`2`", meaning: "Sandboxes one project may hold at once on a node (keep it below `FUNCTIONS_SANDBOXES`)" },

@@ -154,6 +154,11 @@ export interface Config {
     /** How often a node writes what it holds (sooner when a batch fills). */
     flushMs: number;
   };
+  /** The per-project audit log of operator changes (docs/audit.md). */
+  audit: {
+    /** Entries older than this many days are removed by the `audit:trim` job. */
+    retentionDays: number;
+  };
   /** Server-side functions (docs/functions.md). */
   functions: {
     /** Sandbox processes one node runs at most (started on demand). */
@@ -431,6 +436,9 @@ export function loadConfig(env: Env = process.env, stdoutIsTty = process.stdout.
       maxRowsPerProject: int(env, 'REQUEST_LOG_MAX_ROWS', 10_000, 100, 1_000_000),
       bufferRows: int(env, 'REQUEST_LOG_BUFFER_ROWS', 20_000, 100, 1_000_000),
       flushMs: int(env, 'REQUEST_LOG_FLUSH_MS', 1000, 50, 60_000),
+    },
+    audit: {
+      retentionDays: int(env, 'AUDIT_RETENTION_DAYS', 365, 1, 36_500),
     },
     functions: {
       sandboxes: int(env, 'FUNCTIONS_SANDBOXES', 4, 1, 256),

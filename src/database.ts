@@ -14,5 +14,6 @@ import type { SocialTables } from './modules/social/tables.js';
 import type { StorageTables } from './modules/storage/tables.js';
 import type { WebhookTables } from './modules/webhooks/tables.js';
 import type { FunctionTables } from './modules/functions/tables.js';
+import type { AuditTables } from './modules/audit/tables.js';
 
-export interface Database extends FoundationTables, OperatorTables, AuthTables, MfaTables, StorageTables, SocialTables, MailTables, WebhookTables, IdempotencyTables, LogTables, FunctionTables {}
+export interface Database extends FoundationTables, OperatorTables, AuthTables, MfaTables, StorageTables, SocialTables, MailTables, WebhookTables, IdempotencyTables, LogTables, FunctionTables, AuditTables {}

@@ -31,6 +31,8 @@ import webhookRoutes from './modules/webhooks/routes/index.js';
 import logRoutes from './modules/logs/routes/index.js';
 import { functionsDashboardRoutes, functionsPublicRoutes } from './modules/functions/routes/index.js';
 import databaseInsightRoutes from './modules/database-insight/routes/index.js';
+import auditRoutes from './modules/audit/routes/index.js';
+import { registerAuditHooks } from './modules/audit/http.js';
 
 export type { RouteModule } from './route-groups.js';
 
@@ -54,6 +56,7 @@ export const dashboardRoutes: RouteModule[] = [
   ...logRoutes,
   ...functionsDashboardRoutes,
   ...databaseInsightRoutes,
+  ...auditRoutes,
 ];
 
 /**
@@ -66,6 +69,8 @@ export async function registerRouteGroup(app: App, ctx: AppContext, surface: Sur
     scope.addHook('onRoute', (route) => {
       route.config = { ...route.config, surface };
     });
+    // The audit log of operator changes (src/modules/audit/http.ts): the dashboard's routes only.
+    if (surface === 'dashboard') registerAuditHooks(scope, ctx);
     await registerAuthGroups(scope, ctx, modules);
   });
 }

@@ -15,6 +15,7 @@ import { dispatchTask } from '../modules/webhooks/dispatcher.js';
 import { deleteExpiredKeysTask } from '../modules/idempotency/cleanup.js';
 import { trimRequestLogTask } from '../modules/logs/cleanup.js';
 import { trimInvocationsTask } from '../modules/functions/cleanup.js';
+import { trimAuditTask } from '../modules/audit/cleanup.js';
 import { runHookTask } from '../modules/functions/run-task.js';
 import { RUN_TASK } from '../modules/functions/job-queries.js';
 import { scheduleTask } from '../modules/functions/schedules.js';
@@ -35,6 +36,7 @@ const taskFactories: Record<string, (ctx: AppContext) => Task> = {
   'auth:delete_unused_anonymous': deleteUnusedAnonymousTask,
   'logs:trim_requests': trimRequestLogTask,
   'functions:trim_invocations': trimInvocationsTask,
+  'audit:trim': trimAuditTask,
   [RUN_TASK]: runHookTask,
   'functions:schedule': scheduleTask,
 };
@@ -53,6 +55,7 @@ export const CRONTAB = [
   '37 * * * * auth:delete_unused_anonymous',
   '*/5 * * * * logs:trim_requests',
   '*/10 * * * * functions:trim_invocations',
+  '23 3 * * * audit:trim',
   // projects' schedules: each minute's due runs, enqueued once (src/modules/functions/schedules.ts)
   '* * * * * functions:schedule',
 ].join('\n');

@@ -99,6 +99,7 @@ describe.skipIf(!run)('console at 390 px', { timeout: 120_000 }, () => {
       ['mail/outbox', 'Mail'],
       ['webhooks', 'Webhooks'],
       ['logs', 'Request log'],
+      ['audit', 'Audit log'],
       ['ai', 'AI'],
       ['usage', 'Usage'],
       ['settings', 'Settings'],

@@ -10,11 +10,14 @@ import { operatorOf } from '../../operators/auth.js';
 import { loadOwnedProject } from '../../projects/access.js';
 import { issueOwnerTicket } from '../service.js';
 import { Body, Data } from './ticket.js';
+import { notAudited } from '../../audit/declare.js';
 
 export default async function operatorTicketRoute(app: App, ctx: AppContext): Promise<void> {
   app.post(
     '/api/projects/:projectId/realtime/ticket',
     {
+      // Served with the public API, outside the audit hooks: it may only be a read.
+      config: { audit: notAudited('a ticket to watch the live records: reads only') },
       schema: {
         tags: ['dashboard: realtime'],
         summary: "A realtime ticket as the project's owner (the console's live records)",
