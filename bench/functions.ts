@@ -22,7 +22,9 @@ import { createCollection } from '../src/modules/collections/service.js';
 import { deployFunction } from '../src/modules/functions/service.js';
 import { makeProject } from '../test/helpers/fixtures.js';
 import { runBench } from './lib/bench-app.js';
-import { load, type LoadRequest } from './lib/load.js';
+import { load, type LoadRequest, type LoadResult } from './lib/load.js';
+import { clusterCpuUs, processCpuUs } from './lib/proc-cpu.js';
+import path from 'node:path';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 const DOCS = 10_000;
@@ -62,8 +64,22 @@ runBench('functions', { PLINTH_RUN_WORKER: 'false', RATE_LIMIT_SCALE: '0' }, asy
   const rand = () => hex(Math.floor(Math.random() * DOCS));
   const gets: LoadRequest[] = Array.from({ length: 500 }, () => ({ path: `/api/data/items/${rand()}`, headers: p.sk }));
   const calls: LoadRequest[] = Array.from({ length: 500 }, () => ({ path: `/api/functions/item?id=${rand()}`, headers: p.sk }));
-  const plainGet = await load({ url, seconds: SECONDS, variants: gets });
-  const viaFunction = await load({ url, seconds: SECONDS, variants: calls });
+  // CPU per request of the API process, the sandboxes and PostgreSQL: unlike a rate, it does not
+  // depend on what else the machine is running.
+  const clusterDir = path.join(ctx.config.dataDir, 'pg');
+  const sandboxCpu = () => ctx.functions.pool.stats().pids.reduce((sum, pid) => sum + (pid > 0 ? (processCpuUs(pid) ?? 0) : 0), 0);
+  const measured = async (variants: LoadRequest[]) => {
+    const api0 = process.cpuUsage();
+    const sb0 = sandboxCpu();
+    const pg0 = clusterCpuUs(clusterDir) ?? 0;
+    const r = await load({ url, seconds: SECONDS, variants });
+    const n = r.rps * SECONDS;
+    const api = process.cpuUsage(api0);
+    const per = (us: number) => Math.round(us / n);
+    return { ...r, cpu: `API ${per(api.user + api.system)} / sandboxes ${per(sandboxCpu() - sb0)} / PostgreSQL ${per((clusterCpuUs(clusterDir) ?? 0) - pg0)} µs` };
+  };
+  const plainGet: LoadResult & { cpu: string } = await measured(gets);
+  const viaFunction = await measured(calls);
 
   // A before-hook's added latency: one create at a time, in process.
   const createP50 = async (collection: string) => {
@@ -127,8 +143,10 @@ runBench('functions', { PLINTH_RUN_WORKER: 'false', RATE_LIMIT_SCALE: '0' }, asy
   console.log(`\n${DOCS} documents, 50 connections (10 for the neighbour runs), ${SECONDS} s per run, load from a separate process; ${ctx.config.functions.sandboxes} sandboxes, ${ctx.config.functions.projectConcurrency} per project\n`);
   console.log('| measure | value |');
   console.log('|---|---|');
-  console.log(`| data API get by id | ${plainGet.rps.toFixed(0)} req/s, p50 / p99 ${plainGet.p50} / ${plainGet.p99} ms |`);
-  console.log(`| HTTP function reading one document | ${viaFunction.rps.toFixed(0)} req/s, p50 / p99 ${viaFunction.p50} / ${viaFunction.p99} ms (${(viaFunction.rps / plainGet.rps).toFixed(2)}× the get; errors ${viaFunction.non2xx + viaFunction.errors}) |`);
+  console.log(`| data API get by id | ${plainGet.rps.toFixed(0)} req/s, p50 / p99 ${plainGet.p50} / ${plainGet.p99} ms; CPU per request: ${plainGet.cpu} |`);
+  console.log(
+    `| HTTP function reading one document | ${viaFunction.rps.toFixed(0)} req/s, p50 / p99 ${viaFunction.p50} / ${viaFunction.p99} ms (${(viaFunction.rps / plainGet.rps).toFixed(2)}× the get; errors ${viaFunction.non2xx + viaFunction.errors}); CPU per request: ${viaFunction.cpu} |`,
+  );
   console.log(`| create, one at a time, p50 | ${plainCreate.toFixed(2)} ms without a hook, ${hookedCreate.toFixed(2)} ms with a before-hook (+${(hookedCreate - plainCreate).toFixed(2)} ms) |`);
   console.log(`| cold: first call on the node (sandbox start + unit) | ${coldNode.toFixed(0)} ms |`);
   console.log(`| cold: a new function's first call (unit only) | ${coldUnit.toFixed(0)} ms |`);

@@ -76,8 +76,7 @@ export function functionHost(ctx: AppContext, projectId: string, caller: Functio
     const deep = (access: Access): Access => (caller.hookDepth ? { ...access, hookDepth: caller.hookDepth } : access);
     const readAs = async () => deep(await callerReadAccess(who, col));
     const writeAs = async () => deep(await callerWriteAccess(who, col));
-    const project = await ctx.projects.byId(projectId);
-    const limit = project?.plan.databaseBytes ?? 0;
+    const limit = async () => (await ctx.projects.cachedById(projectId))?.plan.databaseBytes ?? 0;
     switch (a.op) {
       case 'get':
         return getDocument(ctx, col, await readAs(), str(a.id), parseListQuery(rawQuery(a.query)));
@@ -86,9 +85,9 @@ export function functionHost(ctx: AppContext, projectId: string, caller: Functio
       case 'count':
         return { count: await countDocuments(ctx, col, await readAs(), parseListQuery(rawQuery(a.query))) };
       case 'create':
-        return createDocument(ctx, col, await writeAs(), a.data, limit);
+        return createDocument(ctx, col, await writeAs(), a.data, await limit());
       case 'update':
-        return updateDocument(ctx, col, await writeAs(), str(a.id), a.data, limit);
+        return updateDocument(ctx, col, await writeAs(), str(a.id), a.data, await limit());
       case 'delete':
         return deleteDocument(ctx, col, await writeAs(), str(a.id), a.hard === true);
       case 'restore':

@@ -34,7 +34,7 @@ export async function sendFromFunction(ctx: AppContext, projectId: string, messa
   if (!Value.Check(SendBody, message)) throw invalid(message);
   const input: Record<string, unknown> = {};
   for (const k of MEMBERS) if ((message as Record<string, unknown>)[k] !== undefined) input[k] = (message as Record<string, unknown>)[k];
-  const project = await ctx.projects.byId(projectId);
+  const project = await ctx.projects.cachedById(projectId);
   if (!project) throw FunctionErrors.function_unavailable();
   const body = input as unknown as SendInput;
   if (idempotencyKey === undefined || idempotencyKey === null) return sendMail(ctx, project, body);

@@ -39,13 +39,19 @@ const MAX_ENTRIES = 10_000;
 export class ProjectCache {
   /** By the key's SHA-256; unknown keys are not kept (they would crowd out real ones). */
   private byHash: EvictingCache<Resolved | null>;
+  /** By project id, for flows that carry an id (functions' host calls), evicted the same way. */
+  private byProjectId: EvictingCache<ProjectRecord | null>;
 
   constructor(private db: Kysely<Database>, private encryptionKey: Buffer, bus: Bus) {
     this.byHash = new EvictingCache<Resolved | null>(TTL_MS, MAX_ENTRIES, () => bus.listening);
+    this.byProjectId = new EvictingCache<ProjectRecord | null>(TTL_MS, MAX_ENTRIES, () => bus.listening);
     bus.subscribe((e) => {
       if (e.type === 'project_changed') this.evictProject(e.id);
     });
-    bus.onReset(() => this.byHash.clear());
+    bus.onReset(() => {
+      this.byHash.clear();
+      this.byProjectId.clear();
+    });
   }
 
   async resolveKey(rawKey: string): Promise<Resolved | null> {
@@ -64,8 +70,14 @@ export class ProjectCache {
     return this.load('id', projectId);
   }
 
+  /** A project by id, cached like a key's (a change anywhere drops it on every node). */
+  async cachedById(projectId: string): Promise<ProjectRecord | null> {
+    return this.byProjectId.get(projectId, () => this.load('id', projectId), (r) => r !== null);
+  }
+
   evictProject(projectId: string): void {
     this.byHash.evict((_, r) => r?.project.id === projectId);
+    this.byProjectId.evict((id) => id === projectId);
   }
 
   private async load(column: 'secret_key_hash' | 'publishable_key_hash' | 'id', value: string) {

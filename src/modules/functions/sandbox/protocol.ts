@@ -83,7 +83,7 @@ export interface DoneMessage {
   logs: LogLine[];
   logsDropped: number;
   cpuMs: number;
-  /** The sandbox process's resident set after the invocation, in bytes (for recycling). */
+  /** The sandbox process's resident set after the invocation, in bytes (for recycling); 0 when not read this time. */
   rss: number;
 }
 
