@@ -131,12 +131,10 @@ export class Replicas {
    */
   choose(projectId: string, after: string | undefined): ReplicaState | keyof ReplicaStats['reads'] {
     if (this.list.length === 0) return 'primary_none';
+    // A mark past its window stays: its position is still the project's latest write's, which
+    // positionOf answers (a function's read between its write and its response must not lose it).
     const mark = this.marks.get(projectId);
-    const now = Date.now();
-    if (mark) {
-      if (mark.until > now) return 'primary_written';
-      this.marks.delete(projectId);
-    }
+    if (mark && mark.until > Date.now()) return 'primary_written';
     const position = after ? parseLsn(after) : null;
     let reason: keyof ReplicaStats['reads'] = 'primary_lag';
     for (let i = 0; i < this.list.length; i++) {

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { boot, type Booted } from '../../src/boot.js';
 import { loadConfig } from '../../src/config.js';
 import { makeCollection, makeProject, type TestProject } from '../helpers/fixtures.js';
+import { deployFunction } from '../../src/modules/functions/service.js';
 import { call, describeFailure, freePort, spawnNode, until, waitApiReady, type Node } from '../cluster/processes.js';
 import { poolRigSkipReason, startServers, type Servers } from './servers.js';
 
@@ -161,6 +162,35 @@ describe.skipIf(poolRigSkipReason !== null)('PgBouncer (transaction mode) and a 
       expect((await call(c, 'GET', `/api/data/notes/${id}`, { headers: header })).status).toBe(200);
       expect((await call(c, 'GET', '/api/data/notes?limit=100', { headers: header })).json().data.items.map((d: { _id: string }) => d._id)).toContain(id);
       expect((await call(c, 'GET', `/api/data/notes/${id}`, { headers: p.pk })).status).toBe(404);
+    } finally {
+      await onStandby('SELECT pg_wal_replay_resume()');
+    }
+  }, TEST_TIMEOUT);
+
+  it("functions follow the same read rules: a function reads its own write on a node without an after-write window, and a client's commit position reaches its reads", async () => {
+    const p = projects[2]!;
+    await deployFunction(fixtures.ctx, p.id, {
+      name: 'write-read',
+      kind: 'http',
+      source: `export default async (req, plinth) => { const notes = plinth.data.collection('notes'); const made = await notes.create({ title: req.body.title }); const again = await notes.get(made._id); return { id: made._id, title: again.title }; }`,
+    });
+    await deployFunction(fixtures.ctx, p.id, { name: 'read', kind: 'http', source: `export default (req, plinth) => plinth.data.collection('notes').get(req.query.id)` });
+    await new Promise((r) => setTimeout(r, 3500)); // past the after-write windows of the tests before
+    await onStandby('SELECT pg_wal_replay_pause()');
+    try {
+      // Node C has no after-write window: only the position of the function's own write keeps its read on the primary.
+      const made = await call(c, 'POST', '/api/functions/write-read', { headers: p.sk, body: { title: 'é — 日本語' } });
+      expect(made.status, made.body).toBe(200);
+      expect(made.json()).toMatchObject({ title: 'é — 日本語' });
+      const id = made.json().id as string;
+      expect(await onStandby(`SELECT 1 FROM documents WHERE id = '${id}'`)).toEqual([]);
+      const position = made.headers.get('plinth-commit-position');
+      expect(position).toMatch(/^[0-9A-F]+\/[0-9A-F]+$/);
+      // A client that sends the position gets a function that reads at least that far; without it, the function reads the paused standby, as the data API does there.
+      const withHeader = await call(c, 'GET', `/api/functions/read?id=${id}`, { headers: { ...p.pk, 'plinth-commit-position': position! } });
+      expect(withHeader.status, withHeader.body).toBe(200);
+      expect(withHeader.json()).toMatchObject({ _id: id, title: 'é — 日本語' });
+      expect((await call(c, 'GET', `/api/functions/read?id=${id}`, { headers: p.pk })).status).toBe(404);
     } finally {
       await onStandby('SELECT pg_wal_replay_resume()');
     }

@@ -25,6 +25,8 @@ export interface FunctionCaller {
   userId: string | null;
   /** A before-hook's caller: its own writes run hooks one level deeper (before-hooks.ts stops the recursion). */
   hookDepth?: number;
+  /** The client's commit position (Plinth-Commit-Position) on an HTTP function's request: its reads wait for it as the data API's do. */
+  after?: string;
 }
 
 /** What one invocation may do besides its sandbox's own limits (limits.ts). */
@@ -65,6 +67,9 @@ export function functionHost(ctx: AppContext, projectId: string, caller: Functio
     mode === 'service'
       ? { projectId, keyKind: 'secret', user: async () => null, judgesToken: () => false }
       : { projectId, keyKind: caller.keyKind, user: async () => caller.userId, judgesToken: () => false };
+  // Read replicas: the function's reads follow the data API's rules (docs/scaling.md), and after
+  // its own write they read at least that far, even on a node without an after-write window.
+  let after = caller.after;
   const fetchPublic = publicFetch({ allowPrivate: ctx.config.functions.allowPrivateFetch, timeoutMs: FETCH_TIMEOUT_MS, maxBytes: FETCH_MAX_BYTES });
 
   async function data(a: Args): Promise<unknown> {
@@ -74,8 +79,15 @@ export function functionHost(ctx: AppContext, projectId: string, caller: Functio
     if (!col) throw CollectionErrors.collection_not_found();
     const who = asCaller(a.mode);
     const deep = (access: Access): Access => (caller.hookDepth ? { ...access, hookDepth: caller.hookDepth } : access);
-    const readAs = async () => deep(await callerReadAccess(who, col));
+    const readAs = async () => {
+      const access = deep(await callerReadAccess(who, col));
+      return after ? { ...access, after } : access;
+    };
     const writeAs = async () => deep(await callerWriteAccess(who, col));
+    const wrote = <T>(result: T): T => {
+      after = ctx.db.replicas?.positionOf(projectId) ?? after;
+      return result;
+    };
     const limit = async () => (await ctx.projects.cachedById(projectId))?.plan.databaseBytes ?? 0;
     switch (a.op) {
       case 'get':
@@ -85,13 +97,13 @@ export function functionHost(ctx: AppContext, projectId: string, caller: Functio
       case 'count':
         return { count: await countDocuments(ctx, col, await readAs(), parseListQuery(rawQuery(a.query))) };
       case 'create':
-        return createDocument(ctx, col, await writeAs(), a.data, await limit());
+        return wrote(await createDocument(ctx, col, await writeAs(), a.data, await limit()));
       case 'update':
-        return updateDocument(ctx, col, await writeAs(), str(a.id), a.data, await limit());
+        return wrote(await updateDocument(ctx, col, await writeAs(), str(a.id), a.data, await limit()));
       case 'delete':
-        return deleteDocument(ctx, col, await writeAs(), str(a.id), a.hard === true);
+        return wrote(await deleteDocument(ctx, col, await writeAs(), str(a.id), a.hard === true));
       case 'restore':
-        return restoreDocument(ctx, col, await writeAs(), str(a.id));
+        return wrote(await restoreDocument(ctx, col, await writeAs(), str(a.id)));
       default:
         throw FunctionErrors.function_host_unknown('Unknown data operation.');
     }

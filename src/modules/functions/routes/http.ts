@@ -11,6 +11,8 @@ import type { App } from '../../../app.js';
 import { projectOf } from '../../projects/api-key-auth.js';
 import { optionalUserId } from '../../auth/user-auth.js';
 import { callHttpFunction, type HttpEventInput } from '../run-service.js';
+import type { FunctionCaller } from '../host.js';
+import { COMMIT_POSITION_HEADER } from '../../../db/replicas.js';
 
 // OPTIONS stays the CORS preflight's (src/plugins/cors.ts); HEAD comes with GET.
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -42,7 +44,12 @@ export default async function httpFunctionRoutes(app: App, ctx: AppContext): Pro
 
   const handler = async (req: FastifyRequest, reply: FastifyReply) => {
     const { name, '*': rest } = req.params as { name: string; '*'?: string };
-    const caller = { keyKind: req.keyKind === 'secret' ? ('secret' as const) : ('publishable' as const), userId: await optionalUserId(ctx, req) };
+    const position = req.headers[COMMIT_POSITION_HEADER];
+    const caller: FunctionCaller = {
+      keyKind: req.keyKind === 'secret' ? 'secret' : 'publishable',
+      userId: await optionalUserId(ctx, req),
+      ...(typeof position === 'string' && position.length <= 20 ? { after: position } : {}),
+    };
     const answer = await callHttpFunction(ctx, projectOf(req).id, name, caller, eventOf(req, rest ?? ''));
     return reply.status(answer.status).headers(answer.headers).send(answer.body);
   };
