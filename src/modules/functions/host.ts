@@ -21,6 +21,11 @@ import type { HostAnswer } from './sandbox/pool.js';
 export interface FunctionCaller {
   keyKind: 'secret' | 'publishable';
   userId: string | null;
+  /**
+   * The custom claims of the caller's verified access token (JSON text), or none: `plinth.caller.claims`,
+   * and the scope of the function's own `plinth.data` calls as the caller (`@auth.claims.*` in rules).
+   */
+  claims?: string | null;
   /** A before-hook's caller: its own writes run hooks one level deeper (before-hooks.ts stops the recursion). */
   hookDepth?: number;
 }
@@ -55,7 +60,7 @@ export function functionHost(ctx: AppContext, projectId: string, caller: Functio
   const asCaller = (mode: unknown): Caller =>
     mode === 'service'
       ? { projectId, keyKind: 'secret', user: async () => null, judgesToken: () => false }
-      : { projectId, keyKind: caller.keyKind, user: async () => caller.userId, judgesToken: () => false };
+      : { projectId, keyKind: caller.keyKind, user: async () => (caller.userId ? { id: caller.userId, claims: caller.claims ?? null } : null), judgesToken: () => false };
   const fetchPublic = publicFetch({ allowPrivate: ctx.config.functions.allowPrivateFetch, timeoutMs: FETCH_TIMEOUT_MS, maxBytes: FETCH_MAX_BYTES });
 
   async function data(a: Args): Promise<unknown> {

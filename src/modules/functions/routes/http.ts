@@ -9,7 +9,7 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import type { App } from '../../../app.js';
 import { projectOf } from '../../projects/api-key-auth.js';
-import { optionalUserId } from '../../auth/user-auth.js';
+import { optionalUser } from '../../auth/user-auth.js';
 import { callHttpFunction, type HttpEventInput } from '../run-service.js';
 
 // OPTIONS stays the CORS preflight's (src/plugins/cors.ts); HEAD comes with GET.
@@ -42,7 +42,8 @@ export default async function httpFunctionRoutes(app: App, ctx: AppContext): Pro
 
   const handler = async (req: FastifyRequest, reply: FastifyReply) => {
     const { name, '*': rest } = req.params as { name: string; '*'?: string };
-    const caller = { keyKind: req.keyKind === 'secret' ? ('secret' as const) : ('publishable' as const), userId: await optionalUserId(ctx, req) };
+    const user = await optionalUser(ctx, req);
+    const caller = { keyKind: req.keyKind === 'secret' ? ('secret' as const) : ('publishable' as const), userId: user?.id ?? null, claims: user?.claims ?? null };
     const answer = await callHttpFunction(ctx, projectOf(req).id, name, caller, eventOf(req, rest ?? ''));
     return reply.status(answer.status).headers(answer.headers).send(answer.body);
   };
