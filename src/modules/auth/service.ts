@@ -8,7 +8,7 @@ import { hashPassword, verifyPassword } from '../../lib/passwords.js';
 import { findUserByEmail, findUserById, findUserByUsername, insertAccount, setPasswordHash, updateUserData, type PublicUserRow, type UserRow } from './queries.js';
 import type { UsersSchema } from './schema.js';
 import { revokeUserSessions } from './session-queries.js';
-import { newSession, sessionTokens, startSession, type ClientMeta, type Tokens } from './sessions.js';
+import { issueSession, newSession, startSession, type ClientMeta, type Tokens } from './sessions.js';
 import { newUserData, profileUpdate } from './users.js';
 import { signUpFields, signUpScope } from './sign-up-hook.js';
 import { mailOtp, newUserOtp } from './otp.js';
@@ -55,7 +55,8 @@ export async function signup(ctx: AppContext, project: ProjectRecord, schema: Us
   }).catch(rethrowTaken);
   if (!user) throw AuthErrors.email_taken();
   // The code leaves by mail only, never in the answer.
-  return { user, tokens: await sessionTokens(ctx, project, session) };
+  // A token-claims function that refuses here leaves the account (committed) without this session.
+  return { user, tokens: await issueSession(ctx, project, { session, anonymous: false }, { user }) };
 }
 
 export type LoginOutcome = { user: UserRow; tokens: Tokens; challenge?: undefined } | { user: UserRow; challenge: OpenedChallenge; tokens?: undefined };
@@ -70,14 +71,17 @@ export async function login(ctx: AppContext, project: ProjectRecord, email: stri
   if (!ok || !user) throw IdentityErrors.invalid_credentials();
   if (user.disabled_at) throw AuthErrors.user_disabled();
   if (project.settings.requireEmailVerification === true && !user.email_verified) throw IdentityErrors.email_not_verified();
-  // Autocommit statements, no transaction round trips: the factor lookup, then one INSERT.
-  return ctx.db.read(scope(project, user.id), async (db) => {
+  // Autocommit statements, no transaction round trips: the factor lookup, then one INSERT. The
+  // tokens after, with the connection back in the pool (a token-claims function may take a while).
+  const opened = await ctx.db.read(scope(project, user.id), async (db) => {
     const challenge = await openChallengeIfEnrolled(ctx, db, project, user.id, firstFactor('pwd', ctx.clock.now()));
-    if (challenge) return { user, challenge };
-    const tokens = await startSession(ctx, db, project, user.id, meta);
+    if (challenge) return { challenge };
+    const started = await startSession(ctx, db, project, user.id, meta);
     await enqueueAuthHooks(ctx, db, project.id, 'sign-in', user, 'password');
-    return { user, tokens };
+    return { started };
   });
+  if (opened.challenge) return { user, challenge: opened.challenge };
+  return { user, tokens: await issueSession(ctx, project, opened.started, { user }) };
 }
 
 export async function currentUser(ctx: AppContext, project: ProjectRecord, userId: string): Promise<UserRow> {
