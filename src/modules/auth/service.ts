@@ -1,5 +1,6 @@
 /** End-user accounts: sign-up, login, profile, password change. Knows no HTTP. */
 import type { AppContext } from '../../context.js';
+import type { TokenUser } from './user-auth.js';
 import type { ProjectRecord } from '../projects/cache.js';
 import { AuthErrors } from './errors.js';
 import { RuleErrors } from '../rules/errors.js';
@@ -24,7 +25,8 @@ import { enqueueAuthHooks } from '../functions/auth-events.js';
 /** The auth flows, acting for the one account they authenticate: not governed by the users rules (migrations/063). */
 const scope = (project: ProjectRecord, userId?: string) => ({ projectId: project.id, userId: userId ?? null, keyKind: 'publishable' as const, account: true });
 /** A publishable caller reading or writing users as data: under the users collection's access rules (docs/rules.md). */
-const asCaller = (project: ProjectRecord, userId: string | null) => ({ projectId: project.id, userId, keyKind: 'publishable' as const });
+/** A publishable caller, with their token's custom claims when it has any (the users collection's rules may read `@auth.claims.*`). */
+const asCaller = (project: ProjectRecord, userId: string | null, claims?: string | null) => ({ projectId: project.id, userId, keyKind: 'publishable' as const, ...(userId && claims ? { claims } : {}) });
 
 export interface SignupInput {
   email: string;
@@ -95,10 +97,10 @@ export async function currentUser(ctx: AppContext, project: ProjectRecord, userI
  * `update` rule decides (by default, a user's own row), as for raw SQL in a publishable scope,
  * and read-only fields are refused by the app_users trigger as well as here.
  */
-export async function updateProfile(ctx: AppContext, project: ProjectRecord, schema: UsersSchema, userId: string, body: Record<string, unknown>): Promise<void> {
+export async function updateProfile(ctx: AppContext, project: ProjectRecord, schema: UsersSchema, userId: string, body: Record<string, unknown>, claims?: string | null): Promise<void> {
   const changes = profileUpdate(schema, body);
   const changed = await ctx.db
-    .tenant(asCaller(project, userId), (tx) => (Object.keys(changes).length ? updateUserData(tx, userId, changes, ctx.clock.now()) : Promise.resolve(-1)))
+    .tenant(asCaller(project, userId, claims), (tx) => (Object.keys(changes).length ? updateUserData(tx, userId, changes, ctx.clock.now()) : Promise.resolve(-1)))
     .catch((err: unknown) => {
       if (sqlState(err) === '42501' && /row-level security/.test(String((err as Error).message))) throw RuleErrors.rule_denied();
       return rethrowTaken(err);
@@ -128,9 +130,9 @@ export async function changePassword(ctx: AppContext, project: ProjectRecord, cl
 }
 
 /** A user by username, as the caller (`callerId`: signed in, or null) may see users under the users rules. */
-export async function publicProfile(ctx: AppContext, project: ProjectRecord, schema: UsersSchema, username: string, callerId: string | null): Promise<PublicUserRow> {
+export async function publicProfile(ctx: AppContext, project: ProjectRecord, schema: UsersSchema, username: string, caller: TokenUser | null): Promise<PublicUserRow> {
   if (!schema.hasUsername) throw AuthErrors.username_field_missing();
-  const user = await ctx.db.read(asCaller(project, callerId), (db) => findUserByUsername(db, username));
+  const user = await ctx.db.read(asCaller(project, caller?.id ?? null, caller?.claims), (db) => findUserByUsername(db, username));
   if (!user) throw AuthErrors.user_not_found();
   return user;
 }

@@ -69,7 +69,7 @@ describe.each([
       doc[name] = res.body._id;
     }
     for (const [name, body] of Object.entries({ blue: { team: 'blue', level: 5 }, red: { team: 'red', level: 5 }, none: {}, evil: { team: EVIL_TEAM, level: 5 } })) {
-      const up = await signup(env, p, body);
+      const up = await signup(env, p, { ...body, username: `${name}-${pooled ? 'p' : 'd'}` });
       expect(up.res.statusCode, up.res.body).toBe(201);
       token[name] = up.body.data.accessToken;
       as[name] = { ...p.pk, authorization: `Bearer ${token[name]}` };
@@ -148,6 +148,21 @@ describe.each([
     const edit = await A.patch(`/api/data/docs/${doc.evil}`, as.evil!, { title: 'still here' });
     expect(edit.status, JSON.stringify(edit.body)).toBe(200);
     expect((await A.get('/api/data/docs?count=true', p.sk)).body.data.count).toBeGreaterThanOrEqual(5);
+  });
+
+  it('the users collection’s rules read the claims too: a public profile and a profile update', async () => {
+    const set = await env.app.inject({
+      method: 'PATCH', url: `/api/projects/${p.id}/collections/users/rules`, headers: p.owner.auth,
+      payload: { view: 'id = @auth.id || @auth.claims.team = "blue"', update: 'id = @auth.id && @auth.claims.team != null' },
+    });
+    expect(set.statusCode, set.body).toBe(200);
+    const profile = (who: string, of: string) => env.app.inject({ method: 'GET', url: `/api/userAuth/public/${of}-${pooled ? 'p' : 'd'}`, headers: as[who]! });
+    expect((await profile('blue', 'red')).statusCode).toBe(200);
+    expect((await profile('red', 'blue')).statusCode).toBe(404);
+    expect((await profile('none', 'blue')).statusCode).toBe(404);
+    const update = (who: string) => env.app.inject({ method: 'PUT', url: '/api/userAuth/update-profile', headers: as[who]!, payload: { name: 'renamed' } });
+    expect((await update('red')).statusCode).toBe(200);
+    expect((await update('none')).statusCode).toBe(403);
   });
 
   it('claim names a token-claims function may not write are refused in a rule, with the position; nothing is saved', async () => {
