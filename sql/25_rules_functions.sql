@@ -12,3 +12,12 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
 $$;
 REVOKE ALL ON FUNCTION plinth_auth_user() FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION plinth_auth_user() TO plinth_api;
+
+-- `@auth.claims.<name>` (docs/rules.md): the custom claims of the caller's verified access token
+-- (what the project's token-claims function put under `claims`), which src/db/pool.ts sets as
+-- `plinth.claims` (transaction-local, only from a token the server verified, only with a user).
+-- NULL without claims: a scope that carries none never sets the setting, which then reads '' or
+-- nothing. The compiled rules call it as a scalar sub-select, so it is parsed once per statement.
+CREATE OR REPLACE FUNCTION plinth_claims() RETURNS jsonb LANGUAGE sql STABLE PARALLEL SAFE AS $$
+  SELECT nullif(current_setting('plinth.claims', true), '')::jsonb
+$$;

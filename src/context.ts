@@ -50,8 +50,8 @@ export interface BeforeWriteInput {
   event: 'create' | 'update' | 'delete';
   id?: string;
   data?: unknown;
-  /** Who writes: the key, the end user, and how deep in hooks' own writes this one is. */
-  writer: { secret: boolean; userId: string | null; hookDepth?: number };
+  /** Who writes: the key, the end user (and their token's claims), and how deep in hooks' own writes this one is. */
+  writer: { secret: boolean; userId: string | null; hookDepth?: number; claims?: string | null };
 }
 
 export type BeforeWrite = (input: BeforeWriteInput) => Promise<unknown>;

@@ -58,7 +58,18 @@ export interface TenantScope {
    * collection's access rules do not govern (migrations/063_users_rules.sql).
    */
   account?: boolean;
+  /**
+   * The custom claims of the caller's verified access token (`claims`, put there by the
+   * project's token-claims function), as JSON text: what access rules read as `@auth.claims.*`
+   * (`plinth_claims()`, sql/25_rules_functions.sql). Only ever from a token this server
+   * verified (tokens.ts), only with `userId`. Absent: no `plinth.claims` is set at all, so the
+   * scope statement is the same as without the feature.
+   */
+  claims?: string | null;
 }
+
+/** The largest claims text a scope carries (the hook's output is at most 4 KiB; auth-hooks.ts). */
+export const MAX_SCOPE_CLAIMS_CHARS = 16_384;
 
 export type Tx = Kysely<Database>;
 
@@ -131,17 +142,34 @@ function statementName(text: string): string {
   return name;
 }
 
-/** The scope of a read() as statement parameters: role, project, user, key kind (+ statement_timeout). */
+/** The scope of a read() as statement parameters: role, project, user, key kind (+ statement_timeout, + claims). */
 interface ScopeValues {
   values: string[];
   /** Whether `values` carries a statement_timeout (publishable keys). */
   timeout: boolean;
+  /** Whether `values` ends with the token's claims (TenantScope.claims). */
+  claims: boolean;
 }
 
 const SCOPE_SQL =
   `SELECT set_config('role', $1, true), set_config('plinth.project_id', $2, true), ` +
   `set_config('plinth.user_id', $3, true), set_config('plinth.key_kind', $4, true)`;
 const SCOPE_TIMEOUT_SQL = `${SCOPE_SQL}, set_config('statement_timeout', $5, true)`;
+/**
+ * With a token's claims: one more set_config in the same statement (no round trip more). A
+ * scope without claims never names plinth.claims: it is only ever set transaction-locally, so
+ * outside such a statement it is '' (or unset), which plinth_claims() reads as no claims.
+ */
+const SCOPE_CLAIMS_SQL = `${SCOPE_SQL}, set_config('plinth.claims', $5, true)`;
+const SCOPE_TIMEOUT_CLAIMS_SQL = `${SCOPE_TIMEOUT_SQL}, set_config('plinth.claims', $6, true)`;
+
+/** The scope statement of a read() and its name when prepared (one name per text). */
+function scopeCall(scope: ScopeValues, prepare: boolean): { text: string; name: string | undefined } {
+  const [text, name] = scope.claims
+    ? scope.timeout ? [SCOPE_TIMEOUT_CLAIMS_SQL, 'plinth_scope_tc'] : [SCOPE_CLAIMS_SQL, 'plinth_scope_c']
+    : scope.timeout ? [SCOPE_TIMEOUT_SQL, 'plinth_scope_t'] : [SCOPE_SQL, 'plinth_scope'];
+  return { text, name: prepare ? name : undefined };
+}
 
 /** Checks a scope; throws on anything that is not a well-formed one (values get inlined). */
 function checkScope(scope: TenantScope): string {
@@ -149,15 +177,23 @@ function checkScope(scope: TenantScope): string {
   if (!isObjectId(scope.projectId)) throw new Error('tenant scope needs a valid project id');
   if (userId !== '' && !isObjectId(userId)) throw new Error('tenant scope has an invalid user id');
   if (!KEY_KINDS.has(scope.keyKind)) throw new Error('tenant scope has an invalid key kind');
+  const claims = scope.claims;
+  if (claims !== undefined && claims !== null) {
+    // Claims speak for the token's user: never without one, never oversized (they are inlined, quoted).
+    if (userId === '') throw new Error('tenant scope has claims without a user');
+    if (typeof claims !== 'string' || claims.length > MAX_SCOPE_CLAIMS_CHARS) throw new Error('tenant scope has invalid claims');
+  }
   return userId;
 }
 
 function scopeValues(scope: TenantScope, publishableMs: number): ScopeValues {
   const userId = checkScope(scope);
   const values = [roleFor(scope), scope.projectId, userId, scope.keyKind];
-  if (scope.keyKind !== 'publishable') return { values, timeout: false };
-  values.push(String(Math.trunc(publishableMs)));
-  return { values, timeout: true };
+  const timeout = scope.keyKind === 'publishable';
+  if (timeout) values.push(String(Math.trunc(publishableMs)));
+  const claims = typeof scope.claims === 'string';
+  if (claims) values.push(scope.claims!);
+  return { values, timeout, claims };
 }
 
 /**
@@ -167,11 +203,13 @@ function scopeValues(scope: TenantScope, publishableMs: number): ScopeValues {
 export function scopeStatement(scope: TenantScope, publishableMs = DEFAULT_TENANT_LIMITS.publishableStatementTimeoutMs): string {
   const userId = checkScope(scope);
   const timeout = scope.keyKind === 'publishable' ? `, set_config('statement_timeout', '${Math.trunc(publishableMs)}', true)` : '';
+  // The claims are JSON text: quoted with escapeLiteral (E'' when it holds a backslash).
+  const claims = typeof scope.claims === 'string' ? `, set_config('plinth.claims', ${pg.escapeLiteral(scope.claims)}, true)` : '';
   return (
     `SELECT set_config('role', '${roleFor(scope)}', true), ` +
     `set_config('plinth.project_id', '${scope.projectId}', true), ` +
     `set_config('plinth.user_id', '${userId}', true), ` +
-    `set_config('plinth.key_kind', '${scope.keyKind}', true)${timeout}`
+    `set_config('plinth.key_kind', '${scope.keyKind}', true)${timeout}${claims}`
   );
 }
 
@@ -197,11 +235,10 @@ function kyselyOf(client: ScopedClient, prepare: boolean, probe: boolean): Kysel
   const query = (text: string, values?: unknown[]) => {
     const scope = client[STATEMENT_SCOPE];
     if (!scope) return client.query({ name: nameFor(text), text, values });
-    const scopeText = scope.timeout ? SCOPE_TIMEOUT_SQL : SCOPE_SQL;
-    const scopeName = prepare ? (scope.timeout ? 'plinth_scope_t' : 'plinth_scope') : undefined;
+    const call = scopeCall(scope, prepare);
     const q = new ScopedQuery(
       { name: nameFor(text), text, values },
-      { text: scopeText, name: scopeName, values: scope.values },
+      { text: call.text, name: call.name, values: scope.values },
       probe ? { name: prepare ? 'plinth_wrote' : undefined } : undefined,
     );
     // The callback form: pool.ts's watchPool wraps it (error tagging, availability).

@@ -55,6 +55,12 @@ async function cloneTemplate(): Promise<string> {
 export interface TestEnvOptions {
   /** Rewrites the database URL the app connects to (e.g. through a TCP proxy a test can cut). */
   route?: (databaseUrl: string) => string;
+  /**
+   * The tenant pool as behind a transaction pooler (docs/scaling.md): DATABASE_URL is another
+   * address of the same database (`application_name=plinth-pooled`), DATABASE_DIRECT_URL the
+   * database itself, so the request statements run unnamed, each carrying its scope.
+   */
+  pooled?: boolean;
 }
 
 export async function createTestEnv(env: Record<string, string> = {}, opts: TestEnvOptions = {}): Promise<TestEnv> {
@@ -66,6 +72,7 @@ export async function createTestEnv(env: Record<string, string> = {}, opts: Test
     LOG_FORMAT: 'json',
     PLINTH_DATA_DIR: dataDir,
     DATABASE_URL: opts.route ? opts.route(databaseUrl) : databaseUrl,
+    ...(opts.pooled ? { DATABASE_URL: `${databaseUrl}${databaseUrl.includes('?') ? '&' : '?'}application_name=plinth-pooled`, DATABASE_DIRECT_URL: databaseUrl } : {}),
     ...env,
   });
   const logs: string[] = [];

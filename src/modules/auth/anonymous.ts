@@ -17,7 +17,7 @@ import { findUserByEmail, findUserById, insertUser, linkEmailToAnonymous, update
 import { usersSchemaFor, type UsersSchema } from './schema.js';
 import { signUpFields, signUpScope } from './sign-up-hook.js';
 import { authHook } from '../functions/auth-hooks.js';
-import { accessTokenFor, startSession, type ClientMeta, type Tokens } from './sessions.js';
+import { accessTokenFor, issueSession, startSession, type ClientMeta, type Tokens } from './sessions.js';
 import { enqueueAuthHooks } from '../functions/auth-events.js';
 import { anonymousAllowed, signupAllowed } from './sign-in-settings.js';
 import type { UserTokenClaims } from './tokens.js';
@@ -41,19 +41,24 @@ function guestData(schema: UsersSchema): { data: Record<string, unknown>; derive
   return { data, derived: Object.keys(data) };
 }
 
-/** A new guest and its first session (amr `anonymous`), in one transaction. */
+/**
+ * A new guest and its first session (amr `anonymous`), in one transaction; its tokens after the
+ * commit (the token-claims function runs outside it: a refusal leaves a guest without a
+ * session, which the anonymous clean-up removes).
+ */
 export async function signInAnonymously(ctx: AppContext, project: ProjectRecord, schema: UsersSchema, meta: ClientMeta): Promise<{ user: UserRow; tokens: Tokens }> {
   if (!anonymousAllowed(project)) throw AuthErrors.anonymous_disabled();
   const { data, derived, elevated } = await signUpFields(ctx, project, schema, { method: 'anonymous', email: null }, guestData(schema));
-  return ctx.db.tenant(signUpScope(project, elevated), async (tx) => {
+  const { user, started } = await ctx.db.tenant(signUpScope(project, elevated), async (tx) => {
     await freeDerivedValues(tx, project.id, data, derived);
     const now = ctx.clock.now();
     const user = await insertUser(tx, { projectId: project.id, email: null, passwordHash: NO_PASSWORD, emailVerified: false, data, isAnonymous: true, now });
     if (!user) throw new Error('an anonymous user conflicted on a null email');
-    const tokens = await startSession(ctx, tx, project, user.id, meta, firstFactor('anonymous', now));
+    const started = await startSession(ctx, tx, project, user.id, meta, firstFactor('anonymous', now));
     await enqueueAuthHooks(ctx, tx, project.id, 'sign-up', user, 'guest');
-    return { user, tokens };
+    return { user, started };
   }).catch(rethrowTaken);
+  return { user, tokens: await issueSession(ctx, project, started, { user }) };
 }
 
 /** The fields the before-sign-up function changes when a guest links an email (null: no function, or no change). */

@@ -34,7 +34,7 @@ import { findUserByEmail, findUserById, insertUser, type UserRow } from './queri
 import { usersSchemaFor, type UsersSchema } from './schema.js';
 import { signUpFields, signUpScope, type NewUserFields } from './sign-up-hook.js';
 import { authHook } from '../functions/auth-hooks.js';
-import { startSession, type ClientMeta, type Tokens } from './sessions.js';
+import { issueSession, startSession, type ClientMeta, type Tokens } from './sessions.js';
 import { enqueueAuthHooks } from '../functions/auth-events.js';
 import { redirectTargets, signupAllowed } from './sign-in-settings.js';
 import { freeDerivedValues, rethrowTaken } from './unique.js';
@@ -219,7 +219,7 @@ async function createAccount(ctx: AppContext, tx: Tx, project: ProjectRecord, ro
 async function signIn(
   ctx: AppContext, project: ProjectRecord, row: PasswordlessRow, method: 'magiclink' | 'otp', meta: ClientMeta, fields: NewUserFields | null,
 ): Promise<PasswordlessOutcome> {
-  return ctx.db.tenant(fields?.elevated ? signUpScope(project, true) : scope(project), async (tx): Promise<PasswordlessOutcome> => {
+  const out = await ctx.db.tenant(fields?.elevated ? signUpScope(project, true) : scope(project), async (tx) => {
     const found = await accountOf(tx, row);
     if (found === 'gone') throw AuthErrors.passwordless_invalid();
     if (found?.disabled_at) throw AuthErrors.user_disabled();
@@ -227,9 +227,13 @@ async function signIn(
     const user = found ? await claimUnverified(ctx, tx, found) : await createAccount(ctx, tx, project, row, fields);
     const first = firstFactor(method, ctx.clock.now());
     const challenge = await openChallengeIfEnrolled(ctx, tx, project, user.id, first);
-    if (challenge) return { user, challenge, isNewUser: false };
-    const tokens = await startSession(ctx, tx, project, user.id, meta, first);
+    if (challenge) return { user, challenge, isNewUser: false as const };
+    const started = await startSession(ctx, tx, project, user.id, meta, first);
     await enqueueAuthHooks(ctx, tx, project.id, found ? 'sign-in' : 'sign-up', user, method === 'magiclink' ? 'magic-link' : 'code');
-    return { user, tokens, isNewUser: !found };
+    return { user, started, isNewUser: !found };
   }).catch(rethrowTaken);
+  if (out.challenge) return out;
+  // The tokens after the commit: the token-claims function runs outside the transaction (a
+  // refusal leaves the link or code spent and a new account created, without a session).
+  return { user: out.user, tokens: await issueSession(ctx, project, out.started!, { user: out.user }), isNewUser: out.isNewUser };
 }

@@ -1,5 +1,6 @@
 /** End-user accounts: sign-up, login, profile, password change. Knows no HTTP. */
 import type { AppContext } from '../../context.js';
+import type { TokenUser } from './user-auth.js';
 import type { ProjectRecord } from '../projects/cache.js';
 import { AuthErrors } from './errors.js';
 import { RuleErrors } from '../rules/errors.js';
@@ -8,7 +9,7 @@ import { hashPassword, verifyPassword } from '../../lib/passwords.js';
 import { findUserByEmail, findUserById, findUserByUsername, insertAccount, setPasswordHash, updateUserData, type PublicUserRow, type UserRow } from './queries.js';
 import type { UsersSchema } from './schema.js';
 import { revokeUserSessions } from './session-queries.js';
-import { newSession, sessionTokens, startSession, type ClientMeta, type Tokens } from './sessions.js';
+import { issueSession, newSession, startSession, type ClientMeta, type Tokens } from './sessions.js';
 import { newUserData, profileUpdate } from './users.js';
 import { signUpFields, signUpScope } from './sign-up-hook.js';
 import { mailOtp, newUserOtp } from './otp.js';
@@ -24,7 +25,8 @@ import { enqueueAuthHooks } from '../functions/auth-events.js';
 /** The auth flows, acting for the one account they authenticate: not governed by the users rules (migrations/063). */
 const scope = (project: ProjectRecord, userId?: string) => ({ projectId: project.id, userId: userId ?? null, keyKind: 'publishable' as const, account: true });
 /** A publishable caller reading or writing users as data: under the users collection's access rules (docs/rules.md). */
-const asCaller = (project: ProjectRecord, userId: string | null) => ({ projectId: project.id, userId, keyKind: 'publishable' as const });
+/** A publishable caller, with their token's custom claims when it has any (the users collection's rules may read `@auth.claims.*`). */
+const asCaller = (project: ProjectRecord, userId: string | null, claims?: string | null) => ({ projectId: project.id, userId, keyKind: 'publishable' as const, ...(userId && claims ? { claims } : {}) });
 
 export interface SignupInput {
   email: string;
@@ -55,7 +57,8 @@ export async function signup(ctx: AppContext, project: ProjectRecord, schema: Us
   }).catch(rethrowTaken);
   if (!user) throw AuthErrors.email_taken();
   // The code leaves by mail only, never in the answer.
-  return { user, tokens: await sessionTokens(ctx, project, session) };
+  // A token-claims function that refuses here leaves the account (committed) without this session.
+  return { user, tokens: await issueSession(ctx, project, { session, anonymous: false }, { user }) };
 }
 
 export type LoginOutcome = { user: UserRow; tokens: Tokens; challenge?: undefined } | { user: UserRow; challenge: OpenedChallenge; tokens?: undefined };
@@ -70,14 +73,17 @@ export async function login(ctx: AppContext, project: ProjectRecord, email: stri
   if (!ok || !user) throw IdentityErrors.invalid_credentials();
   if (user.disabled_at) throw AuthErrors.user_disabled();
   if (project.settings.requireEmailVerification === true && !user.email_verified) throw IdentityErrors.email_not_verified();
-  // Autocommit statements, no transaction round trips: the factor lookup, then one INSERT.
-  return ctx.db.read(scope(project, user.id), async (db) => {
+  // Autocommit statements, no transaction round trips: the factor lookup, then one INSERT. The
+  // tokens after, with the connection back in the pool (a token-claims function may take a while).
+  const opened = await ctx.db.read(scope(project, user.id), async (db) => {
     const challenge = await openChallengeIfEnrolled(ctx, db, project, user.id, firstFactor('pwd', ctx.clock.now()));
-    if (challenge) return { user, challenge };
-    const tokens = await startSession(ctx, db, project, user.id, meta);
+    if (challenge) return { challenge };
+    const started = await startSession(ctx, db, project, user.id, meta);
     await enqueueAuthHooks(ctx, db, project.id, 'sign-in', user, 'password');
-    return { user, tokens };
+    return { started };
   });
+  if (opened.challenge) return { user, challenge: opened.challenge };
+  return { user, tokens: await issueSession(ctx, project, opened.started, { user }) };
 }
 
 export async function currentUser(ctx: AppContext, project: ProjectRecord, userId: string): Promise<UserRow> {
@@ -91,10 +97,10 @@ export async function currentUser(ctx: AppContext, project: ProjectRecord, userI
  * `update` rule decides (by default, a user's own row), as for raw SQL in a publishable scope,
  * and read-only fields are refused by the app_users trigger as well as here.
  */
-export async function updateProfile(ctx: AppContext, project: ProjectRecord, schema: UsersSchema, userId: string, body: Record<string, unknown>): Promise<void> {
+export async function updateProfile(ctx: AppContext, project: ProjectRecord, schema: UsersSchema, userId: string, body: Record<string, unknown>, claims?: string | null): Promise<void> {
   const changes = profileUpdate(schema, body);
   const changed = await ctx.db
-    .tenant(asCaller(project, userId), (tx) => (Object.keys(changes).length ? updateUserData(tx, userId, changes, ctx.clock.now()) : Promise.resolve(-1)))
+    .tenant(asCaller(project, userId, claims), (tx) => (Object.keys(changes).length ? updateUserData(tx, userId, changes, ctx.clock.now()) : Promise.resolve(-1)))
     .catch((err: unknown) => {
       if (sqlState(err) === '42501' && /row-level security/.test(String((err as Error).message))) throw RuleErrors.rule_denied();
       return rethrowTaken(err);
@@ -124,9 +130,9 @@ export async function changePassword(ctx: AppContext, project: ProjectRecord, cl
 }
 
 /** A user by username, as the caller (`callerId`: signed in, or null) may see users under the users rules. */
-export async function publicProfile(ctx: AppContext, project: ProjectRecord, schema: UsersSchema, username: string, callerId: string | null): Promise<PublicUserRow> {
+export async function publicProfile(ctx: AppContext, project: ProjectRecord, schema: UsersSchema, username: string, caller: TokenUser | null): Promise<PublicUserRow> {
   if (!schema.hasUsername) throw AuthErrors.username_field_missing();
-  const user = await ctx.db.read(asCaller(project, callerId), (db) => findUserByUsername(db, username));
+  const user = await ctx.db.read(asCaller(project, caller?.id ?? null, caller?.claims), (db) => findUserByUsername(db, username));
   if (!user) throw AuthErrors.user_not_found();
   return user;
 }

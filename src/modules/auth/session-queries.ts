@@ -95,6 +95,11 @@ export async function revokeFamily(tx: Tx, familyId: string, now: Date): Promise
     .execute();
 }
 
+/** Removes a session row outright: one whose tokens were never issued (sessions.ts issueSession). */
+export async function deleteSession(tx: Tx, id: string): Promise<void> {
+  await tx.deleteFrom('app_user_sessions').where('id', '=', id).execute();
+}
+
 export async function revokeSession(tx: Tx, id: string, now: Date): Promise<void> {
   await tx.updateTable('app_user_sessions').set({ revoked_at: now }).where('id', '=', id).execute();
 }

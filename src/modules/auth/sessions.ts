@@ -12,7 +12,7 @@ import { randomId } from '../../lib/ids.js';
 import { newRefreshSecret, parseIdSecretToken, refreshTokenHash, rejectionOf } from '../../lib/identity/refresh-token.js';
 import type { ProjectRecord } from '../projects/cache.js';
 import { AuthErrors } from './errors.js';
-import { findSession, insertSession, type NewSession, type RotatedSession, isUserDisabled, revokeFamily, revokeSession, rotateSession, sessionExistsAnywhere } from './session-queries.js';
+import { deleteSession, findSession, insertSession, type NewSession, type RotatedSession, isUserDisabled, revokeFamily, revokeSession, rotateSession, sessionExistsAnywhere } from './session-queries.js';
 import { signAccessToken, type TokenSession } from './tokens.js';
 import { findUserById, type UserRow } from './queries.js';
 import { authHook, tokenClaims } from '../functions/auth-hooks.js';
@@ -43,10 +43,12 @@ function newSecret(ctx: AppContext) {
   return { id, secret, tokenHash, now, expiresAt, raw: `${id}.${secret}` };
 }
 
-/** Where the token-claims hook reads the user from when the project has one: a row at hand, the open transaction, or a read of its own. */
+/**
+ * Where the token-claims hook reads the user from when the project has one: a row at hand, or a
+ * read of its own. Never an open transaction: the hook runs outside any (issueSession).
+ */
 export interface TokenContext {
   user?: UserRow;
-  tx?: Tx;
   /** What issues the token, for the hook: the first factor's method by default, 'refresh' on a refresh. */
   method?: string;
   /** The hook's claims, already asked for (a refresh asks before it rotates). */
@@ -71,7 +73,7 @@ async function claimsFor(
   ctx: AppContext, project: ProjectRecord, hook: NonNullable<Awaited<ReturnType<typeof authHook>>>, userId: string, session: TokenSession, from?: TokenContext,
 ): Promise<Record<string, unknown> | null> {
   const scope = { projectId: project.id, userId, keyKind: 'publishable' as const, account: true };
-  const row = from?.user ?? (from?.tx ? await findUserById(from.tx, userId) : await ctx.db.read(scope, (db) => findUserById(db, userId)));
+  const row = from?.user ?? (await ctx.db.read(scope, (db) => findUserById(db, userId)));
   if (!row) throw AuthErrors.user_not_found();
   const fields = (await ctx.collections.get(project.id, 'users'))?.fields ?? [];
   const user = {
@@ -100,16 +102,48 @@ export async function sessionTokens(ctx: AppContext, project: ProjectRecord, s: 
   return { accessToken, refreshToken: s.refreshToken, expiresIn: ctx.config.userAccessTokenTtl.text };
 }
 
+/** A session family stored by startSession, whose tokens issueSession gives once its transaction has committed. */
+export interface StartedSession {
+  session: PendingSession;
+  anonymous: boolean;
+}
+
 /**
- * Starts a new session family for a user (login, social sign-in, a completed second factor)
- * inside `tx`. A token-claims hook runs here, in the caller's transaction (it reads the user
- * through `tx`, which may have just created it).
+ * Starts a new session family for a user (login, passwordless, social sign-in, a guest, a
+ * completed second factor) inside `tx`: stores its first row. No token yet: the caller issues
+ * them with issueSession after `tx` has committed, so that the project's token-claims function
+ * never runs inside the sign-in's transaction (holding its connection and locks for up to the
+ * function's time limit, and unable to see the user it may have just created).
  */
-export async function startSession(ctx: AppContext, tx: Tx, project: ProjectRecord, userId: string, meta: ClientMeta, assurance?: Assurance): Promise<Tokens> {
+export async function startSession(ctx: AppContext, tx: Tx, project: ProjectRecord, userId: string, meta: ClientMeta, assurance?: Assurance): Promise<StartedSession> {
   const s = newSession(ctx, project.id, userId, meta, assurance);
   const stored = await insertSession(tx, s.row);
   if (!stored) throw AuthErrors.user_disabled();
-  return sessionTokens(ctx, project, s, stored.isAnonymous, { tx });
+  return { session: s, anonymous: stored.isAnonymous };
+}
+
+/**
+ * The tokens of a session startSession stored, after its transaction committed: the project's
+ * token-claims function (if any) runs here, outside any transaction, reading the committed user.
+ * When it refuses (its 4xx) or fails, the session row is deleted, so nothing is left that the
+ * user cannot use (no refresh token ever left the server), and its error is thrown. What the
+ * transaction committed besides stays (a user it created, a link or code it spent).
+ */
+export async function issueSession(ctx: AppContext, project: ProjectRecord, started: StartedSession, from?: TokenContext): Promise<Tokens> {
+  try {
+    return await sessionTokens(ctx, project, started.session, started.anonymous, from);
+  } catch (err) {
+    await discardSession(ctx, project, started);
+    throw err;
+  }
+}
+
+/** Deletes a started session whose tokens never reached the client (a refused token, a failed step after). */
+export async function discardSession(ctx: AppContext, project: ProjectRecord, started: StartedSession): Promise<void> {
+  const { id, userId } = started.session.row;
+  await ctx.db
+    .read({ projectId: project.id, userId, keyKind: 'publishable', account: true }, (db) => deleteSession(db, id))
+    .catch((cleanup: unknown) => ctx.log.error({ err: cleanup, projectId: project.id }, 'a session whose tokens were not given could not be removed'));
 }
 
 type Outcome = { ok: true; session: RotatedSession } | { ok: false; error: 'not_found' | 'reused' | 'disabled' };

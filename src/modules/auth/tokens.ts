@@ -7,6 +7,7 @@
 import { signAccessJwt, verifyAccessJwt } from '../../lib/identity/jwt.js';
 import { assuranceOf, type Assurance } from '../../lib/identity/assurance.js';
 import type { ProjectRecord } from '../projects/cache.js';
+import { MAX_SCOPE_CLAIMS_CHARS } from '../../db/pool.js';
 
 const audience = (projectId: string) => `plinth:project:${projectId}`;
 
@@ -40,6 +41,22 @@ export interface UserTokenClaims extends Assurance {
   sid: string | null;
   /** A guest's token (the claim `isAnonymous`); false for tokens issued before the claim existed. */
   isAnonymous: boolean;
+  /**
+   * The custom claims the project's token-claims function put in the token (`claims`), as JSON
+   * text, or null: what access rules read as `@auth.claims.*` (TenantScope.claims).
+   */
+  custom: string | null;
+}
+
+/**
+ * The token's `claims` as the JSON text a scope carries, or null. Only a plain object is a
+ * claims object; one PostgreSQL's jsonb cannot hold (a \u0000) counts as none (fail closed).
+ */
+function customClaims(v: unknown): string | null {
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return null;
+  const text = JSON.stringify(v);
+  if (text === '{}' || text.length > MAX_SCOPE_CLAIMS_CHARS || text.includes('\\u0000')) return null;
+  return text;
 }
 
 /** The user id of a valid, unexpired token of this project; null otherwise. */
@@ -55,5 +72,5 @@ export async function verifyAccessTokenClaims(project: ProjectRecord, token: str
   const valid = typeof userId === 'string' && userId === payload.sub && payload.projectId === project.id && typeof payload.exp === 'number';
   if (!valid) return null;
   const sid = typeof payload.sid === 'string' ? payload.sid : null;
-  return { userId, exp: payload.exp!, sid, isAnonymous: payload.isAnonymous === true, ...assuranceOf(payload) };
+  return { userId, exp: payload.exp!, sid, isAnonymous: payload.isAnonymous === true, ...assuranceOf(payload), custom: customClaims(payload.claims) };
 }

@@ -16,6 +16,17 @@ import { assertAssurance } from '../mfa/policy.js';
  * absent). A valid token below the assurance the project requires is refused (403).
  */
 export async function optionalUserId(ctx: AppContext, req: FastifyRequest): Promise<string | null> {
+  return (await optionalUser(ctx, req))?.id ?? null;
+}
+
+/** The signed-in end user of a request: their id and their token's custom claims (JSON text, or null). */
+export interface TokenUser {
+  id: string;
+  claims: string | null;
+}
+
+/** optionalUserId with the token's custom claims (`@auth.claims.*` in rules): from the verified token only. */
+export async function optionalUser(ctx: AppContext, req: FastifyRequest): Promise<TokenUser | null> {
   const token = bearerToken(req);
   if (!token) return null;
   const project = projectOf(req);
@@ -23,7 +34,7 @@ export async function optionalUserId(ctx: AppContext, req: FastifyRequest): Prom
   if (!claims) return null;
   await assertAssurance(ctx, req, project, claims);
   req.userId ??= claims.userId; // who the request log names
-  return claims.userId;
+  return { id: claims.userId, claims: claims.custom };
 }
 
 declare module 'fastify' {

@@ -10,7 +10,7 @@ import type { AppContext } from '../../context.js';
 import type { TenantScope } from '../../db/pool.js';
 import { projectOf } from '../projects/api-key-auth.js';
 import { RequestAuthErrors } from '../../lib/identity/request-errors.js';
-import { optionalUserId } from '../auth/user-auth.js';
+import { optionalUser, type TokenUser } from '../auth/user-auth.js';
 import { mfaPolicyOf } from '../mfa/policy.js';
 import type { CollectionDef } from '../collections/cache.js';
 import { DataErrors } from './errors.js';
@@ -60,8 +60,11 @@ export function listRuleCondition(col: CollectionDef, access: Access): RawBuilde
 export interface Caller {
   projectId: string;
   keyKind: 'secret' | 'publishable';
-  /** The signed-in end user, verified (a token below the assurance the project requires is refused). */
-  user(): Promise<string | null>;
+  /**
+   * The signed-in end user, verified (a token below the assurance the project requires is
+   * refused), with their token's custom claims (what rules read as `@auth.claims.*`).
+   */
+  user(): Promise<TokenUser | null>;
   /**
    * Whether a token the caller carries must be judged even where anyone may read: under
    * mfaPolicy "require", below aal2 is 403 on every data request that carries one.
@@ -74,15 +77,30 @@ export function requestCaller(ctx: AppContext, req: FastifyRequest): Caller {
   return {
     projectId: projectOf(req).id,
     keyKind: req.keyKind === 'secret' ? 'secret' : 'publishable',
-    user: () => optionalUserId(ctx, req),
+    user: () => optionalUser(ctx, req),
     judgesToken: () => req.headers.authorization !== undefined && mfaPolicyOf(projectOf(req)) === 'require',
   };
 }
 
-/** A rules caller: signed in or not (the rules say whether that matters). */
+/**
+ * A rules caller: signed in or not (the rules say whether that matters), with the token's
+ * custom claims in the scope when it has any (`@auth.claims.*`; none: the scope is as before).
+ */
 async function rulesAccess(caller: Caller): Promise<Access> {
-  const userId = await caller.user();
-  return { scope: { projectId: caller.projectId, userId, keyKind: 'publishable' }, secret: false, userId, ownerFilter: null, rules: true };
+  const user = await caller.user();
+  return { scope: userScope(caller.projectId, user), secret: false, userId: user?.id ?? null, ownerFilter: null, rules: true };
+}
+
+/**
+ * A publishable scope for the signed-in user (or nobody), carrying their token's claims when it
+ * has any: every statement of it may reach a ruled collection (a lookup, a populate, a rule of
+ * another collection), whose policies read `@auth.claims.*`. Without claims the scope is as it
+ * always was (no setting more).
+ */
+function userScope(projectId: string, user: TokenUser | null): TenantScope {
+  const scope: TenantScope = { projectId, userId: user?.id ?? null, keyKind: 'publishable' };
+  if (user?.claims) scope.claims = user.claims;
+  return scope;
 }
 
 export function assertNotUsers(name: string): void {
@@ -108,8 +126,9 @@ export async function callerReadAccess(caller: Caller, col: CollectionDef, opts:
   const isPrivate = col.rls.enabled && col.rls.mode === 'private';
   // Owner-hidden fields (docs/rules.md) come back to their owner: who is asking matters.
   if (!isPrivate && (opts.populate || hasOwnerHidden(col.fields))) {
-    const userId = await caller.user();
-    return { scope: { projectId, userId, keyKind: 'publishable' }, secret: false, userId, ownerFilter: null };
+    // Populated collections may have rules of their own: they read the same scope.
+    const user = await caller.user();
+    return { scope: userScope(projectId, user), secret: false, userId: user?.id ?? null, ownerFilter: null };
   }
   if (!isPrivate) {
     // Anyone may read: the token does not change what is seen. But a request that carries one is
@@ -119,9 +138,9 @@ export async function callerReadAccess(caller: Caller, col: CollectionDef, opts:
     if (caller.judgesToken()) await caller.user();
     return { scope: { projectId, keyKind: 'publishable' }, secret: false, userId: null, ownerFilter: null };
   }
-  const userId = await caller.user();
-  if (!userId) throw DataErrors.auth_required('Provide a valid user Bearer token for private reads.');
-  return { scope: { projectId, userId, keyKind: 'publishable' }, secret: false, userId, ownerFilter: userId };
+  const user = await caller.user();
+  if (!user) throw DataErrors.auth_required('Provide a valid user Bearer token for private reads.');
+  return { scope: userScope(projectId, user), secret: false, userId: user.id, ownerFilter: user.id };
 }
 
 export async function writeAccess(ctx: AppContext, req: FastifyRequest, col: CollectionDef): Promise<Access> {
@@ -134,11 +153,11 @@ export async function callerWriteAccess(caller: Caller, col: CollectionDef): Pro
   if (writeRules(col)) return rulesAccess(caller);
   if (!col.rls.enabled) throw DataErrors.write_blocked();
   if (col.rls.mode !== 'public-read' && col.rls.mode !== 'private') throw DataErrors.write_blocked('Unsupported RLS mode');
-  const userId = await caller.user();
-  if (!userId) throw DataErrors.auth_required('Provide a valid user Bearer token for write operations.');
+  const user = await caller.user();
+  if (!user) throw DataErrors.auth_required('Provide a valid user Bearer token for write operations.');
   // Private collections: writes see only the caller's rows, like reads.
-  const ownerFilter = col.rls.mode === 'private' ? userId : null;
-  return { scope: { projectId, userId, keyKind: 'publishable' }, secret: false, userId, ownerFilter };
+  const ownerFilter = col.rls.mode === 'private' ? user.id : null;
+  return { scope: userScope(projectId, user), secret: false, userId: user.id, ownerFilter };
 }
 
 /** The documents this caller may see in `col` (private mode: only their own). */

@@ -15,7 +15,7 @@ export type WriteEvent = 'create' | 'update' | 'delete';
 export function beforeWrite(ctx: AppContext, col: CollectionDef, access: Access, event: WriteEvent, data: unknown, id?: string): Promise<unknown> {
   const hook = ctx.hooks.beforeWrite;
   if (!hook || access.skipHooks) return Promise.resolve(data);
-  return hook({ projectId: col.project_id, collection: col.name, event, id, data, writer: { secret: access.secret, userId: access.userId, hookDepth: access.hookDepth } });
+  return hook({ projectId: col.project_id, collection: col.name, event, id, data, writer: { secret: access.secret, userId: access.userId, hookDepth: access.hookDepth, claims: access.scope.claims ?? null } });
 }
 
 /** A bulk create: each document through the hooks, in order. */

@@ -17,6 +17,7 @@ import { FunctionErrors } from './errors.js';
 import type { FunctionCaller } from './host.js';
 import type { ActiveFunctionRow } from './queries.js';
 import { failureError, runFunction } from './runner.js';
+import { isClaimName, MAX_CLAIM_NAME_CHARS } from '../../lib/claim-names.js';
 
 export type AuthHookEvent = 'before-sign-up' | 'token-claims';
 
@@ -76,7 +77,6 @@ export async function beforeSignUp(ctx: AppContext, projectId: string, event: Si
 }
 
 export const MAX_CLAIMS_BYTES = 4096;
-const BAD_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 /** The user as the token-claims hook sees it. */
 export interface ClaimsUser {
@@ -99,9 +99,12 @@ export async function tokenClaims(ctx: AppContext, projectId: string, fn: Active
   if (claims === undefined || claims === null) return null;
   if (!isPlainObject(claims)) throw FunctionErrors.function_result_invalid('The claims a token-claims function returns must be an object.');
   for (const k of Object.keys(claims)) {
-    if (BAD_KEYS.has(k) || k.length === 0 || k.length > 100) throw FunctionErrors.function_result_invalid(`'${k.slice(0, 100)}' cannot be a claim name.`);
+    if (!isClaimName(k)) throw FunctionErrors.function_result_invalid(`'${k.slice(0, MAX_CLAIM_NAME_CHARS)}' cannot be a claim name.`);
   }
-  const size = Buffer.byteLength(JSON.stringify(claims));
+  const text = JSON.stringify(claims);
+  // PostgreSQL's jsonb holds no \u0000: such claims could not reach access rules (tokens.ts).
+  if (text.includes('\\u0000')) throw FunctionErrors.function_result_invalid('A claim cannot contain the character U+0000.');
+  const size = Buffer.byteLength(text);
   if (size > MAX_CLAIMS_BYTES) throw FunctionErrors.function_result_invalid(`The claims are ${size} bytes; at most ${MAX_CLAIMS_BYTES}.`);
   return claims;
 }

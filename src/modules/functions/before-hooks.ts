@@ -26,7 +26,7 @@ async function runBeforeHooks(ctx: AppContext, input: BeforeWriteInput): Promise
   let data = input.data;
   for (const fn of hooks) {
     const event = { collection: input.collection, operation: input.event, id: input.id ?? null, data: data ?? null, user: input.writer.userId ? { id: input.writer.userId } : null };
-    const caller = { keyKind: input.writer.secret ? ('secret' as const) : ('publishable' as const), userId: input.writer.userId, hookDepth: depth + 1 };
+    const caller = { keyKind: input.writer.secret ? ('secret' as const) : ('publishable' as const), userId: input.writer.userId, claims: input.writer.claims ?? null, hookDepth: depth + 1 };
     const outcome = await runFunction(ctx, { projectId: input.projectId, fn, trigger: `before.${input.event}`, event, caller });
     if (!outcome.ok) throw failureError(outcome.failure, [400, 499]);
     const v = outcome.value;

@@ -23,6 +23,11 @@ import type { HostAnswer } from './sandbox/pool.js';
 export interface FunctionCaller {
   keyKind: 'secret' | 'publishable';
   userId: string | null;
+  /**
+   * The custom claims of the caller's verified access token (JSON text), or none: `plinth.caller.claims`,
+   * and the scope of the function's own `plinth.data` calls as the caller (`@auth.claims.*` in rules).
+   */
+  claims?: string | null;
   /** A before-hook's caller: its own writes run hooks one level deeper (before-hooks.ts stops the recursion). */
   hookDepth?: number;
   /** The client's commit position (Plinth-Commit-Position) on an HTTP function's request: its reads wait for it as the data API's do. */
@@ -66,7 +71,7 @@ export function functionHost(ctx: AppContext, projectId: string, caller: Functio
   const asCaller = (mode: unknown): Caller =>
     mode === 'service'
       ? { projectId, keyKind: 'secret', user: async () => null, judgesToken: () => false }
-      : { projectId, keyKind: caller.keyKind, user: async () => caller.userId, judgesToken: () => false };
+      : { projectId, keyKind: caller.keyKind, user: async () => (caller.userId ? { id: caller.userId, claims: caller.claims ?? null } : null), judgesToken: () => false };
   // Read replicas: the function's reads follow the data API's rules (docs/scaling.md), and after
   // its own write they read at least that far, even on a node without an after-write window.
   let after = caller.after;

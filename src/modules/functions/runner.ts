@@ -46,7 +46,8 @@ export async function runFunction(ctx: AppContext, req: RunRequest): Promise<Inv
     entry: 'default',
     event: req.event,
     env,
-    caller: { userId: req.caller.userId, keyKind: req.caller.keyKind },
+    // The claims were verified with the token (tokens.ts); the function gets them as an object.
+    caller: { userId: req.caller.userId, keyKind: req.caller.keyKind, claims: req.caller.claims ? (JSON.parse(req.caller.claims) as unknown) : null },
     limits: KIND_LIMITS[fn.kind],
     host: functionHost(ctx, projectId, req.caller, KIND_HOST_LIMITS[fn.kind]),
   });

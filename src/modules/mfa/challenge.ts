@@ -10,7 +10,7 @@ import { randomToken, sha256Hex } from '../../lib/crypto.js';
 import { withSecondFactor, type Assurance } from '../../lib/identity/assurance.js';
 import { MfaErrors } from '../../lib/identity/mfa-errors.js';
 import type { ClientMeta, Tokens } from '../auth/sessions.js';
-import { startSession } from '../auth/sessions.js';
+import { issueSession, startSession } from '../auth/sessions.js';
 import { enqueueAuthHooks } from '../functions/auth-events.js';
 import type { ProjectRecord } from '../projects/cache.js';
 import { factorSummary, insertChallenge, takeChallenge, tryChallenge } from './queries.js';
@@ -68,15 +68,16 @@ export async function useChallengeTry(ctx: AppContext, project: ProjectRecord, c
 
 /**
  * Takes the challenge and opens the session at aal2 in one transaction: of two concurrent
- * successes only one gets a session.
+ * successes only one gets a session. Its tokens after the commit (issueSession).
  */
 export async function finishChallenge(ctx: AppContext, project: ProjectRecord, idHash: string, userId: string, assurance: Assurance, meta: ClientMeta): Promise<Tokens> {
-  return ctx.db.tenant(userScope(project, userId), async (tx) => {
+  const started = await ctx.db.tenant(userScope(project, userId), async (tx) => {
     if (!(await takeChallenge(tx, idHash, userId))) throw MfaErrors.mfa_challenge_invalid();
-    const tokens = await startSession(ctx, tx, project, userId, meta, assurance);
+    const started = await startSession(ctx, tx, project, userId, meta, assurance);
     await enqueueAuthHooks(ctx, tx, project.id, 'sign-in', userId, 'mfa');
-    return tokens;
+    return started;
   });
+  return issueSession(ctx, project, started);
 }
 
 /** Completes a challenge with a TOTP or recovery code: the tokens of a new aal2 session and the user id. */

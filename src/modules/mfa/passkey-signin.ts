@@ -14,7 +14,7 @@ import { accountAssertionOptions, beginSignin, checkAssertion } from '../../lib/
 import type { AuthenticationResponseJSON } from '../../lib/identity/passkeys.js';
 import { AuthErrors } from '../auth/errors.js';
 import { findUserById } from '../auth/queries.js';
-import { startSession, type ClientMeta } from '../auth/sessions.js';
+import { issueSession, startSession, type ClientMeta } from '../auth/sessions.js';
 import { enqueueAuthHooks } from '../functions/auth-events.js';
 import type { ProjectRecord } from '../projects/cache.js';
 import { finishChallenge, useChallengeTry } from './challenge.js';
@@ -44,15 +44,17 @@ export async function signInWithPasskey(ctx: AppContext, project: ProjectRecord,
   if (!out.ok) throw out.reason === 'challenge' ? PasskeyErrors.passkey_challenge_invalid() : PasskeyErrors.passkey_invalid();
   if (!out.userVerified) throw PasskeyErrors.passkey_invalid('Passkey sign-in needs user verification (PIN or biometric).');
   const userId = out.passkey.ownerId;
-  return ctx.db.tenant(userScope(project, userId), async (tx) => {
+  const { user, started } = await ctx.db.tenant(userScope(project, userId), async (tx) => {
     const user = await findUserById(tx, userId);
     if (!user) throw PasskeyErrors.passkey_invalid();
     if (user.disabled_at) throw AuthErrors.user_disabled();
     if (project.settings.requireEmailVerification === true && !user.email_verified) throw IdentityErrors.email_not_verified();
-    const tokens = await startSession(ctx, tx, project, userId, meta, passkeyAssurance(true, now));
+    const started = await startSession(ctx, tx, project, userId, meta, passkeyAssurance(true, now));
     await enqueueAuthHooks(ctx, tx, project.id, 'sign-in', user, 'passkey');
-    return { user, tokens };
+    return { user, started };
   });
+  // The tokens after the commit: the token-claims function runs outside the transaction.
+  return { user, tokens: await issueSession(ctx, project, started, { user }) };
 }
 
 /** Options for a passkey as the second factor of an MFA challenge: the user's own passkeys, a challenge stored with it. */

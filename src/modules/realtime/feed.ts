@@ -30,7 +30,7 @@ export interface FeedOptions {
    * database in the caller's tenant scope, for a rule that needs it (a lookup, `@auth.<field>`):
    * their positions. Without it such changes reach nobody but the secret key.
    */
-  readable?: (scope: { projectId: string; userId: string | null }, collectionId: string, readSql: string, rows: ChangeRow[]) => Promise<Set<string>>;
+  readable?: (scope: { projectId: string; userId: string | null; claims?: string | null }, collectionId: string, readSql: string, rows: ChangeRow[]) => Promise<Set<string>>;
 }
 
 export class ChangeFeed {
@@ -190,10 +190,11 @@ export class ChangeFeed {
         if (!sub.subscriptions.some((s) => s.collection === name)) continue;
         const readSql = def.rules_sql?.view ?? def.rules_sql?.list;
         if (!readable || !readSql) continue;
-        const key = `${sub.scope.userId ?? ''}\u0000${name}`;
+        // Subscribers of one user with different claims (two tokens) are judged apart.
+        const key = `${sub.scope.userId ?? ''}\u0000${name}\u0000${sub.scope.claims ?? ''}`;
         let answer = answers.get(key);
         if (!answer) {
-          answer = readable({ projectId: sub.projectId, userId: sub.scope.userId }, def.id, readSql, changes).catch((err: unknown) => {
+          answer = readable({ projectId: sub.projectId, userId: sub.scope.userId, claims: sub.scope.userId ? sub.scope.claims ?? null : null }, def.id, readSql, changes).catch((err: unknown) => {
             this.opts.log.warn({ err, collection: def.name }, 'realtime: could not judge a read rule; the changes are not sent');
             return null;
           });

@@ -67,7 +67,7 @@ export async function issueTicket(ctx: AppContext, caller: Caller, rawSubscripti
   const user = caller.userToken ? await verifyAccessTokenClaims(caller.project, caller.userToken, now) : null;
   // A project that requires a second factor streams nothing to a session without one.
   if (user) await assertProjectAssurance(ctx, caller.project, user);
-  return ticketFor(ctx, { projectId: caller.project.id, keyKind: caller.keyKind, userId: user?.userId ?? null, userExp: user?.exp ?? null }, rawSubscriptions, now);
+  return ticketFor(ctx, { projectId: caller.project.id, keyKind: caller.keyKind, userId: user?.userId ?? null, userExp: user?.exp ?? null, claims: user?.custom ?? null }, rawSubscriptions, now);
 }
 
 /**

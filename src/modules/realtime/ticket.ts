@@ -26,6 +26,8 @@ export interface TicketClaims {
   userId: string | null;
   /** When the end user's token expires (epoch seconds), if there is one. */
   userExp: number | null;
+  /** The custom claims of the user's verified token (JSON text), for read rules on `@auth.claims.*`. */
+  claims?: string | null;
   subscriptions: Subscription[];
 }
 

@@ -16,6 +16,7 @@ import type { FieldDef } from '../../db/types.js';
 import { KEY_PREFIX_CHARS } from '../data/fields.js';
 import type { CompareOp, Expr, Literal, Operand } from './ast.js';
 import { RuleSyntaxError } from './errors.js';
+import { isClaimName, MAX_CLAIM_NAME_CHARS } from '../../lib/claim-names.js';
 
 export type RuleAction = 'list' | 'view' | 'create' | 'update' | 'delete';
 
@@ -42,12 +43,18 @@ export interface CompileContext {
   userFields: FieldDef[];
 }
 
-/** 'txt' values include Booleans, stored and compared as 'true' / 'false' text (plinth_txt). */
-type Type = 'num' | 'txt' | 'bool' | 'ts' | 'null';
+/**
+ * 'txt' values include Booleans, stored and compared as 'true' / 'false' text (plinth_txt).
+ * 'claim': a token claim (`@auth.claims.x`), JSON of no declared type: it takes the type of
+ * what it is compared with (claimAs).
+ */
+type Type = 'num' | 'txt' | 'bool' | 'ts' | 'null' | 'claim';
 
 interface Value {
   type: Type;
   sql: string;
+  /** Claims: the JSON object holding the claim and its name, read as text or number once the type is known. */
+  claim?: { parent: string; key: string };
   /** Top-level non-unique Strings: the plinth_key expression their index is built on (migrations/025). */
   prefix?: string;
   pos: number;
@@ -60,6 +67,21 @@ const SYSTEM = new Map<string, { type: Type; column: string }>([
   ['updatedAt', { type: 'ts', column: 'updated_at' }],
 ]);
 const AUTH_BUILTIN = new Map<string, Type>([['id', 'txt'], ['email', 'txt'], ['verified', 'bool'], ['kind', 'txt']]);
+
+
+/**
+ * The token's claims (plinth_claims(), sql/25_rules_functions.sql) as a scalar sub-select:
+ * PostgreSQL reads and parses the setting once per statement (an InitPlan), not once per row.
+ */
+const CLAIMS = '(SELECT plinth_claims())';
+
+/** A claim read as `type`: text for strings and Booleans ('true'/'false', as documents store them), a number only from a JSON number. */
+function claimAs(v: Value, type: Type): Value {
+  if (v.type !== 'claim') return v;
+  const { parent, key } = v.claim!;
+  const num = type === 'num';
+  return { type: num ? 'num' : type === 'bool' ? 'bool' : 'txt', sql: `${num ? 'plinth_num' : 'plinth_txt'}(${parent}, ${lit(key)})`, pos: v.pos };
+}
 
 /** The row a field refers to: unqualified (the policy's table) or through an alias/table name. */
 interface Row {
@@ -140,8 +162,21 @@ class Compiler {
     return v;
   }
 
+  /** `@auth.claims.<name>` (`.<name>` again for a nested object): a claim of the caller's token, null without it. */
+  private claim(names: string[], pos: number): Value {
+    for (const n of names) {
+      // The names a token-claims function may write (the tokenizer keeps them to letters, digits and `_`).
+      if (!isClaimName(n)) throw new RuleSyntaxError(`'${n.slice(0, MAX_CLAIM_NAME_CHARS)}' cannot be a claim name`, pos);
+    }
+    const key = names[names.length - 1]!;
+    const parent = names.length === 1 ? CLAIMS : `(${CLAIMS} #> ${lit(`{${names.slice(0, -1).map((p) => JSON.stringify(p)).join(',')}}`)})`;
+    return { type: 'claim', sql: `plinth_txt(${parent}, ${lit(key)})`, claim: { parent, key }, pos };
+  }
+
   private auth(path: string[], pos: number): Value {
     const [name, ...rest] = path;
+    // `@auth.claims` alone is still a users field of that name, if one is declared.
+    if (name === 'claims' && rest.length) return this.claim(rest, pos);
     if (rest.length) throw new RuleSyntaxError('@auth fields are top-level fields of the users collection', pos);
     if (name === 'id') return { type: 'txt', sql: 'plinth_user_id()', pos };
     if (name === 'kind') return { type: 'txt', sql: 'plinth_key_kind()', pos };
@@ -212,6 +247,13 @@ class Compiler {
       const v = l.type === 'null' ? r : l;
       return `${v.sql} IS ${op === '=' ? '' : 'NOT '}NULL`;
     }
+    // A claim takes the other side's type (two claims compare as text); never a date's.
+    if (l.type === 'claim' || r.type === 'claim') {
+      if (l.type === 'ts' || r.type === 'ts') throw new RuleSyntaxError('A claim cannot be compared with a date', (l.type === 'claim' ? left : right).pos);
+      const to = l.type === 'claim' ? (r.type === 'claim' ? 'txt' : r.type) : l.type;
+      l = claimAs(l, to);
+      r = claimAs(r, to);
+    }
     if (l.type === 'ts' || r.type === 'ts') {
       l = this.coerce(l, 'ts', left);
       r = this.coerce(r, 'ts', right);
@@ -236,8 +278,16 @@ class Compiler {
   }
 
   private inList(left: Operand, values: Literal[], row: Row): string {
-    const l = this.operand(left, row);
+    let l = this.operand(left, row);
     if (values.length === 0) return 'false';
+    if (l.type === 'claim') {
+      // A claim in a list of literals: of the literals' one type.
+      const first = this.literal(values[0]!).type;
+      for (const v of values) {
+        if (this.literal(v).type !== first) throw new RuleSyntaxError('The values of in [...] after a claim must be of one type', v.pos);
+      }
+      l = claimAs(l, first === 'null' ? 'txt' : first);
+    }
     const items = values.map((v) => {
       const c = this.coerce(this.literal(v), l.type, v);
       if (c.type === 'null') throw new RuleSyntaxError('null is not a value of in [...]: use = null', v.pos);
@@ -295,7 +345,7 @@ class Compiler {
 }
 
 function describe(t: Type): string {
-  return { num: 'a number', txt: 'a string', bool: 'true/false', ts: 'a date', null: 'null' }[t];
+  return { num: 'a number', txt: 'a string', bool: 'true/false', ts: 'a date', null: 'null', claim: 'a claim' }[t];
 }
 
 /** The policy expression of `expr` (throws RuleSyntaxError with a position). */

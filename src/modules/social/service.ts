@@ -7,7 +7,7 @@ import * as oauth from 'oauth4webapi';
 import type { AppContext } from '../../context.js';
 import { decrypt, encrypt, randomToken, safeEqual, sha256Hex } from '../../lib/crypto.js';
 import { usersSchemaOf } from '../auth/schema.js';
-import { startSession, type ClientMeta } from '../auth/sessions.js';
+import { discardSession, issueSession, startSession, type ClientMeta } from '../auth/sessions.js';
 import { enqueueAuthHooks } from '../functions/auth-events.js';
 import type { ProjectRecord } from '../projects/cache.js';
 import { signInWithProvider, type ProviderRef } from './accounts.js';
@@ -169,23 +169,34 @@ export async function finish(ctx: AppContext, flow: PendingFlow, params: URLSear
   const schema = await usersSchemaOf(ctx, project);
   const { ref, profile } = await providerProfile(ctx, project, provider, params, flow.verifier, flow.nonce);
   const rtCode = randomToken(32);
-  return signInWithProvider<Finished | SecondFactorDue>(ctx, project, schema, ref, profile, async (tx, r) => {
+  const out = await signInWithProvider(ctx, project, schema, ref, profile, async (tx, r) => {
     const first = firstFactor('oauth', ctx.clock.now());
     const mfa = await openChallengeIfEnrolled(ctx, tx, project, r.user.id, first);
     if (mfa) return { mfa, userId: r.user.id };
-    const tokens = await startSession(ctx, tx, project, r.user.id, meta, first);
+    const started = await startSession(ctx, tx, project, r.user.id, meta, first);
     // a new user's sign-up is enqueued where it is created (accounts.ts)
     if (!r.isNewUser) await enqueueAuthHooks(ctx, tx, project.id, 'sign-in', r.user, typeof provider === 'string' ? 'social' : 'oidc');
-    await insertExchangeCode(tx, {
-      codeHash: sha256Hex(rtCode),
-      projectId: project.id,
-      userId: r.user.id,
-      accessTokenHash: sha256Hex(tokens.accessToken),
-      refreshToken: encrypt(ctx.config.encryptionKey, tokens.refreshToken),
-      expiresAt: new Date(ctx.clock.now().getTime() + RT_CODE_TTL_SECONDS * 1000),
-    });
-    return { ...tokens, rtCode, userId: r.user.id, isNewUser: r.isNewUser, linkedByEmail: r.linkedByEmail };
+    return { started, user: r.user, isNewUser: r.isNewUser, linkedByEmail: r.linkedByEmail };
   });
+  if (out.mfa) return { mfa: out.mfa, userId: out.userId };
+  // The tokens after the commit (the token-claims function runs outside the transaction), then
+  // the exchange code that carries them, in one autocommit statement.
+  const tokens = await issueSession(ctx, project, out.started, { user: out.user });
+  const code = {
+    codeHash: sha256Hex(rtCode),
+    projectId: project.id,
+    userId: out.user.id,
+    accessTokenHash: sha256Hex(tokens.accessToken),
+    refreshToken: encrypt(ctx.config.encryptionKey, tokens.refreshToken),
+    expiresAt: new Date(ctx.clock.now().getTime() + RT_CODE_TTL_SECONDS * 1000),
+  };
+  try {
+    await ctx.db.read({ projectId: project.id, userId: out.user.id, keyKind: 'publishable', account: true }, (db) => insertExchangeCode(db, code));
+  } catch (err) {
+    await discardSession(ctx, project, out.started);
+    throw err;
+  }
+  return { ...tokens, rtCode, userId: out.user.id, isNewUser: out.isNewUser, linkedByEmail: out.linkedByEmail };
 }
 
 /** rtCode → refresh token, once, within 60 s, for the project that issued it, with its access token. */

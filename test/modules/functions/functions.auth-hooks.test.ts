@@ -6,6 +6,7 @@
  * the access token under `claims`, on sign-in and on refresh. Only the dashboard deploys.
  */
 import { decodeJwt } from 'jose';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SystemMail } from '../../../src/context.js';
 import { signOperatorToken } from '../../../src/modules/operators/tokens.js';
@@ -30,6 +31,8 @@ async function replace(project: TestProject, name: string, source: string) {
 }
 const userRow = (project: TestProject, email: string) =>
   env.ctx.db.admin.selectFrom('app_users').select(['id', 'data']).where('project_id', '=', project.id).where('email', '=', email).executeTakeFirst();
+const sessionsOf = async (userId: string) =>
+  Number((await env.ctx.db.admin.selectFrom('app_user_sessions').select((eb) => eb.fn.countAll<number>().as('n')).where('user_id', '=', userId).executeTakeFirstOrThrow()).n);
 const ownerAuth = async (proj: TestProject) => ({ authorization: `Bearer ${await signOperatorToken(env.ctx.config.dashboardJwtSecret, proj.owner.id, env.clock.now())}` });
 
 beforeAll(async () => {
@@ -175,9 +178,14 @@ describe('token-claims', () => {
   });
 
   it('refuses a token with the hook’s 4xx, and a failing hook on refresh leaves the refresh token usable', async () => {
-    const stopped = await signup(env, q, { name: 'stop' });
+    const email = uniqueEmail('stop');
+    const stopped = await signup(env, q, { name: 'stop', email });
     expect(stopped.res.statusCode).toBe(403);
     expect(stopped.body.code).toBe('no_tokens');
+    // The account is committed (documented); no session is left that nobody holds a token of.
+    const refused = await userRow(q, email);
+    expect(refused).toBeDefined();
+    expect(await sessionsOf(refused!.id)).toBe(0);
 
     const { body } = await signup(env, q);
     await replace(q, 'claims', `export default () => { throw new Error('down'); }`);
@@ -192,6 +200,148 @@ describe('token-claims', () => {
     await replace(q, 'claims', `export default () => ({ claims: { big: 'x'.repeat(5000) } })`);
     const big = await refresh(env, q, again.json().data.refreshToken);
     expect(big.json().code).toBe('function_result_invalid');
+  });
+});
+
+describe('token-claims runs outside the sign-in’s transaction', () => {
+  let r: TestProject;
+  const H = () => ({ ...r.pk, 'x-refresh-token-mode': 'header' });
+  beforeAll(async () => {
+    r = await authProject(env, FIELDS);
+    const on = await env.app.inject({ method: 'PATCH', url: `/api/projects/${r.id}`, headers: await ownerAuth(r), payload: { allowAnonymous: true } });
+    expect(on.statusCode, on.body).toBe(200);
+    await createCollection(env, r, 'teams', [{ key: 'name', type: 'String' }]);
+    // Readable by a user whose row exists (committed): plinth_auth_user() finds it.
+    const rules = await env.app.inject({ method: 'PATCH', url: `/api/projects/${r.id}/collections/teams/rules`, headers: r.owner.auth, payload: { list: '@auth.verified = true || @auth.verified = false' } });
+    expect(rules.statusCode, rules.body).toBe(200);
+    expect((await env.app.inject({ method: 'POST', url: '/api/data/teams', headers: r.sk, payload: { name: 'blue' } })).statusCode).toBe(201);
+    // It sleeps (no CPU), then reads as the user: a transaction left open around it would show.
+    const res = await deploy(r, 'claims', 'token-claims', `export default async ({ user }, plinth) => {
+      await new Promise((done) => setTimeout(done, 400));
+      if (user.name === 'stop') throw new PlinthError('No tokens for you', { status: 403, code: 'no_tokens' });
+      const { items } = await plinth.data.collection('teams').list();
+      return { claims: { team: items.length ? items[0].name : null } };
+    }`);
+    expect(res.statusCode, res.body).toBe(201);
+  });
+
+  /**
+   * While `run` is in flight, polled every 20 ms: the share of polls that saw a connection of the
+   * database idle in a transaction, and a tenant connection held. The sign-in's own statements
+   * take a few milliseconds of it; a hook run inside them would take its whole 400 ms sleep.
+   */
+  async function watch<T>(run: () => Promise<T>): Promise<{ out: T; idleInTx: number; held: number }> {
+    let polls = 0;
+    let idle = 0;
+    let held = 0;
+    let done = false;
+    const poll = (async () => {
+      while (!done) {
+        const row = await env.ctx.db.admin
+          .selectFrom('pg_stat_activity' as never)
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('datname' as never, '=', sql`current_database()` as never)
+          .where('state' as never, '=', 'idle in transaction' as never)
+          .executeTakeFirstOrThrow();
+        const t = env.ctx.db.usage().tenant;
+        polls++;
+        if (Number(row.n) > 0) idle++;
+        if (t.total - t.idle > 0) held++;
+        await new Promise((res) => setTimeout(res, 20));
+      }
+    })();
+    let out: T;
+    try {
+      out = await run();
+    } finally {
+      done = true;
+      await poll;
+    }
+    return { out, idleInTx: idle / polls, held: held / polls };
+  }
+
+
+  it('a guest’s and a new passwordless user’s hook reads the committed user, with no transaction open and no connection held while it runs', async () => {
+    const guest = await watch(() => env.app.inject({ method: 'POST', url: '/api/userAuth/anonymous', headers: H() }));
+    expect(guest.out.statusCode, guest.out.body).toBe(201);
+    expect(guest.idleInTx).toBeLessThan(0.4);
+    expect(guest.held).toBeLessThan(0.4);
+    expect(decodeJwt(guest.out.json().data.accessToken).claims).toEqual({ team: 'blue' });
+
+    const email = uniqueEmail('pl');
+    await env.app.inject({ method: 'POST', url: '/api/userAuth/passwordless/start', headers: r.pk, payload: { email } });
+    const coded = await watch(() => env.app.inject({ method: 'POST', url: '/api/userAuth/passwordless/verify', headers: H(), payload: { email, code: lastCode(mail, email, 'auth.passwordless') } }));
+    expect(coded.out.statusCode, coded.out.body).toBe(200);
+    expect(coded.out.json().data.isNewUser).toBe(true);
+    expect(decodeJwt(coded.out.json().data.accessToken).claims).toEqual({ team: 'blue' });
+    expect(coded.idleInTx).toBeLessThan(0.4);
+    expect(coded.held).toBeLessThan(0.4);
+  }, 20_000);
+
+  it('a login holds no connection while the hook runs; a refusal answers its 4xx and leaves no session behind', async () => {
+    const email = uniqueEmail('li');
+    expect((await signup(env, r, { email })).res.statusCode).toBe(201);
+    const login = await watch(() => env.app.inject({ method: 'POST', url: '/api/userAuth/login', headers: H(), payload: { email, password: PASSWORD } }));
+    expect(login.out.statusCode, login.out.body).toBe(200);
+    expect(decodeJwt(login.out.json().data.accessToken).claims).toEqual({ team: 'blue' });
+    expect(login.held).toBeLessThan(0.4);
+
+    const stop = uniqueEmail('st');
+    expect((await signup(env, r, { email: stop, name: 'stop' })).res.statusCode).toBe(403);
+    const user = await userRow(r, stop);
+    const refused = await env.app.inject({ method: 'POST', url: '/api/userAuth/login', headers: H(), payload: { email: stop, password: PASSWORD } });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().code).toBe('no_tokens');
+    expect(await sessionsOf(user!.id)).toBe(0);
+  }, 20_000);
+});
+
+describe('the claims reach functions: plinth.caller.claims and plinth.data as the caller', () => {
+  let s: TestProject;
+  beforeAll(async () => {
+    s = await authProject(env, FIELDS);
+    expect((await deploy(s, 'claims', 'token-claims', `export default ({ user }) => (user.plan ? { claims: { team: user.plan } } : null)`)).statusCode).toBe(201);
+    await createCollection(env, s, 'notes', [{ key: 'team', type: 'String' }, { key: 'by', type: 'String' }]);
+    const rules = await env.app.inject({
+      method: 'PATCH', url: `/api/projects/${s.id}/collections/notes/rules`, headers: s.owner.auth,
+      payload: { list: 'team = @auth.claims.team', create: '@data.team = @auth.claims.team' },
+    });
+    expect(rules.statusCode, rules.body).toBe(200);
+    for (const team of ['blue', 'red']) expect((await env.app.inject({ method: 'POST', url: '/api/data/notes', headers: s.sk, payload: { team, by: 'seed' } })).statusCode).toBe(201);
+    const http = await env.app.inject({
+      method: 'POST', url: `/api/projects/${s.id}/functions`, headers: s.owner.auth,
+      payload: { name: 'mine', kind: 'http', source: `export default async (req, plinth) => {
+        const { items } = await plinth.data.collection('notes').list();
+        return { caller: plinth.caller, teams: items.map((n) => n.team) };
+      }` },
+    });
+    expect(http.statusCode, http.body).toBe(201);
+    const before = await env.app.inject({
+      method: 'POST', url: `/api/projects/${s.id}/functions`, headers: s.owner.auth,
+      payload: { name: 'stamp', kind: 'before', trigger: { collection: 'notes', events: ['create'] }, source: `export default ({ data }, plinth) => ({ data: { ...data, by: JSON.stringify(plinth.caller.claims) } })` },
+    });
+    expect(before.statusCode, before.body).toBe(201);
+  });
+
+  it('an HTTP function sees the caller’s claims, and its own reads as the caller are judged with them', async () => {
+    const blue = await signup(env, s, { plan: 'blue' });
+    const none = await signup(env, s);
+    const call = (token?: string) => env.app.inject({ method: 'GET', url: '/api/functions/mine', headers: { ...s.pk, ...(token ? { authorization: `Bearer ${token}` } : {}) } });
+    const asBlue = await call(blue.body.data.accessToken);
+    expect(asBlue.statusCode, asBlue.body).toBe(200);
+    expect(asBlue.json()).toEqual({ caller: { userId: blue.body.data.user._id, keyKind: 'publishable', claims: { team: 'blue' } }, teams: ['blue'] });
+    const asNone = await call(none.body.data.accessToken);
+    expect(asNone.json()).toEqual({ caller: { userId: none.body.data.user._id, keyKind: 'publishable', claims: null }, teams: [] });
+    const forged = blue.body.data.accessToken.split('.');
+    forged[1] = Buffer.from(JSON.stringify({ ...decodeJwt(blue.body.data.accessToken), claims: { team: 'red' } })).toString('base64url');
+    expect((await call(forged.join('.'))).json()).toEqual({ caller: { userId: null, keyKind: 'publishable', claims: null }, teams: [] });
+  });
+
+  it('a before-hook of a write by a token with claims sees them in plinth.caller', async () => {
+    const blue = await signup(env, s, { plan: 'blue' });
+    const res = await env.app.inject({ method: 'POST', url: '/api/data/notes', headers: { ...s.pk, authorization: `Bearer ${blue.body.data.accessToken}` }, payload: { team: 'blue' } });
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json().by).toBe('{"team":"blue"}');
   });
 });
 

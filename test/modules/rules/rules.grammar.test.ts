@@ -135,3 +135,34 @@ describe('the users collection (app_users rows)', () => {
     expect(out).not.toContain('documents_cccccccccccccccccccccccc');
   });
 });
+
+describe('@auth.claims: the custom claims of the caller’s token', () => {
+  const C = '(SELECT plinth_claims())';
+  it('compiles a claim against a string, a field, a number, a Boolean, null and a list, once per statement', () => {
+    expect(compile('@auth.claims.team = "blue"')).toBe(`plinth_txt(${C}, 'team') = 'blue'`);
+    // An indexed String field: its index prefix too, as for @auth.id.
+    expect(compile('author = @auth.claims.team')).toBe(`(plinth_key("data", 'author') = left(plinth_txt(${C}, 'team'), 200) AND plinth_txt("data", 'author') = plinth_txt(${C}, 'team'))`);
+    expect(compile('views <= @auth.claims.quota')).toBe(`plinth_num("data", 'views') <= plinth_num(${C}, 'quota')`);
+    expect(compile('@auth.claims.pro = true && published = @auth.claims.open')).toBe(`(plinth_txt(${C}, 'pro') = 'true' AND plinth_txt("data", 'published') = plinth_txt(${C}, 'open'))`);
+    expect(compile('@auth.claims.team != null')).toBe(`plinth_txt(${C}, 'team') IS NOT NULL`);
+    expect(compile('exists @auth.claims.team')).toBe(`plinth_txt(${C}, 'team') IS NOT NULL`);
+    expect(compile('@auth.claims.level in [1, 2]')).toBe(`plinth_num(${C}, 'level') IN ('1'::float8, '2'::float8)`);
+    expect(compile('@auth.claims.org.id = @auth.claims.team')).toBe(`plinth_txt((${C} #> '{"org"}'), 'id') = plinth_txt(${C}, 'team')`);
+    expect(compile('@auth.claims.team = "x\' OR true --"')).toBe(`plinth_txt(${C}, 'team') = 'x'' OR true --'`);
+  });
+
+  it('refuses the names a token-claims function may not write, dates, mixed lists and anything but a name', () => {
+    expect(refusal('@auth.claims.__proto__ = "x"')).toMatchObject({ status: 400, code: 'rule_invalid', position: 1 });
+    expect(refusal('@auth.claims.constructor = "x"').message).toContain("'constructor' cannot be a claim name");
+    expect(refusal('@auth.claims.team.prototype = "x"').position).toBe(1);
+    expect(refusal(`@auth.claims.${'a'.repeat(101)} = "x"`).position).toBe(1);
+    expect(refusal('createdAt > @auth.claims.since').message).toContain('A claim cannot be compared with a date');
+    expect(refusal('@auth.claims.level in [1, "2"]').position).toBe(27);
+    expect(refusal("@auth.claims.'team' = \"x\"").position).toBe(14);
+    expect(refusal('@auth.claims.te-am = "x"').position).toBe(16);
+    expect(refusal('@auth.claims.team"; DROP TABLE x = 1').position).toBe(18);
+    expect(refusal('@auth.claims.a.b.c.d.e.f.g.h = 1').message).toContain('at most 8 parts');
+    // Without a name it is a users field called `claims`, which this project does not declare.
+    expect(refusal('@auth.claims = "x"').message).toContain("Unknown field '@auth.claims'");
+  });
+});

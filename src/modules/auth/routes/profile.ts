@@ -7,7 +7,7 @@ import type { AppContext } from '../../../context.js';
 import type { App } from '../../../app.js';
 import { done, ok } from '../../../lib/envelope.js';
 import { projectOf } from '../../projects/api-key-auth.js';
-import { optionalUserId, userClaimsOf, userIdOf } from '../user-auth.js';
+import { optionalUser, userClaimsOf, userIdOf } from '../user-auth.js';
 import { AuthErrors } from '../errors.js';
 import { checkNewPassword } from '../inputs.js';
 import { schemaOf } from '../schema.js';
@@ -35,7 +35,7 @@ export async function accountFlow(app: App, ctx: AppContext): Promise<void> {
     },
     handler: async (req) => {
       const userId = userIdOf(req);
-      await updateProfile(ctx, projectOf(req), schemaOf(req), userId, req.body);
+      await updateProfile(ctx, projectOf(req), schemaOf(req), userId, req.body, userClaimsOf(req).custom);
       return done('Profile updated successfully');
     },
   });
@@ -65,7 +65,7 @@ export async function publicProfileFlow(app: App, ctx: AppContext): Promise<void
     },
     handler: async (req) => {
       const schema = schemaOf(req);
-      const user = await publicProfile(ctx, projectOf(req), schema, req.params.username, await optionalUserId(ctx, req));
+      const user = await publicProfile(ctx, projectOf(req), schema, req.params.username, await optionalUser(ctx, req));
       return ok(toPublicProfile(user, schema), 'Public profile fetched successfully');
     },
   });

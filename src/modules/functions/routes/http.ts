@@ -9,7 +9,7 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import type { App } from '../../../app.js';
 import { projectOf } from '../../projects/api-key-auth.js';
-import { optionalUserId } from '../../auth/user-auth.js';
+import { optionalUser } from '../../auth/user-auth.js';
 import { callHttpFunction, type HttpEventInput } from '../run-service.js';
 import type { FunctionCaller } from '../host.js';
 import { COMMIT_POSITION_HEADER } from '../../../db/replicas.js';
@@ -45,9 +45,11 @@ export default async function httpFunctionRoutes(app: App, ctx: AppContext): Pro
   const handler = async (req: FastifyRequest, reply: FastifyReply) => {
     const { name, '*': rest } = req.params as { name: string; '*'?: string };
     const position = req.headers[COMMIT_POSITION_HEADER];
+    const user = await optionalUser(ctx, req);
     const caller: FunctionCaller = {
       keyKind: req.keyKind === 'secret' ? 'secret' : 'publishable',
-      userId: await optionalUserId(ctx, req),
+      userId: user?.id ?? null,
+      claims: user?.claims ?? null,
       ...(typeof position === 'string' && position.length <= 20 ? { after: position } : {}),
     };
     const answer = await callHttpFunction(ctx, projectOf(req).id, name, caller, eventOf(req, rest ?? ''));
