@@ -26,6 +26,8 @@ export interface TicketClaims {
   userId: string | null;
   /** When the end user's token expires (epoch seconds), if there is one. */
   userExp: number | null;
+  /** A console ticket: the operator it was issued to (their streams end when they leave the project). */
+  operatorId?: string;
   subscriptions: Subscription[];
 }
 
