@@ -96,7 +96,7 @@ export default function Members({ project }: SectionProps) {
               <thead><tr><th scope="col">Member</th><th scope="col">Role</th><th scope="col">Since</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
               <tbody>
                 {members.map((m) => {
-                  const untouchable = m.role === 'owner' ? 'The owner’s role changes only by an ownership transfer.' : !can(role, m.role) ? `Needs a role above ${m.role}; your role is ${role}.` : notAdmin;
+                  const untouchable = m.role === 'owner' ? 'The owner’s role changes only by an ownership transfer.' : notAdmin ?? (!can(role, m.role) ? `Needs a role above ${m.role}; your role is ${role}.` : undefined);
                   return (
                     <tr key={m.operatorId}>
                       <td>{m.name ? `${m.name} ` : ''}<span class="mono">{m.email}</span>{m.operatorId === myId && <span class="muted"> (you)</span>}</td>
