@@ -26,7 +26,7 @@ beforeAll(async () => {
   client = new pg.Client({ connectionString: serverUrl(NAME) });
   await client.connect();
   await client.query(`INSERT INTO operators (id, email, password_hash) VALUES ('${A}', 'a@example.com', 'x'), ('${B}', 'b@example.com', 'x')`);
-  for (const [id, owner] of [[P, A], [Q, A], [R, B]]) {
+  for (const [id, owner] of [[P, A], [Q, A], [R, B]] as Array<[string, string]>) {
     await client.query(`INSERT INTO projects (id, owner_id, name, publishable_key_hash, secret_key_hash, jwt_secret, created_at)
       VALUES ('${id}', '${owner}', 'p${id[0]}', 'pk${id[0]}', 'sk${id[0]}', '{}', '2025-01-0${id === P ? 1 : 2}T00:00:00Z')`);
   }

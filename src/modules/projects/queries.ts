@@ -1,5 +1,5 @@
 /** SQL of the projects domain. */
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database } from '../../database.js';
 import type { Encrypted } from '../../lib/crypto.js';
 
@@ -40,11 +40,8 @@ export async function countProjects(db: Kysely<Database>, ownerId: string): Prom
   return Number(r.n);
 }
 
-function projectRowById(db: Kysely<Database>, id: string) {
-  return db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
-}
-
-export type ProjectRow = NonNullable<Awaited<ReturnType<typeof projectRowById>>>;
+/** A row of projects, every column. */
+export type ProjectRow = Selectable<Database['projects']>;
 
 /**
  * The projects an operator is a member of (docs/teams.md), newest first, each with the

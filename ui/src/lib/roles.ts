@@ -3,7 +3,9 @@
  * role may not use is hidden or disabled, with the reason in words. The server decides
  * (403 project_role_forbidden); this only spares the operator a refusal.
  */
-export type Role = 'owner' | 'admin' | 'developer' | 'viewer';
+import type { Role } from './types';
+
+export type { Role };
 const ORDER: Role[] = ['viewer', 'developer', 'admin', 'owner'];
 
 /** Whether `role` has at least the rights of `least` (an unknown role: the server will say). */

@@ -1,5 +1,6 @@
 /** Shapes the dashboard API answers (the parts the console reads). */
-import type { Role } from './roles';
+/** A member's role in a project (docs/teams.md). */
+export type Role = 'owner' | 'admin' | 'developer' | 'viewer';
 export type FieldType = 'String' | 'Number' | 'Boolean' | 'Date' | 'Object' | 'Array' | 'Ref';
 export const FIELD_TYPES: FieldType[] = ['String', 'Number', 'Boolean', 'Date', 'Object', 'Array', 'Ref'];
 export const SCALAR_TYPES = new Set<FieldType>(['String', 'Number', 'Boolean', 'Date', 'Ref']);
