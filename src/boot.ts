@@ -155,6 +155,10 @@ export async function boot(config: Config, opts: BootOptions = {}): Promise<Boot
     ticketKey: ticketKey(config.encryptionKey),
   };
   ctx.hooks.closing.push(() => ctx.realtime.feed.stop());
+  // A removed member's console streams of the project end on every node (docs/teams.md).
+  bus.subscribe((e) => {
+    if (e.type === 'member_removed') ctx.realtime.feed.closeOperatorStreams(e.id, e.operatorId);
+  });
   ctx.requestLog = new RequestLog({
     db: db.admin,
     log,

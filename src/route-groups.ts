@@ -14,6 +14,8 @@ import { apiKeyAuth, requireSecretKey } from './modules/projects/api-key-auth.js
 import { operatorAuth } from './modules/operators/auth.js';
 import { requireUser } from './modules/auth/user-auth.js';
 import { requireAdmin, requireVerifiedOperator } from './modules/operators/guards.js';
+import { projectRoleGuard } from './modules/members/guard.js';
+import { permissionOf } from './modules/members/permissions.js';
 
 /**
  * - `public`: no credentials (health, docs, inbound webhooks, OAuth callbacks, signed URLs);
@@ -51,8 +53,9 @@ function hooksOf(kind: AuthKind, ctx: AppContext): Hook[] {
     apiKey: [key],
     secretKey: [key, requireSecretKey],
     endUser: [key, requireUser(ctx)],
-    operator: [operator],
-    verifiedOperator: [operator, requireVerifiedOperator],
+    // The operator groups: then the project role the route declares (src/modules/members).
+    operator: [operator, projectRoleGuard(ctx)],
+    verifiedOperator: [operator, requireVerifiedOperator, projectRoleGuard(ctx)],
     admin: [operator, requireAdmin(ctx)],
   };
   return hooks[kind];
@@ -75,7 +78,10 @@ export async function registerAuthGroups(app: App, ctx: AppContext, modules: Rou
   for (const kind of kinds) {
     await app.register(async (group) => {
       group.addHook('onRoute', (route) => {
-        route.config = { ...route.config, auth: kind };
+        // Who may call it (src/modules/members/permissions.ts), unless its own options say.
+        const method = String([route.method].flat()[0] ?? '');
+        const permission = route.config?.permission ?? permissionOf(method, route.url);
+        route.config = { ...route.config, auth: kind, ...(permission ? { permission } : {}) };
         const security = SECURITY[kind];
         if (security && route.schema && !route.schema.hide) route.schema = { ...route.schema, security };
       });

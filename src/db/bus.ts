@@ -27,7 +27,9 @@ const ACK_TIMEOUT_MS = 2000;
 export type BusEvent =
   | { type: 'project_changed'; id: string }
   /** A project wrote on a node (read replicas' read-your-writes window): position is its LSN. */
-  | { type: 'project_wrote'; id: string; position: string | null };
+  | { type: 'project_wrote'; id: string; position: string | null }
+  /** An operator left a project (removed, left, or their account deleted): their console streams of it end. */
+  | { type: 'member_removed'; id: string; operatorId: string };
 
 export interface BusOptions {
   /** How long `publish` waits for a silent peer. */

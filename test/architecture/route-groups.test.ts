@@ -26,6 +26,9 @@ const EXPECTED: Array<[string, RegExp, AuthKind]> = [
   ['POST', /^\/api\/auth\/passkeys\/signin(\/options)?$/, 'public'],
   ['*', /^\/api\/auth\/mfa\//, 'operator'],
   ['*', /^\/api\/admin\//, 'admin'],
+  // An invitation link: read with its token alone; accepted signed in with the invited address.
+  ['POST', /^\/api\/invitations\/lookup$/, 'public'],
+  ['POST', /^\/api\/invitations\/accept$/, 'operator'],
   ['POST', /^\/api\/projects$/, 'verifiedOperator'],
   ['DELETE', /^\/api\/projects\/:projectId$/, 'verifiedOperator'],
   ['POST', /^\/api\/projects\/:projectId\/api-key$/, 'verifiedOperator'],

@@ -16,6 +16,7 @@ import { Projects } from './screens/projects';
 const ProjectShell = lazy(() => import('./screens/project-shell'));
 const Account = lazy(() => import('./screens/account'));
 const Admin = lazy(() => import('./screens/admin'));
+const Invitation = lazy<{ token: string }>(() => import('./screens/invitation'));
 
 effect(() => {
   if (sessionExpired.value > 0) me.value = null;
@@ -44,6 +45,7 @@ function Screen() {
   const [first = 'projects', ...rest] = route.value.path;
   if (first === 'p' && rest[0]) return <ProjectShell projectId={rest[0]} section={rest[1] ?? 'collections'} rest={rest.slice(2)} />;
   if (first === 'account') return <Account />;
+  if (first === 'invitations') return <Invitation token={rest[0] ?? ''} />;
   if (first === 'admin') return <Admin />;
   return <Projects />;
 }
@@ -54,6 +56,8 @@ export function App() {
   const [first] = route.value.path;
   if (user === undefined) return <Spinner label="Starting the console…" />;
   if (user === null) {
+    // An invitation link shows what it invites to before signing in.
+    if (first === 'invitations') return (<><SkipLink /><Invitation token={route.value.path[1] ?? ''} /><Toasts /></>);
     const Auth = first && Object.hasOwn(AUTH, first) ? AUTH[first as keyof typeof AUTH] : Login;
     return (
       <>

@@ -7,7 +7,7 @@ import type { AppContext } from '../../context.js';
 import { encrypt } from '../../lib/crypto.js';
 import type { OperatorIdentity } from '../operators/auth.js';
 import { planOf } from '../plans/plans.js';
-import { loadOwnedProject } from '../projects/access.js';
+import { loadMemberProject } from '../projects/access.js';
 import { AiErrors } from './errors.js';
 import { setProjectSecret } from '../projects/queries.js';
 import { updateAccountKey } from './queries.js';
@@ -43,7 +43,7 @@ export async function setProjectKey(
   projectId: string,
   aiKey: string | null,
 ): Promise<KeyState> {
-  const project = await loadOwnedProject(ctx, operator, projectId);
+  const project = await loadMemberProject(ctx, operator, projectId);
   checkNewKey(operator, aiKey);
   const sealed = aiKey === null ? null : encrypt(ctx.config.encryptionKey, aiKey);
   await setProjectSecret(ctx.db.admin, project.id, 'aiKey', sealed, ctx.clock.now());

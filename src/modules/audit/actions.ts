@@ -16,6 +16,7 @@ import { getCollection } from '../collections/service.js';
 import { getFunction } from '../functions/service.js';
 import { getEndpoint } from '../webhooks/service.js';
 import { getTemplate } from '../mail/templates.js';
+import { listProjectMembers } from '../members/service.js';
 import { audited, byBody, byParams, notAudited, queryFlags, type AuditDeclaration } from './declare.js';
 
 const param = (req: FastifyRequest, name: string) => String((req.params as Record<string, unknown>)[name] ?? '');
@@ -55,6 +56,12 @@ async function template(ctx: AppContext, projectId: string, req: FastifyRequest)
   return rest;
 }
 
+/** A member's email and role, as the members list shows them (null once removed). */
+async function memberRole(ctx: AppContext, projectId: string, req: FastifyRequest) {
+  const m = (await listProjectMembers(ctx, projectId)).find((x) => x.operatorId === param(req, 'operatorId'));
+  return m ? { email: m.email, role: m.role } : null;
+}
+
 const OWN_ACCOUNT = notAudited("the operator's own account (sign-in factors, password), not a project");
 const PREVIEW = notAudited('a preview: renders or evaluates, stores and sends nothing');
 const ADMIN = notAudited('platform administration, not a project');
@@ -65,6 +72,20 @@ const DATA = `${P}/data/:collectionName`;
 const SIGN_IN = notAudited('an operator signs up or in (or out): no project is changed');
 
 export const AUDIT_DECLARATIONS: Record<string, AuditDeclaration> = {
+  // Teams (docs/teams.md).
+  [`POST ${P}/members/invitations`]: audited('members.invite', { target: byBody('email'), body: true }),
+  [`DELETE ${P}/members/invitations/:invitationId`]: audited('members.revoke_invitation', { target: byParams('invitationId') }),
+  [`PATCH ${P}/members/:operatorId`]: audited('members.role_change', { target: byParams('operatorId'), snapshot: memberRole }),
+  [`DELETE ${P}/members/:operatorId`]: audited('members.remove', { target: byParams('operatorId'), snapshot: memberRole }),
+  [`POST ${P}/members/leave`]: audited('members.leave'),
+  [`POST ${P}/transfer`]: audited('project.transfer_offer', { target: byBody('operatorId') }),
+  [`DELETE ${P}/transfer`]: audited('project.transfer_cancel'),
+  [`POST ${P}/transfer/accept`]: audited('project.transfer_accept'),
+  'POST /api/invitations/accept': audited('members.join', { projectFromResponse: true }),
+  'POST /api/invitations/lookup': notAudited('reads what an invitation link invites to; changes nothing'),
+  // Written by the service in each project the operator was a member of (no :projectId here).
+  'DELETE /api/auth/me': audited('operator.delete'),
+
   // Operators' sign-up and sign-in (the public group of the dashboard).
   'POST /api/auth/register': SIGN_IN,
   'POST /api/auth/login': SIGN_IN,

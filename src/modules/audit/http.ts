@@ -12,7 +12,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { isObjectId } from '../../lib/ids.js';
-import { loadOwnedProject } from '../projects/access.js';
+import { loadMemberProject } from '../projects/access.js';
 import { declarationOf } from './actions.js';
 import { isAudited, type AuditSpec } from './declare.js';
 import { maskSecrets } from './mask.js';
@@ -104,7 +104,7 @@ export function registerAuditHooks(app: FastifyInstance, ctx: AppContext): void 
     const projectId = spec?.snapshot ? projectParam(req) : undefined;
     if (!spec || !projectId || !req.operator) return;
     // Only a project the operator owns is read (the handler answers 404 for the others).
-    const owned = await loadOwnedProject(ctx, req.operator, projectId).then(() => true, () => false);
+    const owned = await loadMemberProject(ctx, req.operator, projectId).then(() => true, () => false);
     if (owned) req.auditBefore = { value: await snapshotOf(ctx, spec, projectId, req) };
   });
 

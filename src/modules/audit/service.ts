@@ -9,7 +9,7 @@
 import { Readable } from 'node:stream';
 import type { AppContext } from '../../context.js';
 import type { OperatorIdentity } from '../operators/auth.js';
-import { loadOwnedProject } from '../projects/access.js';
+import { loadMemberProject } from '../projects/access.js';
 import { entryHash, type ChainedContent } from './chain.js';
 import { AuditErrors } from './errors.js';
 import { maskSecrets } from './mask.js';
@@ -84,7 +84,7 @@ function filterOf(q: Omit<AuditQuery, 'limit'>, limit: number): EntryFilter {
 
 /** One page of a project's entries, newest first; `nextCursor` continues with older ones. */
 export async function listAudit(ctx: AppContext, operator: OperatorIdentity, projectId: string, q: AuditQuery) {
-  const project = await loadOwnedProject(ctx, operator, projectId);
+  const project = await loadMemberProject(ctx, operator, projectId);
   const filter = filterOf(q, q.limit + 1);
   const rows = await ctx.db.read({ projectId: project.id, keyKind: 'operator' }, (db) => listEntries(db, project.id, filter));
   const page = rows.slice(0, q.limit);
@@ -99,7 +99,7 @@ const EXPORT_PAGE = 500;
  * at a time as the client reads (backpressure through the Readable).
  */
 export async function exportAudit(ctx: AppContext, operator: OperatorIdentity, projectId: string, q: Omit<AuditQuery, 'limit' | 'cursor'>): Promise<Readable> {
-  const project = await loadOwnedProject(ctx, operator, projectId);
+  const project = await loadMemberProject(ctx, operator, projectId);
   const base = filterOf(q, EXPORT_PAGE);
   async function* lines() {
     let beforeSeq: number | undefined;
@@ -154,7 +154,7 @@ function contentOf(r: EntryRow): ChainedContent {
 
 /** Walks the project's chain from its anchor: ok, or the first entry that breaks it. */
 export async function verifyAudit(ctx: AppContext, operator: OperatorIdentity, projectId: string): Promise<VerifyResult> {
-  const project = await loadOwnedProject(ctx, operator, projectId);
+  const project = await loadMemberProject(ctx, operator, projectId);
   const scope = { projectId: project.id, keyKind: 'operator' as const };
   const head = await ctx.db.read(scope, (db) => readHead(db, project.id));
   const anchor = { seq: Number(head?.anchor_seq ?? 0), hash: head?.anchor_hash ?? '' };

@@ -15,7 +15,7 @@ import { MIGRATIONS_DIR } from '../../db/migrate.js';
 import { migrationStatus } from '../../db/migration-status.js';
 import type { Tx } from '../../db/pool.js';
 import type { OperatorIdentity } from '../operators/auth.js';
-import { loadOwnedProject } from '../projects/access.js';
+import { loadMemberProject } from '../projects/access.js';
 import { DatabaseInsightErrors } from './errors.js';
 import { indexesOf, policiesOf, projectPartitions, readOnlyWithin, slowestStatements, statementsExtension, tablesOf, type PartitionRow } from './queries.js';
 import { indexView, migrationView, policyView, statementView, tableView, BLOAT_METHOD } from './view.js';
@@ -37,7 +37,7 @@ async function readCatalog<T>(ctx: AppContext, fn: (tx: Tx) => Promise<T>): Prom
 
 /** The project (owned by the operator, 404 otherwise) and its partitions, then `fn` on them. */
 async function withPartitions<T>(ctx: AppContext, operator: OperatorIdentity, projectId: string, fn: (tx: Tx, parts: PartitionRow[], projectId: string) => Promise<T>): Promise<T> {
-  const project = await loadOwnedProject(ctx, operator, projectId);
+  const project = await loadMemberProject(ctx, operator, projectId);
   return readCatalog(ctx, async (tx) => fn(tx, await projectPartitions(tx, project.id), project.id));
 }
 
@@ -80,7 +80,7 @@ const UNAVAILABLE = new Map([
 ]);
 
 export async function projectStatements(ctx: AppContext, operator: OperatorIdentity, projectId: string, limit: number) {
-  const project = await loadOwnedProject(ctx, operator, projectId);
+  const project = await loadMemberProject(ctx, operator, projectId);
   const schema = await readCatalog(ctx, (tx) => statementsExtension(tx));
   if (schema === null) return { available: false as const, reason: 'pg_stat_statements is not installed in this database (CREATE EXTENSION pg_stat_statements).', statements: [] };
   try {

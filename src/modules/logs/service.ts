@@ -6,7 +6,7 @@
  */
 import type { AppContext } from '../../context.js';
 import type { OperatorIdentity } from '../operators/auth.js';
-import { loadOwnedProject } from '../projects/access.js';
+import { loadMemberProject } from '../projects/access.js';
 import { listRequests, requestRoutes, type RequestFilter } from './queries.js';
 import { cursorOf, parseCursor, requestView } from './view.js';
 
@@ -38,7 +38,7 @@ export interface RequestQuery {
 }
 
 export async function listRequestLog(ctx: AppContext, operator: OperatorIdentity, projectId: string, q: RequestQuery) {
-  const project = await loadOwnedProject(ctx, operator, projectId);
+  const project = await loadMemberProject(ctx, operator, projectId);
   // What this node still holds goes in first: on one node, a request is in its log at once.
   await ctx.requestLog.flush();
   const rows = await ctx.db.replicaRead({ projectId: project.id, keyKind: 'operator' }, (db) =>
@@ -58,7 +58,7 @@ export async function listRequestLog(ctx: AppContext, operator: OperatorIdentity
 
 /** The routes in the project's log, busiest first, with how many of their requests failed. */
 export async function listRequestRoutes(ctx: AppContext, operator: OperatorIdentity, projectId: string) {
-  const project = await loadOwnedProject(ctx, operator, projectId);
+  const project = await loadMemberProject(ctx, operator, projectId);
   await ctx.requestLog.flush();
   const rows = await ctx.db.replicaRead({ projectId: project.id, keyKind: 'operator' }, (db) => requestRoutes(db, project.id, 200));
   return rows.map((r) => ({ route: r.route, requests: Number(r.requests), errors: Number(r.errors) }));

@@ -11,13 +11,13 @@ import { AuthErrors } from '../auth/errors.js';
 import { findUserById } from '../auth/queries.js';
 import { lowerUserSessions } from '../auth/session-queries.js';
 import type { OperatorIdentity } from '../operators/auth.js';
-import { loadOwnedProject } from '../projects/access.js';
+import { loadMemberProject } from '../projects/access.js';
 import type { Tx } from '../../db/pool.js';
 import { factorsOf } from './factors.js';
 import { deleteAllFactors } from './queries.js';
 
 async function inUserScope<T>(ctx: AppContext, operator: OperatorIdentity, projectId: string, userId: string, fn: (tx: Tx) => Promise<T>) {
-  const project = await loadOwnedProject(ctx, operator, projectId);
+  const project = await loadMemberProject(ctx, operator, projectId);
   if (!isObjectId(userId)) throw Errors.invalid_id('Invalid user id.');
   return ctx.db.tenant({ projectId: project.id, keyKind: 'operator' }, async (tx) => {
     if (!(await findUserById(tx, userId))) throw AuthErrors.app_user_not_found();

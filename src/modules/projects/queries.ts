@@ -1,5 +1,5 @@
 /** SQL of the projects domain. */
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database } from '../../database.js';
 import type { Encrypted } from '../../lib/crypto.js';
 
@@ -40,11 +40,33 @@ export async function countProjects(db: Kysely<Database>, ownerId: string): Prom
   return Number(r.n);
 }
 
-export function listOwnedProjects(db: Kysely<Database>, ownerId: string) {
-  return db.selectFrom('projects').selectAll().where('owner_id', '=', ownerId).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+/** A row of projects, every column. */
+export type ProjectRow = Selectable<Database['projects']>;
+
+/**
+ * The projects an operator is a member of (docs/teams.md), newest first, each with the
+ * operator's role and the owner's plan (the project's plan).
+ */
+export function listMemberProjects(db: Kysely<Database>, operatorId: string) {
+  return memberProjects(db, operatorId).orderBy('p.created_at', 'desc').orderBy('p.id', 'desc').execute();
 }
 
-export type ProjectRow = Awaited<ReturnType<typeof listOwnedProjects>>[number];
+function memberProjects(db: Kysely<Database>, operatorId: string) {
+  return db
+    .selectFrom('projects as p')
+    .innerJoin('project_members as m', (j) => j.onRef('m.project_id', '=', 'p.id').on('m.operator_id', '=', operatorId))
+    .innerJoin('operators as o', 'o.id', 'p.owner_id')
+    .selectAll('p')
+    .select(['m.role', 'o.plan as owner_plan']);
+}
+
+export type MemberProjectRow = Awaited<ReturnType<typeof listMemberProjects>>[number];
+
+/** The owner's plan: the plan of the project (every member sees the same limits). */
+export async function ownerPlanOf(db: Kysely<Database>, ownerId: string) {
+  const r = await db.selectFrom('operators').select('plan').where('id', '=', ownerId).executeTakeFirst();
+  return r?.plan ?? 'free';
+}
 
 export function collectionsOf(db: Kysely<Database>, projectId: string) {
   return db
@@ -120,9 +142,12 @@ export async function deleteProjectRow(db: Kysely<Database>, id: string, alsoInT
   });
 }
 
-/** A project of this owner (every column), or undefined: someone else's id reads as missing. */
-export function findOwnedProject(db: Kysely<Database>, projectId: string, ownerId: string) {
-  return db.selectFrom('projects').selectAll().where('id', '=', projectId).where('owner_id', '=', ownerId).executeTakeFirst();
+/**
+ * A project this operator is a member of (every column, the member's role and the owner's
+ * plan), or undefined: a project the operator is no member of reads as missing.
+ */
+export function findMemberProject(db: Kysely<Database>, projectId: string, operatorId: string) {
+  return memberProjects(db, operatorId).where('p.id', '=', projectId).executeTakeFirst();
 }
 
 /** Takes the operator's row lock: project creations of one operator run one at a time. */

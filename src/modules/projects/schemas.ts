@@ -20,6 +20,8 @@ export const ProjectSummary = Type.Object({
   storageLimit: Type.Number(),
   createdAt: Type.String(),
   updatedAt: Type.String(),
+  /** The signed-in operator's role in the project (docs/teams.md). */
+  role: Type.Optional(Type.Union([Type.Literal('owner'), Type.Literal('admin'), Type.Literal('developer'), Type.Literal('viewer')])),
 });
 
 export const ProjectView = Type.Composite([

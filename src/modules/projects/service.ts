@@ -10,10 +10,13 @@ import { DEFAULT_PROJECT_SETTINGS } from './defaults.js';
 import { ProjectErrors } from './errors.js';
 import { normaliseSiteUrl, type SettingsInput, settingsPatch } from './inputs.js';
 import { newApiKey, newJwtSecret } from './keys.js';
-import { collectionCounts, collectionsOf, countProjects, deleteProjectRow, insertProject, listOwnedProjects, lockOwner, type ProjectRow, updateProjectRow, usageOf } from './queries.js';
+import { collectionCounts, collectionsOf, countProjects, deleteProjectRow, insertProject, listMemberProjects, lockOwner, ownerPlanOf, type ProjectRow, updateProjectRow, usageOf } from './queries.js';
+import { insertMember } from '../members/queries.js';
+import type { Role } from '../members/roles.js';
+import type { PlanName } from '../plans/plans.js';
 import { dropPartitionsNow, enqueuePartitionCleanup } from '../collections/cleanup.js';
 import { requireAal2IfEnrolled, type OperatorIdentity } from '../operators/auth.js';
-import { loadOwnedProject } from './access.js';
+import { loadMemberProject } from './access.js';
 import { metricsOf, projectSummary, projectView, USAGE_METRICS } from './view.js';
 
 // Re-exported: other domains import the project errors from here.
@@ -36,7 +39,7 @@ export async function createProject(ctx: AppContext, owner: { id: string; plan: 
     if (limit >= 0 && count >= limit) {
       throw ProjectErrors.project_limit_reached(`Project limit reached (${limit}). Please upgrade your plan to create more projects.`);
     }
-    return insertProject(tx, {
+    const project = await insertProject(tx, {
       ownerId: owner.id,
       name: input.name.trim(),
       description: input.description ?? '',
@@ -46,42 +49,51 @@ export async function createProject(ctx: AppContext, owner: { id: string; plan: 
       jwtSecret: encrypt(ctx.config.encryptionKey, newJwtSecret()),
       settings: DEFAULT_PROJECT_SETTINGS,
     });
+    // Its creator is its owner member (docs/teams.md).
+    await insertMember(tx, { projectId: project.id, operatorId: owner.id, role: 'owner', addedBy: owner.id });
+    return project;
   });
   return { project: row, publishableKey: pk.raw, secretKey: sk.raw };
 }
 
 
-async function metricsFor(ctx: AppContext, operator: OperatorIdentity, ids: string[]) {
+/** Usage against the project's plan (its owner's), by project id. */
+async function metricsFor(ctx: AppContext, planOf: (id: string) => PlanName, ids: string[]) {
   const used = await usageOf(ctx.db.admin, ids, Object.values(USAGE_METRICS));
   return (id: string) =>
-    metricsOf(operator.plan, {
+    metricsOf(planOf(id), {
       storage: used.get(`${id}:${USAGE_METRICS.storage}`) ?? 0,
       database: used.get(`${id}:${USAGE_METRICS.database}`) ?? 0,
     });
 }
 
+/** The projects the operator is a member of, each with the operator's role. */
 export async function listProjects(ctx: AppContext, operator: OperatorIdentity) {
-  const rows = await listOwnedProjects(ctx.db.admin, operator.id);
+  const rows = await listMemberProjects(ctx.db.admin, operator.id);
   const ids = rows.map((r) => r.id);
-  const [counts, metrics] = await Promise.all([collectionCounts(ctx.db.admin, ids), metricsFor(ctx, operator, ids)]);
-  return rows.map((r) => projectSummary(r, counts.get(r.id) ?? 0, metrics(r.id)));
+  const plans = new Map(rows.map((r) => [r.id, r.owner_plan]));
+  const [counts, metrics] = await Promise.all([collectionCounts(ctx.db.admin, ids), metricsFor(ctx, (id) => plans.get(id) ?? 'free', ids)]);
+  return rows.map((r) => ({ ...projectSummary(r, counts.get(r.id) ?? 0, metrics(r.id)), role: r.role }));
 }
 
-export async function describeProject(ctx: AppContext, operator: OperatorIdentity, row: ProjectRow) {
-  const [collections, metrics] = await Promise.all([collectionsOf(ctx.db.admin, row.id), metricsFor(ctx, operator, [row.id])]);
-  return projectView(row, operator.plan, collections, metrics(row.id));
+/** The project as the dashboard shows it to a member with `role` (the caller's), on its owner's plan. */
+export async function describeProject(ctx: AppContext, role: Role, row: ProjectRow) {
+  const plan = await ownerPlanOf(ctx.db.admin, row.owner_id);
+  const [collections, metrics] = await Promise.all([collectionsOf(ctx.db.admin, row.id), metricsFor(ctx, () => plan, [row.id])]);
+  return { ...projectView(row, plan, collections, metrics(row.id)), role };
 }
 
 export async function getProject(ctx: AppContext, operator: OperatorIdentity, projectId: string) {
-  return describeProject(ctx, operator, await loadOwnedProject(ctx, operator, projectId));
+  const row = await loadMemberProject(ctx, operator, projectId);
+  return describeProject(ctx, row.role, row);
 }
 
 export async function updateProjectSettings(ctx: AppContext, operator: OperatorIdentity, projectId: string, input: SettingsInput) {
-  const current = await loadOwnedProject(ctx, operator, projectId);
+  const current = await loadMemberProject(ctx, operator, projectId);
   const patch = settingsPatch(current, input, ctx.config.encryptionKey);
   const row = await updateProjectRow(ctx.db.admin, projectId, patch, ctx.clock.now());
   await ctx.bus.publish({ type: 'project_changed', id: projectId });
-  return describeProject(ctx, operator, row);
+  return describeProject(ctx, current.role, row);
 }
 
 /**
@@ -91,7 +103,7 @@ export async function updateProjectSettings(ctx: AppContext, operator: OperatorI
  * the operator asked for the data to be gone, and the rows must go regardless.
  */
 export async function deleteProject(ctx: AppContext, operator: OperatorIdentity, projectId: string): Promise<void> {
-  await loadOwnedProject(ctx, operator, projectId);
+  await loadMemberProject(ctx, operator, projectId);
   requireAal2IfEnrolled(operator);
   for (const hook of ctx.hooks.projectDeleting) {
     try {
@@ -108,11 +120,11 @@ export async function deleteProject(ctx: AppContext, operator: OperatorIdentity,
 
 export async function rotateKey(ctx: AppContext, operator: OperatorIdentity, projectId: string, keyType: string) {
   if (keyType !== 'publishable' && keyType !== 'secret') throw ProjectErrors.invalid_key_type();
-  await loadOwnedProject(ctx, operator, projectId);
+  const current = await loadMemberProject(ctx, operator, projectId);
   requireAal2IfEnrolled(operator);
   const key = newApiKey(keyType);
   const column = keyType === 'secret' ? 'secret_key_hash' : 'publishable_key_hash';
   const row = await updateProjectRow(ctx.db.admin, projectId, { [column]: key.hash }, ctx.clock.now());
   await ctx.bus.publish({ type: 'project_changed', id: projectId });
-  return { apiKey: key.raw, keyType, project: await describeProject(ctx, operator, row) };
+  return { apiKey: key.raw, keyType, project: await describeProject(ctx, current.role, row) };
 }

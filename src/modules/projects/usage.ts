@@ -12,11 +12,11 @@ import { mailCounter, monthlyLimit } from '../mail/quota.js';
 import { senderKindFor } from '../mail/providers/select.js';
 import { planOf } from '../plans/plans.js';
 import { countConfirmed } from '../storage/queries.js';
-import { loadOwnedProject } from './access.js';
+import { loadMemberProject } from './access.js';
 import { collectionCounts } from './queries.js';
 
 export async function projectUsage(ctx: AppContext, operator: OperatorIdentity, projectId: string) {
-  const row = await loadOwnedProject(ctx, operator, projectId);
+  const row = await loadMemberProject(ctx, operator, projectId);
   const plan = planOf(operator.plan);
   const period = utcMonth(ctx.clock.now());
   const mailKind = senderKindFor(ctx, row);

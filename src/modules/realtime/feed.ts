@@ -91,6 +91,21 @@ export class ChangeFeed {
     if (set.size === 0) this.byProject.delete(sub.projectId);
   }
 
+  /**
+   * Ends the console streams an operator opened on a project (their membership ended): a
+   * `revoked` notice, then the stream closes; its ticket no longer opens another (service.ts).
+   */
+  closeOperatorStreams(projectId: string, operatorId: string): number {
+    let closed = 0;
+    for (const sub of this.byProject.get(projectId) ?? []) {
+      if (sub.scope.operatorId !== operatorId) continue;
+      sub.notice('revoked', { reason: 'Your access to this project has ended.' });
+      sub.close();
+      closed++;
+    }
+    return closed;
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);

@@ -28,6 +28,8 @@ export interface TicketClaims {
   userExp: number | null;
   /** The custom claims of the user's verified token (JSON text), for read rules on `@auth.claims.*`. */
   claims?: string | null;
+  /** A console ticket: the operator it was issued to (their streams end when they leave the project). */
+  operatorId?: string;
   subscriptions: Subscription[];
 }
 

@@ -8,7 +8,7 @@ import type { AppContext } from '../../context.js';
 import { encrypt } from '../../lib/crypto.js';
 import { isPublicHost } from '../../lib/public-network.js';
 import type { OperatorIdentity } from '../operators/auth.js';
-import { loadOwnedProject } from '../projects/access.js';
+import { loadMemberProject } from '../projects/access.js';
 import { SocialErrors } from './errors.js';
 import {
   MAX_OIDC_PROVIDERS, OIDC_ID, RESERVED_IDS, oidcProviderView, oidcProviders, oidcSecretName, presetInfo, presetList,
@@ -30,7 +30,7 @@ export interface OidcProviderInput {
 }
 
 export async function listOidcProviders(ctx: AppContext, operator: OperatorIdentity, projectId: string) {
-  const row = await loadOwnedProject(ctx, operator, projectId);
+  const row = await loadMemberProject(ctx, operator, projectId);
   const providers = [...oidcProviders(row.settings).values()].map((p) => oidcProviderView(p, row.secrets, ctx.config.publicUrl));
   return { providers, presets: presetList() };
 }
@@ -97,7 +97,7 @@ export function checkedOidcProviders(ctx: AppContext, raw: unknown): Record<stri
 
 /** Creates or changes one provider. */
 export async function setOidcProvider(ctx: AppContext, operator: OperatorIdentity, projectId: string, id: string, input: OidcProviderInput) {
-  const row = await loadOwnedProject(ctx, operator, projectId);
+  const row = await loadMemberProject(ctx, operator, projectId);
   if (!OIDC_ID.test(id) || RESERVED_IDS.has(id)) {
     invalid('The provider id is 1 to 40 lower-case letters, digits or dashes, starting with a letter, and not github, google, exchange or providers.');
   }
@@ -149,7 +149,7 @@ async function checkDiscovery(ctx: AppContext, next: OidcProviderSetting): Promi
 }
 
 export async function removeOidcProvider(ctx: AppContext, operator: OperatorIdentity, projectId: string, id: string): Promise<void> {
-  const row = await loadOwnedProject(ctx, operator, projectId);
+  const row = await loadMemberProject(ctx, operator, projectId);
   if (!OIDC_ID.test(id) || !(await deleteOidcProvider(ctx.db.admin, row.id, id, oidcSecretName(id), ctx.clock.now()))) {
     throw SocialErrors.oidc_provider_missing();
   }

@@ -8,7 +8,7 @@ import { encrypt } from '../../lib/crypto.js';
 import { usage } from '../../lib/quota-queries.js';
 import type { OperatorIdentity } from '../operators/auth.js';
 import { planOf } from '../plans/plans.js';
-import { loadOwnedProject } from '../projects/access.js';
+import { loadMemberProject } from '../projects/access.js';
 import { ProjectErrors } from '../projects/errors.js';
 import { BUCKET_SECRET, backendOfFile, bucketSettingsOf, isRefusedEndpoint, type BucketSettings } from './backends.js';
 import type { StorageDriver } from './drivers/types.js';
@@ -18,10 +18,10 @@ import { countConfirmed, listConfirmed, saveBucket, saveFileSettings } from './q
 import { storageCounter } from './service.js';
 import type { FileProvider } from './tables.js';
 
-type ProjectRow = Awaited<ReturnType<typeof loadOwnedProject>>;
+type ProjectRow = Awaited<ReturnType<typeof loadMemberProject>>;
 
 export async function listFiles(ctx: AppContext, operator: OperatorIdentity, projectId: string, page: number, limit: number) {
-  const project = await loadOwnedProject(ctx, operator, projectId);
+  const project = await loadMemberProject(ctx, operator, projectId);
   const [rows, total] = await Promise.all([
     listConfirmed(ctx.db.admin, projectId, limit, (page - 1) * limit),
     countConfirmed(ctx.db.admin, projectId),
@@ -52,7 +52,7 @@ function driverOrNull(ctx: AppContext, project: ProjectRow, provider: FileProvid
 }
 
 export async function storageOverview(ctx: AppContext, operator: OperatorIdentity, projectId: string) {
-  return overviewOf(ctx, operator, await loadOwnedProject(ctx, operator, projectId));
+  return overviewOf(ctx, operator, await loadMemberProject(ctx, operator, projectId));
 }
 
 async function overviewOf(ctx: AppContext, operator: OperatorIdentity, project: Pick<ProjectRow, 'id' | 'settings' | 'secrets'>) {
@@ -74,7 +74,7 @@ const MEDIA_TYPE = /^[a-z]+\/([a-z0-9][a-z0-9.+-]*|\*)$/;
 
 /** Replaces the project's file rules: default privacy, allowed media types, a smaller largest file. */
 export async function setFileSettings(ctx: AppContext, operator: OperatorIdentity, projectId: string, input: Partial<FileSettings>) {
-  const project = await loadOwnedProject(ctx, operator, projectId);
+  const project = await loadMemberProject(ctx, operator, projectId);
   const types = input.allowedTypes ?? null;
   if (types && types.some((t) => !MEDIA_TYPE.test(t))) throw StorageErrors.file_settings_invalid('allowedTypes are media types such as image/png or image/*.');
   const max = input.maxFileBytes ?? null;
@@ -118,7 +118,7 @@ function checkBucket(ctx: AppContext, b: BucketInput): BucketSettings {
 
 /** Saves (or, with null, clears) the project's own bucket. */
 export async function setBucket(ctx: AppContext, operator: OperatorIdentity, projectId: string, input: BucketInput | null) {
-  await loadOwnedProject(ctx, operator, projectId);
+  await loadMemberProject(ctx, operator, projectId);
   const now = ctx.clock.now();
   const bucket = input ? { settings: checkBucket(ctx, input), secret: encrypt(ctx.config.encryptionKey, input.secretAccessKey) } : null;
   const { rows } = await saveBucket(ctx.db.admin, projectId, BUCKET_SECRET, bucket, now);

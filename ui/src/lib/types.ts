@@ -1,4 +1,6 @@
 /** Shapes the dashboard API answers (the parts the console reads). */
+/** A member's role in a project (docs/teams.md). */
+export type Role = 'owner' | 'admin' | 'developer' | 'viewer';
 export type FieldType = 'String' | 'Number' | 'Boolean' | 'Date' | 'Object' | 'Array' | 'Ref';
 export const FIELD_TYPES: FieldType[] = ['String', 'Number', 'Boolean', 'Date', 'Object', 'Array', 'Ref'];
 export const SCALAR_TYPES = new Set<FieldType>(['String', 'Number', 'Boolean', 'Date', 'Ref']);
@@ -55,6 +57,8 @@ export interface ProjectSummary {
   collectionsCount: number;
   metrics: { database: Usage; storage: Usage };
   createdAt: string;
+  /** The signed-in operator's role in the project. */
+  role?: Role;
 }
 
 export interface Project extends ProjectSummary {

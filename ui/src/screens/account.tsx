@@ -2,6 +2,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../lib/api';
 import { me } from '../lib/session';
+import { navigate } from '../lib/router';
 import { toast, toastError } from '../lib/toast';
 import { Field, PageHead } from '../components/ui';
 import { KeyForm } from './ai';
@@ -11,6 +12,8 @@ export default function Account() {
   const user = me.value!;
   const [hasKey, setHasKey] = useState(false);
   const [pw, setPw] = useState({ currentPassword: '', newPassword: '' });
+  const [deletePw, setDeletePw] = useState('');
+  const [deleteError, setDeleteError] = useState<string>();
   return (
     <main id="main" tabIndex={-1} class="page narrow">
       <PageHead title="Account" />
@@ -38,6 +41,23 @@ export default function Account() {
       <TwoFactor />
       <h2>Account AI key</h2>
       <KeyForm url="/api/user/me/byok" has={hasKey} what="Your account key (used by all your projects without their own)" onSaved={setHasKey} />
+      <h2>Delete account</h2>
+      <p class="muted">Refused while you own projects: transfer or delete them first. Your memberships and sessions end.</p>
+      {deleteError && <p class="form-error" role="alert">{deleteError}</p>}
+      <form onSubmit={async (e) => {
+        e.preventDefault();
+        setDeleteError(undefined);
+        try {
+          await api.del('/api/auth/me', { password: deletePw });
+          me.value = null;
+          navigate('#/login');
+        } catch (err) {
+          setDeleteError((err as Error).message);
+        }
+      }}>
+        <Field label="Password to confirm" type="password" autoComplete="current-password" required value={deletePw} onInput={(e) => setDeletePw(e.currentTarget.value)} />
+        <div class="actions"><button class="btn danger">Delete my account</button></div>
+      </form>
     </main>
   );
 }

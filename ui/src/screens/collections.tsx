@@ -12,6 +12,7 @@ import { Check, Confirm, Empty, Field, PageHead, Select } from '../components/ui
 import { cleanFields, FieldsEditor } from '../components/schema-editor';
 import type { SectionProps } from './project-shell';
 import { RulesEditor } from './rules-editor';
+import { needs } from '../lib/roles';
 
 export default function Collections(props: SectionProps) {
   const [name] = props.rest;
@@ -111,7 +112,7 @@ function NewCollection({ project, collections, reload }: SectionProps) {
         <FieldsEditor fields={fields} targets={collections.map((c) => c.name)} onChange={setFields} />
         <div class="actions">
           <a class="btn" href={href('p', project._id, 'collections')}>Cancel</a>
-          <button class="btn primary" disabled={busy}>{busy ? 'Creating…' : 'Create collection'}</button>
+          <button class="btn primary" disabled={busy || !!needs(project.role, 'developer')} title={needs(project.role, 'developer')}>{busy ? 'Creating…' : 'Create collection'}</button>
         </div>
       </form>
     </>
@@ -174,6 +175,7 @@ function CollectionEditor({ project, collections, col, reload }: SectionProps & 
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
   const [deleting, setDeleting] = useState(false);
+  const readOnly = needs(project.role, 'developer');
   // Other collections' rules look this one up (409 collection_referenced_by_rules): the second confirmation.
   const [referenced, setReferenced] = useState<{ message: string; rules: Array<{ collection: string; actions: string[] }> }>();
   const removed = () => {
@@ -185,8 +187,9 @@ function CollectionEditor({ project, collections, col, reload }: SectionProps & 
     <>
       <PageHead title={col.name}>
         <a class="btn" href={href('p', project._id, 'data', col.name)}>Browse records</a>
-        <button type="button" class="btn danger" onClick={() => setDeleting(true)}>Delete collection</button>
+        <button type="button" class="btn danger" disabled={!!readOnly} title={readOnly} onClick={() => setDeleting(true)}>Delete collection</button>
       </PageHead>
+      {readOnly && <p class="notice" id="schema-role">You can read this schema. Editing it: {readOnly}</p>}
       <p class="muted">Schema version {col.schemaVersion}. Saving a new schema checks later writes against it; stored documents are not rewritten.</p>
       <SchemaAssistant projectId={project._id} name={col.name} onSuggest={(s) => setFields(s.schema)} />
       <form onSubmit={async (e) => {
@@ -208,7 +211,7 @@ function CollectionEditor({ project, collections, col, reload }: SectionProps & 
         <h2>Compound indexes</h2>
         <IndexesEditor indexes={indexes} fields={fields} onChange={setIndexes} />
         {error && <p class="form-error" role="alert">{error}</p>}
-        <div class="actions"><button class="btn primary" disabled={busy}>{busy ? 'Saving…' : 'Save schema'}</button></div>
+        <div class="actions"><button class="btn primary" disabled={busy || !!readOnly} title={readOnly} aria-describedby={readOnly ? 'schema-role' : undefined}>{busy ? 'Saving…' : 'Save schema'}</button></div>
       </form>
       <h2>Row-level security</h2>
       <RlsEditor projectId={project._id} col={col} onSaved={reload} />

@@ -24,6 +24,7 @@ const SECTIONS = {
   logs: lazy<SectionProps>(() => import('./logs')),
   database: lazy<SectionProps>(() => import('./database')),
   audit: lazy<SectionProps>(() => import('./audit')),
+  members: lazy<SectionProps>(() => import('./members')),
   ai: lazy<SectionProps>(() => import('./ai')),
   usage: lazy<SectionProps>(() => import('./usage')),
   settings: lazy<SectionProps>(() => import('./settings')),
@@ -39,6 +40,7 @@ const NAV: Array<[keyof typeof SECTIONS, string]> = [
   ['logs', 'Request log'],
   ['database', 'Database'],
   ['audit', 'Audit log'],
+  ['members', 'Members'],
   ['ai', 'AI'],
   ['usage', 'Usage'],
   ['settings', 'Settings'],
@@ -62,6 +64,7 @@ export default function ProjectShell({ projectId, section, rest }: { projectId: 
           {({ project, collections }) => (
             <>
               <p class="sidebar-title" title={project.name}>{project.name}</p>
+              {project.role && <p class="muted small">Your role: {project.role}</p>}
               <ul>
                 {NAV.map(([s, label]) => (
                   <li key={s}>

@@ -87,6 +87,7 @@ export function Projects() {
               {projects.map((p) => (
                 <li class="card" key={p._id}>
                   <h2><a href={href('p', p._id, 'collections')}>{p.name}</a></h2>
+                  {p.role && <p class="muted small">Your role: {p.role}</p>}
                   {p.description && <p class="muted">{p.description}</p>}
                   <p class="muted">{plural(p.collectionsCount, 'collection')}</p>
                   <Meter label="Database" used={p.metrics.database.used} limit={p.metrics.database.limit} format={bytes} />

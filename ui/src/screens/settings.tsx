@@ -5,6 +5,7 @@ import { navigate } from '../lib/router';
 import { toast, toastError } from '../lib/toast';
 import { Check, Confirm, Field, PageHead, SecretOnce } from '../components/ui';
 import type { SectionProps } from './project-shell';
+import { needs } from '../lib/roles';
 import { SignInProviders } from './sign-in-providers';
 
 export default function Settings({ project, reload }: SectionProps) {
@@ -20,9 +21,12 @@ export default function Settings({ project, reload }: SectionProps) {
   const [rotate, setRotate] = useState<'publishable' | 'secret' | null>(null);
   const [newKey, setNewKey] = useState<{ keyType: string; apiKey: string } | null>(null);
   const [deleting, setDeleting] = useState(false);
+  const notAdmin = needs(project.role, 'admin');
+  const notOwner = needs(project.role, 'owner');
   return (
     <>
       <PageHead title="Settings" />
+      {notAdmin && <p class="notice" id="settings-role">You can read these settings. Changing them: {notAdmin}</p>}
       <form onSubmit={async (e) => {
         e.preventDefault();
         setBusy(true);
@@ -53,21 +57,28 @@ export default function Settings({ project, reload }: SectionProps) {
         </div>
         <Check label="End-user authentication enabled" checked={s.isAuthEnabled} onChange={(v) => setS({ ...s, isAuthEnabled: v })} />
         <Check label="Require email verification before login" checked={s.requireEmailVerification} onChange={(v) => setS({ ...s, requireEmailVerification: v })} />
-        <div class="actions"><button class="btn primary" disabled={busy}>{busy ? 'Saving…' : 'Save settings'}</button></div>
+        <div class="actions"><button class="btn primary" disabled={busy || !!notAdmin} title={notAdmin} aria-describedby={notAdmin ? 'settings-role' : undefined}>{busy ? 'Saving…' : 'Save settings'}</button></div>
       </form>
 
-      <SignInProviders projectId={project._id} />
+      {!notAdmin && <SignInProviders projectId={project._id} />}
 
       <h2>API keys</h2>
       <p class="muted">Keys are stored hashed and shown once. Rotating one makes the old key fail at once.</p>
-      {newKey && <SecretOnce label={`New ${newKey.keyType} key`} value={newKey.apiKey} />}
-      <div class="actions start">
-        <button type="button" class="btn" onClick={() => setRotate('publishable')}>Rotate publishable key</button>
-        <button type="button" class="btn" onClick={() => setRotate('secret')}>Rotate secret key</button>
-      </div>
+      {notAdmin ? (
+        <p class="muted" id="keys-role">Key rotation is hidden: {notAdmin}</p>
+      ) : (
+        <>
+          {newKey && <SecretOnce label={`New ${newKey.keyType} key`} value={newKey.apiKey} />}
+          <div class="actions start">
+            <button type="button" class="btn" onClick={() => setRotate('publishable')}>Rotate publishable key</button>
+            <button type="button" class="btn" onClick={() => setRotate('secret')}>Rotate secret key</button>
+          </div>
+        </>
+      )}
 
       <h2>Danger zone</h2>
-      <button type="button" class="btn danger" onClick={() => setDeleting(true)}>Delete project</button>
+      <button type="button" class="btn danger" disabled={!!notOwner} title={notOwner} aria-describedby={notOwner ? 'delete-role' : undefined} onClick={() => setDeleting(true)}>Delete project</button>
+      {notOwner && <p class="muted small" id="delete-role">{notOwner}</p>}
 
       {rotate && (
         <Confirm title={`Rotate the ${rotate} key?`} message={<p>Apps using the current {rotate} key stop working until they get the new one.</p>} action="Rotate"

@@ -3,7 +3,7 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../../context.js';
 import { operatorOf } from '../../operators/auth.js';
-import { loadOwnedProject } from '../../projects/access.js';
+import { loadMemberProject } from '../../projects/access.js';
 
 export const ProjectParams = Type.Object({ projectId: Type.String() });
 
@@ -36,5 +36,5 @@ export function aiFeatureOptions<B extends TSchema, R extends TSchema>(ctx: AppC
 
 /** The `:projectId` project of the request, owned by the signed-in operator (400/404 otherwise). */
 export function ownedProject(ctx: AppContext, req: FastifyRequest & { params: { projectId: string } }) {
-  return loadOwnedProject(ctx, operatorOf(req), req.params.projectId);
+  return loadMemberProject(ctx, operatorOf(req), req.params.projectId);
 }

@@ -13,7 +13,7 @@ import { done, ok } from '../../../lib/envelope.js';
 import { Errors } from '../../../lib/errors.js';
 import { isObjectId } from '../../../lib/ids.js';
 import { operatorOf } from '../../operators/auth.js';
-import { loadOwnedProject } from '../../projects/access.js';
+import { loadMemberProject } from '../../projects/access.js';
 import { AuthErrors } from '../errors.js';
 import { enqueueAuthHooks } from '../../functions/auth-events.js';
 import { deleteUser, findUserById, markEmailVerified, setUserDisabled } from '../queries.js';
@@ -39,7 +39,7 @@ export default async function authAdminRoutes(app: App, ctx: AppContext): Promis
    * one transaction for writes, as autocommit statements (no BEGIN/COMMIT) for reads.
    */
   async function inProject<T>(req: FastifyRequest, ids: Ids, fn: (tx: Tx) => Promise<T>, readOnly = false) {
-    const project = await loadOwnedProject(ctx, operatorOf(req), ids.projectId);
+    const project = await loadMemberProject(ctx, operatorOf(req), ids.projectId);
     const { userId } = ids;
     if (userId !== undefined && !isObjectId(userId)) throw Errors.invalid_id('Invalid user id.');
     const scope = { projectId: project.id, keyKind: 'operator' as const };
@@ -52,7 +52,7 @@ export default async function authAdminRoutes(app: App, ctx: AppContext): Promis
 
   /** The owned project as the services take it (404 for a project that is not the operator's). */
   async function ownedRecord(req: FastifyRequest, projectId: string) {
-    const project = await loadOwnedProject(ctx, operatorOf(req), projectId);
+    const project = await loadMemberProject(ctx, operatorOf(req), projectId);
     const record = await ctx.projects.byId(project.id);
     if (!record) throw ProjectErrors.project_not_found();
     return record;
@@ -62,7 +62,7 @@ export default async function authAdminRoutes(app: App, ctx: AppContext): Promis
   app.get('/api/projects/:projectId/users', {
     ...route("List the project's end users (newest first, no passwords; q searches, email matches a prefix)", ProjectParams, { querystring: UserListQuery, response: { 200: UserListEnvelope } }),
     handler: async (req) => {
-      const project = await loadOwnedProject(ctx, operatorOf(req), req.params.projectId);
+      const project = await loadMemberProject(ctx, operatorOf(req), req.params.projectId);
       return ok(await listProjectUsers(ctx, project.id, byOperator(req), req.query), 'Users fetched successfully');
     },
   });
@@ -70,7 +70,7 @@ export default async function authAdminRoutes(app: App, ctx: AppContext): Promis
   app.get('/api/projects/:projectId/users/:userId', {
     ...route('One end user, hidden fields included (never the password)', UserParams, { response: { 200: UserEnvelope } }),
     handler: async (req) => {
-      const project = await loadOwnedProject(ctx, operatorOf(req), req.params.projectId);
+      const project = await loadMemberProject(ctx, operatorOf(req), req.params.projectId);
       return ok(await getProjectUser(ctx, project.id, byOperator(req), req.params.userId), 'User fetched successfully');
     },
   });

@@ -10,7 +10,7 @@ import { ok } from '../../../lib/envelope.js';
 import { Errors } from '../../../lib/errors.js';
 import { operatorOf, requireAal2IfEnrolled } from '../../operators/auth.js';
 import type { App } from '../../../app.js';
-import { loadOwnedProject } from '../../projects/access.js';
+import { loadMemberProject } from '../../projects/access.js';
 import { exportProject } from '../export-service.js';
 import { importProject } from '../import-service.js';
 
@@ -34,7 +34,7 @@ export default async function backupRoutes(app: App, ctx: AppContext): Promise<v
       },
     },
     async (req, reply) => {
-      const project = await loadOwnedProject(ctx, operatorOf(req), req.params.projectId);
+      const project = await loadMemberProject(ctx, operatorOf(req), req.params.projectId);
       requireAal2IfEnrolled(operatorOf(req));
       const stream = await exportProject(ctx, { id: project.id, name: project.name });
       const day = ctx.clock.now().toISOString().slice(0, 10);
@@ -63,7 +63,7 @@ export default async function backupRoutes(app: App, ctx: AppContext): Promise<v
       async (req, reply) => {
         if (typeof (req.body as Partial<Readable> | undefined)?.pipe !== 'function') throw Errors.unsupported_media_type('Send the archive as application/gzip.');
         const operator = operatorOf(req);
-        const project = await loadOwnedProject(ctx, operator, req.params.projectId);
+        const project = await loadMemberProject(ctx, operator, req.params.projectId);
         // Replacing a project's contents is as destructive as deleting it: the same second factor.
         if (req.query.replace === true) requireAal2IfEnrolled(operator);
         // The connection closing before the answer is sent: the client left, stop the work.

@@ -4,7 +4,7 @@ import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
 import { operatorOf } from '../../operators/auth.js';
 import type { App } from '../../../app.js';
-import { loadOwnedProject } from '../../projects/access.js';
+import { loadMemberProject } from '../../projects/access.js';
 import { CollectionErrors } from '../errors.js';
 import { CollectionView, envelopeOf, FieldList, IndexList, ProjectParams, RlsBody, SearchLanguage } from '../schemas.js';
 import { createCollection } from '../service.js';
@@ -35,7 +35,7 @@ export default async function createRoute(app: App, ctx: AppContext): Promise<vo
     },
     async (req, reply) => {
       const operator = operatorOf(req);
-      const project = await loadOwnedProject(ctx, operator, req.params.projectId);
+      const project = await loadMemberProject(ctx, operator, req.params.projectId);
       const name = req.body.name ?? req.body.collectionName;
       if (name === undefined) throw CollectionErrors.invalid_collection_name("Field 'name' is required.");
       const row = await createCollection(ctx, project.id, operator.plan, {

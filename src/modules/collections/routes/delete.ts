@@ -4,7 +4,7 @@ import type { AppContext } from '../../../context.js';
 import { done } from '../../../lib/envelope.js';
 import { operatorOf } from '../../operators/auth.js';
 import type { App } from '../../../app.js';
-import { loadOwnedProject } from '../../projects/access.js';
+import { loadMemberProject } from '../../projects/access.js';
 import { CollectionParams } from '../schemas.js';
 import { deleteCollection } from '../service.js';
 
@@ -25,7 +25,7 @@ export default async function deleteRoute(app: App, ctx: AppContext): Promise<vo
       },
     },
     async (req) => {
-      const project = await loadOwnedProject(ctx, operatorOf(req), req.params.projectId);
+      const project = await loadMemberProject(ctx, operatorOf(req), req.params.projectId);
       const name = await deleteCollection(ctx, project.id, req.params.name, { force: req.query.force === true });
       return done(`Collection '${name}' deleted successfully.`);
     },

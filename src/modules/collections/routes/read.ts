@@ -4,7 +4,7 @@ import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
 import { operatorOf } from '../../operators/auth.js';
 import type { App } from '../../../app.js';
-import { loadOwnedProject } from '../../projects/access.js';
+import { loadMemberProject } from '../../projects/access.js';
 import { CollectionParams, CollectionView, envelopeOf, ProjectParams } from '../schemas.js';
 import { getCollection, listCollections } from '../service.js';
 import { collectionView } from '../view.js';
@@ -21,7 +21,7 @@ export default async function readRoutes(app: App, ctx: AppContext): Promise<voi
       },
     },
     async (req) => {
-      const project = await loadOwnedProject(ctx, operatorOf(req), req.params.projectId);
+      const project = await loadMemberProject(ctx, operatorOf(req), req.params.projectId);
       return ok(await listCollections(ctx, project.id), 'Collections fetched');
     },
   );
@@ -37,7 +37,7 @@ export default async function readRoutes(app: App, ctx: AppContext): Promise<voi
       },
     },
     async (req) => {
-      const project = await loadOwnedProject(ctx, operatorOf(req), req.params.projectId);
+      const project = await loadMemberProject(ctx, operatorOf(req), req.params.projectId);
       return ok(collectionView(await getCollection(ctx, project.id, req.params.name)), 'Collection fetched');
     },
   );

@@ -4,7 +4,7 @@ import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
 import { operatorOf } from '../../operators/auth.js';
 import type { App } from '../../../app.js';
-import { loadOwnedProject } from '../../projects/access.js';
+import { loadMemberProject } from '../../projects/access.js';
 import { CollectionParams, CollectionView, envelopeOf } from '../schemas.js';
 import { setRealtime } from '../service.js';
 
@@ -23,7 +23,7 @@ export default async function realtimeRoute(app: App, ctx: AppContext): Promise<
       },
     },
     async (req) => {
-      const project = await loadOwnedProject(ctx, operatorOf(req), req.params.projectId);
+      const project = await loadMemberProject(ctx, operatorOf(req), req.params.projectId);
       return ok(await setRealtime(ctx, project.id, req.params.name, req.body.enabled), req.body.enabled ? 'Realtime enabled' : 'Realtime disabled');
     },
   );

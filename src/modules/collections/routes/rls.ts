@@ -4,7 +4,7 @@ import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
 import { operatorOf } from '../../operators/auth.js';
 import type { App } from '../../../app.js';
-import { loadOwnedProject } from '../../projects/access.js';
+import { loadMemberProject } from '../../projects/access.js';
 import { CollectionParams, envelopeOf, RlsBody, RlsView } from '../schemas.js';
 import { updateRls } from '../service.js';
 
@@ -23,7 +23,7 @@ export default async function rlsRoute(app: App, ctx: AppContext): Promise<void>
       },
     },
     async (req) => {
-      const project = await loadOwnedProject(ctx, operatorOf(req), req.params.projectId);
+      const project = await loadMemberProject(ctx, operatorOf(req), req.params.projectId);
       const collection = await updateRls(ctx, project.id, req.params.name, req.body);
       return ok({ collection }, 'Collection RLS updated');
     },

@@ -8,7 +8,7 @@ import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
 import { operatorOf } from '../../operators/auth.js';
 import type { App } from '../../../app.js';
-import { loadOwnedProject } from '../../projects/access.js';
+import { loadMemberProject } from '../../projects/access.js';
 import { CollectionErrors } from '../errors.js';
 import { CollectionParams, CollectionView, envelopeOf, FieldList, IndexList, SearchLanguage } from '../schemas.js';
 import { updateSchema } from '../service.js';
@@ -33,7 +33,7 @@ export default async function updateRoute(app: App, ctx: AppContext): Promise<vo
       },
     },
     async (req) => {
-      const project = await loadOwnedProject(ctx, operatorOf(req), req.params.projectId);
+      const project = await loadMemberProject(ctx, operatorOf(req), req.params.projectId);
       const fields = req.body.schema ?? req.body.fields;
       if (fields === undefined) throw CollectionErrors.invalid_schema("Field 'schema' is required.");
       return ok(await updateSchema(ctx, project.id, req.params.name, fields, req.body.indexes, req.body.searchLanguage), 'Collection schema updated');

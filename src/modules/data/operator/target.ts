@@ -10,7 +10,7 @@ import type { AppContext } from '../../../context.js';
 import { operatorOf } from '../../operators/auth.js';
 import type { CollectionDef } from '../../collections/cache.js';
 import { planOf } from '../../plans/plans.js';
-import { loadOwnedProject } from '../../projects/access.js';
+import { loadMemberProject } from '../../projects/access.js';
 import { assertNotUsers, type Access } from '../access.js';
 import { CollectionErrors } from '../../collections/errors.js';
 
@@ -32,7 +32,7 @@ export interface OperatorTarget {
 
 export async function operatorTarget(ctx: AppContext, req: FastifyRequest, projectId: string, name: string): Promise<OperatorTarget> {
   const operator = operatorOf(req);
-  const project = await loadOwnedProject(ctx, operator, projectId);
+  const project = await loadMemberProject(ctx, operator, projectId);
   assertNotUsers(name);
   const col = await ctx.collections.get(project.id, name);
   if (!col) throw CollectionErrors.collection_not_found();

@@ -5,7 +5,7 @@ import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
 import type { App } from '../../../app.js';
 import { operatorOf } from '../../operators/auth.js';
-import { loadOwnedProject } from '../../projects/access.js';
+import { loadMemberProject } from '../../projects/access.js';
 import { changeFunction, deleteFunction, deployFunction, functionStats, getFunction, getVersion, listFunctions, listInvocations, rollbackFunction } from '../service.js';
 import { runFromConsole } from '../run-service.js';
 import {
@@ -26,7 +26,7 @@ import {
 } from './schemas.js';
 
 export default async function functionRoutes(app: App, ctx: AppContext): Promise<void> {
-  const project = async (req: FastifyRequest) => (await loadOwnedProject(ctx, operatorOf(req), (req.params as { projectId: string }).projectId)).id;
+  const project = async (req: FastifyRequest) => (await loadMemberProject(ctx, operatorOf(req), (req.params as { projectId: string }).projectId)).id;
   const tags = ['dashboard: functions'];
 
   app.post(

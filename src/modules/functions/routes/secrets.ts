@@ -5,12 +5,12 @@ import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
 import type { App } from '../../../app.js';
 import { operatorOf } from '../../operators/auth.js';
-import { loadOwnedProject } from '../../projects/access.js';
+import { loadMemberProject } from '../../projects/access.js';
 import { deleteSecret, listSecrets, setSecret } from '../service.js';
 import { envelope, ProjectParams, SecretBody, SecretParams } from './schemas.js';
 
 export default async function secretRoutes(app: App, ctx: AppContext): Promise<void> {
-  const project = async (req: FastifyRequest) => (await loadOwnedProject(ctx, operatorOf(req), (req.params as { projectId: string }).projectId)).id;
+  const project = async (req: FastifyRequest) => (await loadMemberProject(ctx, operatorOf(req), (req.params as { projectId: string }).projectId)).id;
   const tags = ['dashboard: functions'];
 
   app.get(

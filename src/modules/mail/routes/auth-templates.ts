@@ -9,7 +9,7 @@ import type { AppContext } from '../../../context.js';
 import type { App } from '../../../app.js';
 import { ok } from '../../../lib/envelope.js';
 import { operatorOf } from '../../operators/auth.js';
-import { loadOwnedProject } from '../../projects/access.js';
+import { loadMemberProject } from '../../projects/access.js';
 import * as svc from '../auth-mail-settings.js';
 
 const tags = ['dashboard: mail templates'];
@@ -38,7 +38,7 @@ export default async function authTemplateRoutes(app: App, ctx: AppContext): Pro
       },
     },
     handler: async (req) => {
-      const row = await loadOwnedProject(ctx, operatorOf(req), req.params.projectId);
+      const row = await loadMemberProject(ctx, operatorOf(req), req.params.projectId);
       return ok(await svc.listAuthMailSettings(ctx, row), 'Auth mail templates');
     },
   });
@@ -52,7 +52,7 @@ export default async function authTemplateRoutes(app: App, ctx: AppContext): Pro
       response: { 200: envelope(Template) },
     },
     handler: async (req) => {
-      const row = await loadOwnedProject(ctx, operatorOf(req), req.params.projectId);
+      const row = await loadMemberProject(ctx, operatorOf(req), req.params.projectId);
       return ok(await svc.setAuthTemplate(ctx, row.id, req.params.kind, req.params.locale, req.body), 'Auth mail template saved');
     },
   });
@@ -60,7 +60,7 @@ export default async function authTemplateRoutes(app: App, ctx: AppContext): Pro
   app.delete(`${base}/:kind/:locale`, {
     schema: { tags, summary: "Delete the project's text of one auth mail in one locale (the built-in text applies again)", params: TemplateParams },
     handler: async (req) => {
-      const row = await loadOwnedProject(ctx, operatorOf(req), req.params.projectId);
+      const row = await loadMemberProject(ctx, operatorOf(req), req.params.projectId);
       await svc.removeAuthTemplate(ctx, row.id, req.params.kind, req.params.locale);
       return ok(null, 'Auth mail template deleted');
     },
@@ -75,7 +75,7 @@ export default async function authTemplateRoutes(app: App, ctx: AppContext): Pro
       response: { 200: envelope(Type.Object({ defaultLocale: Type.String() })) },
     },
     handler: async (req) => {
-      const row = await loadOwnedProject(ctx, operatorOf(req), req.params.projectId);
+      const row = await loadMemberProject(ctx, operatorOf(req), req.params.projectId);
       return ok({ defaultLocale: await svc.setDefaultLocale(ctx, row.id, req.body.locale) }, 'Default locale saved');
     },
   });
@@ -95,7 +95,7 @@ export default async function authTemplateRoutes(app: App, ctx: AppContext): Pro
       response: { 200: envelope(Rendered) },
     },
     handler: async (req) => {
-      const row = await loadOwnedProject(ctx, operatorOf(req), req.params.projectId);
+      const row = await loadMemberProject(ctx, operatorOf(req), req.params.projectId);
       return ok(await svc.previewAuthMail(ctx, row, req.body), 'Preview');
     },
   });

@@ -3,12 +3,12 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../../context.js';
 import { operatorOf } from '../../operators/auth.js';
-import { loadOwnedProject } from '../../projects/access.js';
+import { loadMemberProject } from '../../projects/access.js';
 import type { MailProject } from '../providers/select.js';
 
 /** Ownership first (400 bad id, 404 not yours), before anything else touches the project. */
 export async function ownedMailProject(ctx: AppContext, req: FastifyRequest, projectId: string): Promise<MailProject> {
-  const row = await loadOwnedProject(ctx, operatorOf(req), projectId);
+  const row = await loadMemberProject(ctx, operatorOf(req), projectId);
   return { id: row.id, settings: row.settings, secrets: row.secrets };
 }
 

@@ -29,7 +29,7 @@ export default async function createRoute(app: App, ctx: AppContext): Promise<vo
     async (req, reply) => {
       const operator = operatorOf(req);
       const { project, publishableKey, secretKey } = await createProject(ctx, operator, req.body);
-      const view = await describeProject(ctx, operator, project);
+      const view = await describeProject(ctx, 'owner', project);
       return reply.status(201).send(ok({ ...view, publishableKey, secretKey }, 'Project created. Store the keys now: they are not shown again.'));
     },
   );

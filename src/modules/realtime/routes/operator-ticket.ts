@@ -1,14 +1,14 @@
 /**
  * POST /api/projects/:projectId/realtime/ticket: the dashboard's live records view asks for a
- * ticket as the project's owner, then opens the same stream apps open (GET /api/realtime).
+ * ticket as a member of the project, then opens the same stream apps open (GET /api/realtime).
  */
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
 import type { App } from '../../../app.js';
 import { operatorOf } from '../../operators/auth.js';
-import { loadOwnedProject } from '../../projects/access.js';
-import { issueOwnerTicket } from '../service.js';
+import { loadMemberProject } from '../../projects/access.js';
+import { issueMemberTicket } from '../service.js';
 import { Body, Data } from './ticket.js';
 import { notAudited } from '../../audit/declare.js';
 
@@ -20,7 +20,7 @@ export default async function operatorTicketRoute(app: App, ctx: AppContext): Pr
       config: { audit: notAudited('a ticket to watch the live records: reads only') },
       schema: {
         tags: ['dashboard: realtime'],
-        summary: "A realtime ticket as the project's owner (the console's live records)",
+        summary: "A realtime ticket as a member of the project (the console's live records)",
         description: 'Reads as the secret key. Open GET /api/realtime?ticket=… with it. See docs/realtime.md.',
         params: Type.Object({ projectId: Type.String() }),
         body: Body,
@@ -28,8 +28,8 @@ export default async function operatorTicketRoute(app: App, ctx: AppContext): Pr
       },
     },
     async (req) => {
-      const project = await loadOwnedProject(ctx, operatorOf(req), req.params.projectId);
-      return ok(await issueOwnerTicket(ctx, project.id, req.body.subscriptions), 'Realtime ticket issued');
+      const project = await loadMemberProject(ctx, operatorOf(req), req.params.projectId);
+      return ok(await issueMemberTicket(ctx, project.id, operatorOf(req).id, req.body.subscriptions), 'Realtime ticket issued');
     },
   );
 }

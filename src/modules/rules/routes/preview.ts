@@ -4,7 +4,7 @@ import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
 import { operatorOf } from '../../operators/auth.js';
 import type { App } from '../../../app.js';
-import { loadOwnedProject } from '../../projects/access.js';
+import { loadMemberProject } from '../../projects/access.js';
 import { CollectionParams, envelopeOf } from '../../collections/schemas.js';
 import { previewRule, PREVIEW_IDS_MAX } from '../preview-service.js';
 
@@ -47,7 +47,7 @@ export default async function previewRoute(app: App, ctx: AppContext): Promise<v
       },
     },
     async (req) => {
-      const project = await loadOwnedProject(ctx, operatorOf(req), req.params.projectId);
+      const project = await loadMemberProject(ctx, operatorOf(req), req.params.projectId);
       return ok(await previewRule(ctx, project.id, req.params.name, req.body));
     },
   );

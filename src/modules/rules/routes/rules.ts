@@ -4,7 +4,7 @@ import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
 import { operatorOf } from '../../operators/auth.js';
 import type { App } from '../../../app.js';
-import { loadOwnedProject } from '../../projects/access.js';
+import { loadMemberProject } from '../../projects/access.js';
 import { CollectionParams, envelopeOf } from '../../collections/schemas.js';
 import { getRules, updateRules } from '../service.js';
 
@@ -47,14 +47,14 @@ const schema = { tags: ['dashboard: collections'], params: CollectionParams, res
 
 export default async function rulesRoute(app: App, ctx: AppContext): Promise<void> {
   app.get('/api/projects/:projectId/collections/:name/rules', { schema: { ...schema, summary: 'Access rules of a collection and their SQL' } }, async (req) => {
-    const project = await loadOwnedProject(ctx, operatorOf(req), req.params.projectId);
+    const project = await loadMemberProject(ctx, operatorOf(req), req.params.projectId);
     return ok(await getRules(ctx, project.id, req.params.name));
   });
   app.patch(
     '/api/projects/:projectId/collections/:name/rules',
     { schema: { ...schema, body: Body, summary: 'Change the access rules of a collection' } },
     async (req) => {
-      const project = await loadOwnedProject(ctx, operatorOf(req), req.params.projectId);
+      const project = await loadMemberProject(ctx, operatorOf(req), req.params.projectId);
       return ok(await updateRules(ctx, project.id, req.params.name, req.body), 'Collection rules updated');
     },
   );

@@ -10,7 +10,7 @@ import type { App } from '../../../app.js';
 import { encrypt, type Encrypted } from '../../../lib/crypto.js';
 import { ok } from '../../../lib/envelope.js';
 import { operatorOf } from '../../operators/auth.js';
-import { loadOwnedProject } from '../../projects/access.js';
+import { loadMemberProject } from '../../projects/access.js';
 import { SocialErrors } from '../errors.js';
 import { saveProviderSettings } from '../queries.js';
 import { PROVIDERS, providerLabel, providerSettings, secretName, type ProviderName, type ProviderSetting } from '../providers.js';
@@ -52,7 +52,7 @@ export default async function socialSettingsRoutes(app: App, ctx: AppContext): P
       body: Body,
     },
     handler: async (req) => {
-      const row = await loadOwnedProject(ctx, operatorOf(req), req.params.projectId);
+      const row = await loadMemberProject(ctx, operatorOf(req), req.params.projectId);
       if (!PROVIDERS.some((p) => req.body[p] !== undefined)) throw SocialErrors.providers_empty();
       const all: Record<string, ProviderSetting> = {};
       const secrets: Record<string, Encrypted> = {};

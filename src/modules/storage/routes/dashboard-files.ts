@@ -9,7 +9,7 @@ import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
 import { operatorOf } from '../../operators/auth.js';
 import type { App } from '../../../app.js';
-import { loadOwnedProject } from '../../projects/access.js';
+import { loadMemberProject } from '../../projects/access.js';
 import { ProjectErrors } from '../../projects/errors.js';
 import { confirmUpload } from '../confirm.js';
 import { StorageErrors } from '../errors.js';
@@ -31,7 +31,7 @@ const Signed = Type.Object({ signedUrl: Type.String(), filePath: Type.String(), 
 
 /** The owned project as a storage caller with full rights (like the secret key). */
 export async function ownerCaller(ctx: AppContext, req: FastifyRequest, projectId: string): Promise<Caller> {
-  const row = await loadOwnedProject(ctx, operatorOf(req), projectId);
+  const row = await loadMemberProject(ctx, operatorOf(req), projectId);
   const project = await ctx.projects.byId(row.id);
   if (!project) throw ProjectErrors.project_not_found();
   return { project, keyKind: 'secret', userId: null };

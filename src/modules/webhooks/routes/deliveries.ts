@@ -4,7 +4,7 @@ import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
 import type { App } from '../../../app.js';
 import { operatorOf } from '../../operators/auth.js';
-import { loadOwnedProject } from '../../projects/access.js';
+import { loadMemberProject } from '../../projects/access.js';
 import { listDeliveries, redeliver, sendTest } from '../service.js';
 import { DeliveryParams, DeliveryView, EndpointParams, envelope } from './schemas.js';
 
@@ -15,7 +15,7 @@ const ListQuery = Type.Object({
 
 export default async function deliveryRoutes(app: App, ctx: AppContext): Promise<void> {
   const tags = ['dashboard: webhooks'];
-  const projectOf = async (req: { params: { projectId: string } }, op: Parameters<typeof loadOwnedProject>[1]) => (await loadOwnedProject(ctx, op, req.params.projectId)).id;
+  const projectOf = async (req: { params: { projectId: string } }, op: Parameters<typeof loadMemberProject>[1]) => (await loadMemberProject(ctx, op, req.params.projectId)).id;
 
   app.get(
     '/api/projects/:projectId/webhooks/:endpointId/deliveries',

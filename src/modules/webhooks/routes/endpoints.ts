@@ -4,7 +4,7 @@ import type { AppContext } from '../../../context.js';
 import { ok } from '../../../lib/envelope.js';
 import type { App } from '../../../app.js';
 import { operatorOf } from '../../operators/auth.js';
-import { loadOwnedProject } from '../../projects/access.js';
+import { loadMemberProject } from '../../projects/access.js';
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, updateEndpoint, WEBHOOK_EVENTS } from '../service.js';
 import { EndpointParams, EndpointView, envelope, ProjectParams } from './schemas.js';
 
@@ -20,7 +20,7 @@ const UpdateBody = Type.Object(
 );
 
 export default async function endpointRoutes(app: App, ctx: AppContext): Promise<void> {
-  const project = (req: { params: { projectId: string } }, op: Parameters<typeof loadOwnedProject>[1]) => loadOwnedProject(ctx, op, req.params.projectId);
+  const project = (req: { params: { projectId: string } }, op: Parameters<typeof loadMemberProject>[1]) => loadMemberProject(ctx, op, req.params.projectId);
   const tags = ['dashboard: webhooks'];
 
   app.post(
