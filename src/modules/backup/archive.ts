@@ -414,6 +414,11 @@ function feed(input: Readable, gunzip: Gunzip, onInput?: (bytes: number) => void
   const cut = (err?: Error) => gunzip.destroy(err ?? new Error('the upload ended early'));
   const onClose = () => { if (!input.readableEnded) cut(); };
   const onData = (chunk: Buffer) => onInput?.(chunk.length);
+  // An input that failed or closed before it was fed (a stored backup that did not open) ends the gunzip at once.
+  if (input.destroyed) {
+    cut((input.errored as Error | null) ?? undefined);
+    return () => gunzip.destroy();
+  }
   input.once('error', cut);
   input.once('close', onClose);
   input.pipe(gunzip);

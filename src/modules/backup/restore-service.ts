@@ -11,7 +11,7 @@ import { pipeline } from 'node:stream/promises';
 import type { Task } from 'graphile-worker';
 import type { AppContext } from '../../context.js';
 import { objectId } from '../../lib/ids.js';
-import { openStream } from '../../lib/sealed-stream.js';
+import { openStream, SealedStreamError } from '../../lib/sealed-stream.js';
 import type { OperatorIdentity } from '../operators/auth.js';
 import { createProject } from '../projects/service.js';
 import { backendOfFile, platformDriver, storeCall } from '../storage/backends.js';
@@ -81,10 +81,8 @@ export async function openBackup(ctx: AppContext, projectId: string, backupId: s
   if (!sealed) throw BackupErrors.backup_unreadable('The stored backup is missing from its storage.');
   if (onSealedBytes) sealed.on('data', (c: Buffer) => onSealedBytes(c.length));
   const opened = openStream(key, projectId);
-  pipeline(sealed, opened).catch((err: unknown) => {
-    ctx.log.warn({ err, projectId, backupId }, 'stored backup could not be opened');
-    opened.destroy(BackupErrors.backup_unreadable());
-  });
+  // A failure of either (a read error, a frame that does not authenticate) ends `opened` with it.
+  pipeline(sealed, opened).catch((err: unknown) => ctx.log.warn({ err, projectId, backupId }, 'stored backup could not be opened'));
   return { stream: opened, row };
 }
 
@@ -169,7 +167,7 @@ export async function runRestore(ctx: AppContext, operationId: string): Promise<
     await progress.done('succeeded', { phase: 'done', detail: { into, counts: report.counts, notes: report.notes, files } });
     ctx.log.info({ projectId: op.project_id, backupId: op.backup_id, target: op.target_project_id, into }, 'backup restored');
   } catch (err) {
-    const { code, message } = failureOf(err, 'restore_failed');
+    const { code, message } = failureOf(err instanceof SealedStreamError ? BackupErrors.backup_unreadable() : err, 'restore_failed');
     ctx.log.warn({ err, projectId: op.project_id, backupId: op.backup_id, into }, 'restore failed');
     await progress.done('failed', { phase: 'failed', code, message });
   }
