@@ -50,7 +50,7 @@ describe('sealed stream', () => {
     const frame = (i: number) => sealed.subarray(SEALED_HEADER_BYTES + i * FRAME, SEALED_HEADER_BYTES + (i + 1) * FRAME);
     const header = sealed.subarray(0, SEALED_HEADER_BYTES);
     const flipped = Buffer.from(sealed);
-    flipped[SEALED_HEADER_BYTES + 100] ^= 1;
+    flipped[SEALED_HEADER_BYTES + 100]! ^= 1;
     const cases: Record<string, Promise<Buffer>> = {
       flipped: open(flipped),
       cutMidFrame: open(sealed.subarray(0, sealed.length - 5)),

@@ -139,7 +139,7 @@ describe('stored backups', () => {
     const [b] = await backups(p);
     expect(b).toMatchObject({ id: backupId, status: 'succeeded', trigger: 'manual', attempts: 1, storage: 'internal', error: null, counts: { collections: 3, documents: 31, users: 1, files: 1 } });
     const stored = readFileSync(path.join(env.config.storage.localDir, '_backups', p.id, `${backupId}.plbk`));
-    expect(b.size).toBe(stored.length);
+    expect(b!.size).toBe(stored.length);
     expect(stored.subarray(0, 8).toString('latin1')).toBe('PLNTHSB1');
     expect(stored.includes(Buffer.from('secret-note-text-7'))).toBe(false);
     // not gzip either: nothing of it decompresses
@@ -161,7 +161,7 @@ describe('stored backups', () => {
 
     // one changed byte: the download fails rather than hand out altered data
     const tampered = Buffer.from(stored);
-    tampered[tampered.length - 100] ^= 1;
+    tampered[tampered.length - 100]! ^= 1;
     writeFileSync(path.join(env.config.storage.localDir, '_backups', p.id, `${backupId}.plbk`), tampered);
     const bad = await env.app.inject({ method: 'GET', url: `${base(p)}/backups/${backupId}/download`, headers: p.owner.auth });
     expect(() => gunzipSync(bad.rawPayload)).toThrow();
