@@ -8,12 +8,14 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../database.js';
 import type { Encrypted } from '../../lib/crypto.js';
 import type { Counts } from './archive.js';
-import type { Preset } from './schedule.js';
 
 type Db = Kysely<Database>;
 
 export const RUN_BACKUP_TASK = 'backups:run';
 export const RESTORE_TASK = 'backups:restore';
+
+/** How a schedule was chosen (schedule.ts). */
+export type Preset = 'off' | 'daily' | 'weekly' | 'custom';
 
 export interface ScheduleRow {
   preset: Preset;

@@ -13,7 +13,7 @@ import { cronMatches } from '../functions/schedules.js';
 import { BackupErrors } from './errors.js';
 import * as bq from './backup-queries.js';
 
-export type Preset = 'off' | 'daily' | 'weekly' | 'custom';
+export type Preset = bq.Preset;
 export const PRESETS: readonly Preset[] = ['off', 'daily', 'weekly', 'custom'];
 
 export const DEFAULT_KEEP_DAILY = 7;

@@ -36,7 +36,7 @@ afterAll(async () => {
 
 const retryNow = () => sql`UPDATE graphile_worker._private_jobs SET run_at = now() WHERE locked_at IS NULL`.execute(env.ctx.db.admin);
 const base = (p: TestProject) => `/api/projects/${p.id}`;
-const backups = async (p: TestProject) => (await must(env, 'GET', `${base(p)}/backups`, p.owner.auth)).data as Array<Record<string, any>>;
+const backups = async (p: TestProject) => (await must(env, 'GET', `${base(p)}/backups`, p.owner.auth)).data as Array<Record<string, any>> // eslint-disable-line @typescript-eslint/no-explicit-any -- the answer as JSON;
 
 /** A project built through the API: two collections, documents (one soft-deleted), an end user, a file. */
 async function sample(name = 'Backed up') {
