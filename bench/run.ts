@@ -14,7 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const ALL = ['peers', 'data', 'client', 'rules', 'realtime', 'webhooks', 'aggregate', 'batch', 'search', 'auth', 'mfa', 'storage', 'files', 'mail'];
+const ALL = ['peers', 'data', 'client', 'rules', 'realtime', 'webhooks', 'aggregate', 'batch', 'search', 'auth', 'mfa', 'storage', 'files', 'mail', 'backup'];
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const names = wanted.length ? wanted : ALL;
 

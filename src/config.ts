@@ -70,6 +70,8 @@ export interface Config {
   importMaxLines: number;
   /** IMPORT_TIMEOUT: the longest an import may take, upload included (408 import_timeout). */
   importTimeoutSeconds: number;
+  /** Scheduled backups (docs/backup.md): the schedule of projects without one of their own, and the attempts of a run. */
+  backups: { defaultPaid: 'off' | 'daily' | 'weekly'; defaultFree: 'off' | 'daily' | 'weekly'; maxAttempts: number };
   logLevel: string;
   logFormat: LogFormat;
   userAccessTokenTtl: { text: string; seconds: number };
@@ -348,6 +350,11 @@ export function loadConfig(env: Env = process.env, stdoutIsTty = process.stdout.
     importMaxBytes: byteSize(env, 'IMPORT_MAX_BYTES', 2 * 1024 * 1024 * 1024),
     importMaxLines: int(env, 'IMPORT_MAX_LINES', 10_000_000, 3),
     importTimeoutSeconds: duration(env, 'IMPORT_TIMEOUT', '30m').seconds,
+    backups: {
+      defaultPaid: oneOf(env, 'BACKUP_DEFAULT_PAID', ['off', 'daily', 'weekly'] as const, 'daily'),
+      defaultFree: oneOf(env, 'BACKUP_DEFAULT_FREE', ['off', 'daily', 'weekly'] as const, 'off'),
+      maxAttempts: int(env, 'BACKUP_MAX_ATTEMPTS', 3, 1, 10),
+    },
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
     logFormat: oneOf(env, 'LOG_FORMAT', ['json', 'pretty'] as const, stdoutIsTty && !production ? 'pretty' : 'json'),
     userAccessTokenTtl: duration(env, 'USER_ACCESS_TOKEN_TTL', '15m'),

@@ -26,6 +26,7 @@ import dataRoutes from './modules/data/routes/index.js';
 import dataOperatorRoutes from './modules/data/operator/index.js';
 import schemaRoutes from './modules/schemas/routes/index.js';
 import backupRoutes from './modules/backup/routes/index.js';
+import backupScheduleRoutes from './modules/backup/routes/backups.js';
 import realtimeRoutes from './modules/realtime/routes/index.js';
 import webhookRoutes from './modules/webhooks/routes/index.js';
 import logRoutes from './modules/logs/routes/index.js';
@@ -47,7 +48,7 @@ export const dashboardRoutes: RouteModule[] = [
   defineRoutes('admin', adminRoutes),
   ...aiRoutes,
   ...storageDashboardRoutes,
-  defineRoutes('operator', authAdminRoutes, socialSettingsRoutes, oidcSettingsRoutes, backupRoutes),
+  defineRoutes('operator', authAdminRoutes, socialSettingsRoutes, oidcSettingsRoutes, backupRoutes, backupScheduleRoutes),
   ...mfaDashboardRoutes,
   ...mailDashboardRoutes,
   ...collectionRoutes,

@@ -19,6 +19,9 @@ import { trimAuditTask } from '../modules/audit/cleanup.js';
 import { runHookTask } from '../modules/functions/run-task.js';
 import { RUN_TASK } from '../modules/functions/job-queries.js';
 import { scheduleTask } from '../modules/functions/schedules.js';
+import { runBackupTask, scheduleBackupsTask } from '../modules/backup/run-service.js';
+import { restoreTask } from '../modules/backup/restore-service.js';
+import { RESTORE_TASK, RUN_BACKUP_TASK } from '../modules/backup/backup-queries.js';
 import { deleteExpiredPasswordlessTask, deleteUnusedAnonymousTask } from '../modules/auth/anonymous-cleanup.js';
 
 const taskFactories: Record<string, (ctx: AppContext) => Task> = {
@@ -39,6 +42,9 @@ const taskFactories: Record<string, (ctx: AppContext) => Task> = {
   'audit:trim': trimAuditTask,
   [RUN_TASK]: runHookTask,
   'functions:schedule': scheduleTask,
+  'backups:schedule': scheduleBackupsTask,
+  [RUN_BACKUP_TASK]: runBackupTask,
+  [RESTORE_TASK]: restoreTask,
 };
 
 /**
@@ -58,6 +64,8 @@ export const CRONTAB = [
   '23 3 * * * audit:trim',
   // projects' schedules: each minute's due runs, enqueued once (src/modules/functions/schedules.ts)
   '* * * * * functions:schedule',
+  // projects' backup schedules: each minute's due backups, enqueued once (src/modules/backup/run-service.ts)
+  '* * * * * backups:schedule',
 ].join('\n');
 
 export function buildTaskList(ctx: AppContext): Record<string, Task> {

@@ -17,6 +17,7 @@ import { getFunction } from '../functions/service.js';
 import { getEndpoint } from '../webhooks/service.js';
 import { getTemplate } from '../mail/templates.js';
 import { listProjectMembers } from '../members/service.js';
+import { getSchedule } from '../backup/schedule.js';
 import { audited, byBody, byParams, notAudited, queryFlags, type AuditDeclaration } from './declare.js';
 
 const param = (req: FastifyRequest, name: string) => String((req.params as Record<string, unknown>)[name] ?? '');
@@ -60,6 +61,11 @@ async function template(ctx: AppContext, projectId: string, req: FastifyRequest)
 async function memberRole(ctx: AppContext, projectId: string, req: FastifyRequest) {
   const m = (await listProjectMembers(ctx, projectId)).find((x) => x.operatorId === param(req, 'operatorId'));
   return m ? { email: m.email, role: m.role } : null;
+}
+
+/** The backup schedule as GET …/backups/schedule shows it. */
+async function backupSchedule(ctx: AppContext, projectId: string, req: FastifyRequest) {
+  return getSchedule(ctx, { id: projectId }, operatorOf(req).plan);
 }
 
 const OWN_ACCOUNT = notAudited("the operator's own account (sign-in factors, password), not a project");
@@ -151,6 +157,10 @@ export const AUDIT_DECLARATIONS: Record<string, AuditDeclaration> = {
   // Backups.
   [`GET ${P}/export`]: audited('backup.export'),
   [`POST ${P}/import`]: audited('backup.import', { detail: queryFlags('dryRun', 'newIds', 'replace') }),
+  [`PUT ${P}/backups/schedule`]: audited('backup.schedule_update', { snapshot: backupSchedule }),
+  [`POST ${P}/backups`]: audited('backup.run'),
+  [`GET ${P}/backups/:backupId/download`]: audited('backup.download', { target: byParams('backupId') }),
+  [`POST ${P}/backups/:backupId/restore`]: audited('backup.restore', { target: byParams('backupId'), body: true }),
 
   // Mail.
   [`PUT ${P}/mail/webhook-secret`]: audited('mail.webhook_secret_set', { body: true }),

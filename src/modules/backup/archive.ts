@@ -401,6 +401,8 @@ export interface ReadLimits {
   stallMs: number;
   /** The whole read, trickling uploads included, ends by then (408 import_timeout). */
   maxMs: number;
+  /** Told the (compressed) bytes read from the input as they arrive: an import's progress. */
+  onInput?: (bytes: number) => void;
 }
 
 /**
@@ -408,13 +410,22 @@ export interface ReadLimits {
  * gunzip is destroyed and the upload merely unpiped, so the HTTP answer (413, 400) still reaches
  * a client that is sending; an upload that fails or is cut ends the gunzip with it.
  */
-function feed(input: Readable, gunzip: Gunzip): () => void {
+function feed(input: Readable, gunzip: Gunzip, onInput?: (bytes: number) => void): () => void {
   const cut = (err?: Error) => gunzip.destroy(err ?? new Error('the upload ended early'));
   const onClose = () => { if (!input.readableEnded) cut(); };
+  const onData = (chunk: Buffer) => onInput?.(chunk.length);
+  // An input that failed or closed before it was fed (a stored backup that did not open) ends the gunzip at once.
+  if (input.destroyed) {
+    cut((input.errored as Error | null) ?? undefined);
+    return () => gunzip.destroy();
+  }
   input.once('error', cut);
   input.once('close', onClose);
   input.pipe(gunzip);
+  // Added in the tick of the pipe: it sees every chunk the pipe does, and changes no flow.
+  if (onInput) input.on('data', onData);
   return () => {
+    input.off('data', onData);
     input.unpipe(gunzip);
     input.off('error', cut);
     input.off('close', onClose);
@@ -425,7 +436,7 @@ function feed(input: Readable, gunzip: Gunzip): () => void {
 /** A gzip upload's decompressed chunks, within the byte cap and stopping on abort. */
 async function* inflate(input: Readable, limits: ReadLimits): AsyncGenerator<Buffer> {
   const gunzip = createGunzip();
-  const stop = feed(input, gunzip);
+  const stop = feed(input, gunzip, limits.onInput);
   const onAbort = () => gunzip.destroy(BackupErrors.import_aborted());
   limits.signal.addEventListener('abort', onAbort, { once: true });
   let total = 0;

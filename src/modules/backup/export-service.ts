@@ -15,12 +15,23 @@ const STALLED_CLIENT_MS = 120_000;
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
+/** Who watches an export's progress (the console's progress bar: operations.ts). */
+export interface ExportOptions {
+  /** Called after records are written: how many so far, and about how many there are in all. */
+  onProgress?: (written: number, total: number) => void;
+  /** Called once the end record is written, with its counts. */
+  onEnd?: (counts: Counts) => void;
+}
+
 class ArchiveWriter {
   readonly counts: Counts = emptyCounts();
-  constructor(private readonly out: Gzip) {}
+  written = 0;
+  total = 1;
+  constructor(private readonly out: Gzip, private readonly opts: ExportOptions) {}
 
   async write(record: ArchiveRecord): Promise<void> {
     if (this.out.destroyed) throw new Error('export stream closed by the client');
+    if (++this.written % 200 === 0) this.opts.onProgress?.(this.written, Math.max(this.total, this.written));
     if (this.out.write(`${JSON.stringify(record)}\n`)) return;
     // A client that goes away closes the stream: stop waiting for it to drain.
     const ac = new AbortController();
@@ -148,13 +159,14 @@ const NOT_PORTABLE = new Set(['storage']);
  * consumes the stream. An error mid-stream destroys it (the client sees a cut archive, which
  * an import refuses: no end record).
  */
-export async function exportProject(ctx: AppContext, project: { id: string; name: string }): Promise<Gzip> {
+export async function exportProject(ctx: AppContext, project: { id: string; name: string }, opts: ExportOptions = {}): Promise<Gzip> {
   const out = createGzip();
-  const w = new ArchiveWriter(out);
+  const w = new ArchiveWriter(out, opts);
   let started!: () => void;
   const snapshotTaken = new Promise<void>((resolve) => (started = resolve));
   const run = ctx.db.snapshot({ projectId: project.id, keyKind: 'operator' }, async (tx) => {
     await q.setIdleTimeout(tx, STALLED_CLIENT_MS);
+    if (opts.onProgress) w.total = await q.recordTotal(tx, project.id);
     await w.write({ type: 'header', format: ARCHIVE_FORMAT, version: ARCHIVE_VERSION, project, exportedAt: ctx.clock.now().toISOString() });
     started();
     await writeCollections(tx, project.id, w);
@@ -163,6 +175,8 @@ export async function exportProject(ctx: AppContext, project: { id: string; name
     await writeFiles(tx, project.id, w);
     await writeProjectConfig(tx, project.id, w);
     await w.write({ type: 'end', counts: w.counts });
+    opts.onProgress?.(w.written, w.written);
+    opts.onEnd?.(w.counts);
   });
   run.then(
     () => out.end(),

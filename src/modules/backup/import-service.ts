@@ -53,6 +53,8 @@ export interface ImportOptions {
   replace: boolean;
   /** Aborted when the client goes away: the import stops and rolls back. */
   signal: AbortSignal;
+  /** Told the archive's (compressed) bytes as they are read: the progress of operations.ts. */
+  onInput?: (bytes: number) => void;
 }
 
 const MB = 1024 * 1024;
@@ -110,7 +112,7 @@ async function replaceContents(ctx: AppContext, tx: Kysely<Database>, projectId:
 
 export async function importProject(ctx: AppContext, target: Target & { operatorId: string }, body: Readable, opts: ImportOptions): Promise<ImportReport> {
   const { dryRun } = opts;
-  const limits = importLimits(ctx, opts.signal);
+  const limits = { ...importLimits(ctx, opts.signal), onInput: opts.onInput };
   const deadline = Date.now() + limits.maxMs;
   let created: string[] = [];
   try {

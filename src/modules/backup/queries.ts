@@ -191,6 +191,15 @@ export async function projectSettings(db: Tx, projectId: string) {
 }
 
 /** What the project already holds: an import goes only into an empty one. */
+/** About how many records a project's archive has (its largest tables), for an export's progress. */
+export async function recordTotal(tx: Tx, projectId: string): Promise<number> {
+  const res = await sql<{ n: number }>`
+    SELECT (SELECT count(*) FROM documents WHERE project_id = ${projectId})
+         + (SELECT count(*) FROM app_users WHERE project_id = ${projectId})
+         + (SELECT count(*) FROM files WHERE project_id = ${projectId} AND status = 'confirmed') + 2 AS n`.execute(tx);
+  return Number(res.rows[0]!.n);
+}
+
 export async function contents(db: Db, projectId: string) {
   const res = await sql<{ collections: number; users: number; files: number; functions: number; functionSecrets: number }>`
     SELECT (SELECT count(*)::int FROM collections WHERE project_id = ${projectId}) AS collections,

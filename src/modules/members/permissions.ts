@@ -127,6 +127,17 @@ export const PERMISSIONS: Record<string, PermissionDeclaration> = {
   // Backups: the export carries users' password hashes and the project's sealed secrets.
   [`GET ${P}/export`]: ADMIN,
   [`POST ${P}/import`]: ADMIN,
+  // Scheduled backups: anyone on the team sees them and their progress; only admins change the
+  // schedule, run, download (the same content as the export) or restore one.
+  [`GET ${P}/backups/schedule`]: VIEWER,
+  [`PUT ${P}/backups/schedule`]: ADMIN,
+  [`GET ${P}/backups`]: VIEWER,
+  [`POST ${P}/backups`]: ADMIN,
+  [`GET ${P}/backups/:backupId`]: VIEWER,
+  [`GET ${P}/backups/:backupId/download`]: ADMIN,
+  [`POST ${P}/backups/:backupId/restore`]: ADMIN,
+  [`GET ${P}/operations`]: VIEWER,
+  [`GET ${P}/operations/:operationId`]: VIEWER,
 
   // Mail.
   [`GET ${P}/mail/logs`]: VIEWER,

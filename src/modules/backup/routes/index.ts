@@ -11,8 +11,7 @@ import { Errors } from '../../../lib/errors.js';
 import { operatorOf, requireAal2IfEnrolled } from '../../operators/auth.js';
 import type { App } from '../../../app.js';
 import { loadMemberProject } from '../../projects/access.js';
-import { exportProject } from '../export-service.js';
-import { importProject } from '../import-service.js';
+import { trackedExport, trackedImport } from '../tracked.js';
 
 const TAGS = ['dashboard: backup'];
 const Params = Type.Object({ projectId: Type.String() });
@@ -36,7 +35,7 @@ export default async function backupRoutes(app: App, ctx: AppContext): Promise<v
     async (req, reply) => {
       const project = await loadMemberProject(ctx, operatorOf(req), req.params.projectId);
       requireAal2IfEnrolled(operatorOf(req));
-      const stream = await exportProject(ctx, { id: project.id, name: project.name });
+      const stream = await trackedExport(ctx, { id: project.id, name: project.name });
       const day = ctx.clock.now().toISOString().slice(0, 10);
       return reply
         .type('application/gzip')
@@ -71,9 +70,10 @@ export default async function backupRoutes(app: App, ctx: AppContext): Promise<v
         const onClose = () => { if (!reply.raw.writableFinished) gone.abort(); };
         reply.raw.once('close', onClose);
         try {
-          const report = await importProject(ctx, { id: project.id, plan: operator.plan, operatorId: operator.id }, req.body, {
+          const size = Number(req.headers['content-length']);
+          const report = await trackedImport(ctx, { id: project.id, plan: operator.plan, operatorId: operator.id }, req.body, {
             dryRun: req.query.dryRun === true, newIds: req.query.newIds === true, replace: req.query.replace === true, signal: gone.signal,
-          });
+          }, Number.isFinite(size) && size > 0 ? size : null);
           return ok(report, report.dryRun ? 'Dry run: nothing was written.' : 'Project imported.');
         } finally {
           reply.raw.off('close', onClose);

@@ -4,7 +4,7 @@
  * place, so a broken upload never leaves a partial object behind.
  */
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, statSync, type Stats } from 'node:fs';
+import { createReadStream, createWriteStream, statSync, type Stats } from 'node:fs';
 import { mkdir, open, readFile, rename, rm, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable, Transform } from 'node:stream';
@@ -105,6 +105,36 @@ export class LocalDriver implements StorageDriver {
     } finally {
       await fh.close();
     }
+  }
+
+  async writeStream(objectPath: string, body: Readable): Promise<number> {
+    const target = this.fileOf(objectPath);
+    const tmpDir = path.join(this.root, '.tmp');
+    await mkdir(tmpDir, { recursive: true });
+    await mkdir(path.dirname(target), { recursive: true });
+    const tmp = path.join(tmpDir, randomBytes(12).toString('hex'));
+    let written = 0;
+    const counter = new Transform({
+      transform(chunk: Buffer, _enc, cb) {
+        written += chunk.length;
+        cb(null, chunk);
+      },
+    });
+    try {
+      await pipeline(body, counter, createWriteStream(tmp, { flags: 'wx', mode: 0o600 }));
+      const fh = await open(tmp, 'r+');
+      await fh.sync().finally(() => fh.close());
+      await rename(tmp, target);
+      return written;
+    } catch (err) {
+      await unlink(tmp).catch(() => {});
+      throw err;
+    }
+  }
+
+  async readStream(objectPath: string): Promise<Readable | null> {
+    if (!(await this.stat(objectPath))) return null;
+    return createReadStream(this.fileOf(objectPath));
   }
 
   async putBuffer(objectPath: string, body: Buffer): Promise<void> {

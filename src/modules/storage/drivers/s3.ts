@@ -3,6 +3,7 @@
  * straight to the bucket on a presigned PUT (600 s) whose signature covers Content-Length and
  * Content-Type, so the store itself rejects a different size or type.
  */
+import type { Readable } from 'node:stream';
 import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
 import { publicOnlyLookup } from '../../../lib/public-network.js';
 import { encodePath } from '../paths.js';
@@ -12,6 +13,8 @@ import type { ObjectInfo, PresignInput, StorageDriver } from './types.js';
 /** Calls to the store are small (HEAD, DELETE, LIST: uploads go from the client to the bucket). */
 const CONNECT_TIMEOUT_MS = 5000;
 const REQUEST_TIMEOUT_MS = 15_000;
+/** Parts of a streamed upload (writeStream): S3's minimum is 5 MB. */
+const PART_BYTES = 8 * 1024 * 1024;
 
 type Sdk = typeof import('@aws-sdk/client-s3') & Pick<typeof import('@aws-sdk/s3-request-presigner'), 'getSignedUrl'>;
 let loading: Promise<Sdk> | null = null;
@@ -135,6 +138,58 @@ export class S3Driver implements StorageDriver {
   async putBuffer(path: string, body: Buffer, contentType: string): Promise<void> {
     const { sdk, client } = await this.store();
     await client.send(new sdk.PutObjectCommand({ Bucket: this.s.bucket, Key: path, Body: body, ContentType: contentType }));
+  }
+
+  /**
+   * A multipart upload of PART_BYTES parts, one part in memory at a time; an object shorter than
+   * one part is a single PutObject. A failure aborts the upload (no parts left billed).
+   */
+  async writeStream(path: string, body: Readable, contentType: string): Promise<number> {
+    const { sdk, client } = await this.store();
+    let part: Buffer[] = [];
+    let partBytes = 0;
+    let total = 0;
+    let uploadId: string | undefined;
+    const parts: Array<{ ETag?: string; PartNumber: number }> = [];
+    const send = async () => {
+      const Body = Buffer.concat(part);
+      part = [];
+      partBytes = 0;
+      uploadId ??= (await client.send(new sdk.CreateMultipartUploadCommand({ Bucket: this.s.bucket, Key: path, ContentType: contentType }))).UploadId;
+      const PartNumber = parts.length + 1;
+      const out = await client.send(new sdk.UploadPartCommand({ Bucket: this.s.bucket, Key: path, UploadId: uploadId, PartNumber, Body, ContentLength: Body.length }));
+      parts.push({ ETag: out.ETag, PartNumber });
+    };
+    try {
+      for await (const chunk of body as AsyncIterable<Buffer>) {
+        part.push(chunk);
+        partBytes += chunk.length;
+        total += chunk.length;
+        if (partBytes >= PART_BYTES) await send();
+      }
+      if (!uploadId) {
+        const Body = Buffer.concat(part);
+        await client.send(new sdk.PutObjectCommand({ Bucket: this.s.bucket, Key: path, Body, ContentLength: Body.length, ContentType: contentType }));
+        return total;
+      }
+      if (partBytes > 0) await send();
+      await client.send(new sdk.CompleteMultipartUploadCommand({ Bucket: this.s.bucket, Key: path, UploadId: uploadId, MultipartUpload: { Parts: parts } }));
+      return total;
+    } catch (err) {
+      if (uploadId) await client.send(new sdk.AbortMultipartUploadCommand({ Bucket: this.s.bucket, Key: path, UploadId: uploadId })).catch(() => {});
+      throw err;
+    }
+  }
+
+  async readStream(path: string): Promise<Readable | null> {
+    const { sdk, client } = await this.store();
+    try {
+      const out = await client.send(new sdk.GetObjectCommand({ Bucket: this.s.bucket, Key: path }));
+      return (out.Body as Readable | undefined) ?? null;
+    } catch (err) {
+      if (err instanceof sdk.S3ServiceException && err.$metadata.httpStatusCode === 404) return null;
+      throw err;
+    }
   }
 
   async remove(paths: string[]): Promise<void> {

@@ -1,4 +1,5 @@
 /** The one interface every storage backend implements (local disk, S3-compatible store). */
+import type { Readable } from 'node:stream';
 
 export interface ObjectInfo {
   size: number;
@@ -27,6 +28,14 @@ export interface StorageDriver {
   readHead(path: string, n: number): Promise<Buffer | null>;
   /** Stores a small object whole (an image derivative). */
   putBuffer(path: string, body: Buffer, contentType: string): Promise<void>;
+  /**
+   * Stores an object of unknown length from a stream, in bounded memory (local: a temp file
+   * renamed into place; S3: a multipart upload of 8 MB parts). Nothing is left at `path` when
+   * it fails. Returns the bytes stored. For stored backups (docs/backup.md).
+   */
+  writeStream(path: string, body: Readable, contentType: string): Promise<number>;
+  /** A stored object as a stream (null: missing). */
+  readStream(path: string): Promise<Readable | null>;
   /** Removes objects; missing ones are not an error. */
   remove(paths: string[]): Promise<void>;
   /** Removes every object under `<prefix>/` (a project's folder). */
