@@ -288,9 +288,9 @@ export class Collection<T extends Doc = Doc> extends Query<T> {
 export type BatchOperation<S extends SchemaMap = SchemaMap> = {
   [C in Extract<keyof S, string>]:
     | { op: 'create'; collection: C; data: S[C] }
-    | { op: 'update'; collection: C; id: string; data: Patch<S[C]> }
-    | { op: 'delete'; collection: C; id: string; hard?: boolean }
-    | { op: 'restore'; collection: C; id: string };
+    | { op: 'update'; collection: C; id: string; data: Patch<S[C]>; ifMatch?: string }
+    | { op: 'delete'; collection: C; id: string; hard?: boolean; ifMatch?: string }
+    | { op: 'restore'; collection: C; id: string; ifMatch?: string };
 }[Extract<keyof S, string>];
 
 export interface BatchResult {

@@ -223,6 +223,33 @@ describe('If-Match', () => {
     expect((await call('GET', `/api/data/notes/${id}?include_deleted=true`, p.sk)).status).toBe(404);
   });
 
+  it('a batch operation takes ifMatch: a stale one fails the whole batch (412, named), a current one writes', async () => {
+    const a = await newNote({ title: 'a' });
+    const b = await newNote({ title: 'b' });
+    const changed = await call('PATCH', `/api/data/notes/${b.id}`, p.sk, { title: 'b2' });
+    const stale = await call('POST', '/api/data/batch', p.sk, {
+      operations: [
+        { op: 'update', collection: 'notes', id: a.id, data: { title: 'a-new' }, ifMatch: a.etag },
+        { op: 'update', collection: 'notes', id: b.id, data: { title: 'b-new' }, ifMatch: b.etag },
+      ],
+    });
+    expect(stale.status).toBe(412);
+    expect(stale.body).toMatchObject({ code: 'precondition_failed', operation: 1 });
+    expect((await call('GET', `/api/data/notes/${a.id}`, p.sk)).body.data.title).toBe('a');
+    const ok = await call('POST', '/api/data/batch', p.sk, {
+      operations: [
+        { op: 'update', collection: 'notes', id: a.id, data: { title: 'a-new' }, ifMatch: a.etag },
+        { op: 'delete', collection: 'notes', id: b.id, ifMatch: changed.etag },
+      ],
+    });
+    expect(ok.status).toBe(200);
+    expect((await call('GET', `/api/data/notes/${a.id}`, p.sk)).body.data.title).toBe('a-new');
+    expect((await call('GET', `/api/data/notes/${b.id}`, p.sk)).status).toBe(404);
+    const bad = await call('POST', '/api/data/batch', p.sk, { operations: [{ op: 'restore', collection: 'notes', id: b.id, ifMatch: 'nope' }] });
+    expect(bad.status).toBe(400);
+    expect(bad.body.code).toBe('if_match_invalid');
+  });
+
   it('with an Idempotency-Key: a retry answers the first answer and its ETag; the same key with another If-Match is another request', async () => {
     const { id, etag } = await newNote();
     const h = { ...withTag(p.sk, 'if-match', etag), 'idempotency-key': `k-${id}` };
