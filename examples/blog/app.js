@@ -1,20 +1,23 @@
-/* global document, URLSearchParams */
+/* global document */
 // The blog example: posts with a long Markdown body and a cover image, drafts only their author
 // reads (the collection's access rules), comments only their author edits (row-level
-// security), full-text search, comment counts per post (aggregate) and cursor pages. The
-// published @urbackend/sdk does sign-up, sign-in, documents and uploads; `client.request` (the
-// SDK's own request, with its key and token) reaches the routes it has no method for: cursor
-// pages and the aggregate. Subscribers are mailed by the project's after-hook when a post is
-// published (examples/blog/setup.ts): the page only adds or removes the reader's subscription.
-import urBackend from '/sdk.js';
+// security), full-text search, comment counts per post (aggregate) and cursor pages. All of it
+// through @plinth/client (docs/client.md): sessions, documents, search, cursor pages, the
+// aggregate, the cover upload. No hand-written HTTP. Subscribers are mailed by the project's
+// after-hook when a post is published (examples/blog/setup.ts): the page only adds or removes
+// the reader's subscription.
+import { createClient, files } from '/client.js';
 import config from '/config.js';
 import { signInForm } from '/lib/signin.js';
 import { renderMarkdown } from './markdown.js';
 
-const client = urBackend({ apiKey: config.publishableKey, baseUrl: config.baseUrl });
+const client = createClient({ url: config.baseUrl, apiKey: config.publishableKey }); // the session in localStorage
+const posts = client.collection('posts');
+const comments = client.collection('comments');
+const subscribers = client.collection('subscribers');
 const $ = (id) => document.getElementById(id);
 const PAGE = 10;
-const LIST_FIELDS = 'title,cover,published,author,authorName';
+const LIST_FIELDS = ['title', 'cover', 'published', 'author', 'authorName'];
 
 const state = { me: null, cursor: null, search: '', current: null, subscription: null };
 
@@ -33,7 +36,7 @@ signInForm(client, {
 
 // ---- mail on new posts: the reader's own row in `subscribers` (the rules admit no other) ------
 async function loadSubscription() {
-  const [row] = await client.db.getAll('subscribers', { limit: 1 });
+  const [row] = (await subscribers.limit(1).list()).items;
   state.subscription = row ?? null;
   showSubscription();
 }
@@ -47,10 +50,10 @@ $('subscribe').addEventListener('click', async () => {
   $('blog-error').textContent = '';
   try {
     if (state.subscription) {
-      await client.db.delete('subscribers', state.subscription._id);
+      await subscribers.delete(state.subscription._id);
       state.subscription = null;
     } else {
-      state.subscription = await client.db.insert('subscribers', { email: state.me.email, user: state.me._id });
+      state.subscription = await subscribers.insert({ email: state.me.email, user: state.me._id });
     }
     showSubscription();
   } catch (err) {
@@ -76,12 +79,11 @@ async function loadPage() {
     let items;
     if (state.search) {
       // full-text search over title and body, most relevant first
-      items = await client.db.getAll('posts', { search: state.search, fields: LIST_FIELDS, limit: 50 });
+      items = (await posts.search(state.search).select(...LIST_FIELDS).limit(50).list()).items;
       state.cursor = null;
     } else {
-      // keyset pages, newest first: `cursor` is empty for the first page, then `nextCursor`
-      const query = new URLSearchParams({ sort: '-createdAt', limit: String(PAGE), fields: LIST_FIELDS, cursor: state.cursor ?? '' });
-      const page = await client.request('GET', `/api/data/posts?${query}`);
+      // keyset pages, newest first: `after('')` for the first page, then its `nextCursor`
+      const page = await posts.sort('-createdAt').limit(PAGE).select(...LIST_FIELDS).after(state.cursor ?? '').list();
       items = page.items;
       state.cursor = page.nextCursor ?? null;
     }
@@ -93,12 +95,11 @@ async function loadPage() {
   }
 }
 
-/** Comments per post, one aggregate call for the page: `groupBy=post&count&post_in=…`. */
+/** Comments per post, one aggregate call for the page (grouped by post, of the page's posts). */
 async function commentCounts(ids) {
   const counts = new Map();
   if (ids.length === 0) return counts;
-  const query = new URLSearchParams({ groupBy: 'post', count: 'true', post_in: ids.join(','), limit: String(ids.length) });
-  const { groups } = await client.request('GET', `/api/data/comments/aggregate?${query}`);
+  const { groups } = await comments.where('post', 'in', ids).aggregate({ groupBy: ['post'], count: true, limit: ids.length });
   for (const g of groups) counts.set(g.key.post, g.count);
   return counts;
 }
@@ -161,8 +162,8 @@ $('post-form').addEventListener('submit', async (e) => {
   $('blog-error').textContent = '';
   try {
     const file = form.elements.cover.files[0];
-    const cover = file ? (await client.storage.upload(file)).url : undefined;
-    const post = await client.db.insert('posts', {
+    const cover = file ? (await files(client).upload(file)).url : undefined;
+    const post = await posts.insert({
       title: form.elements.title.value.trim(),
       body: form.elements.body.value,
       published: form.elements.published.checked,
@@ -181,7 +182,7 @@ $('post-form').addEventListener('submit', async (e) => {
 
 // ---- reading a post and its comments ----------------------------------------------------------
 async function openPost(id) {
-  const post = await client.db.getOne('posts', id);
+  const post = await posts.get(id);
   state.current = post;
   $('posts').replaceChildren();
   $('more').hidden = true;
@@ -198,8 +199,8 @@ async function openPost(id) {
 }
 
 async function loadComments() {
-  const comments = await client.db.getAll('comments', { post: state.current._id, sort: 'createdAt', limit: 100 });
-  $('comments').replaceChildren(...comments.map(commentItem));
+  const { items } = await comments.where({ post: state.current._id }).sort('createdAt').limit(100).list();
+  $('comments').replaceChildren(...items.map(commentItem));
 }
 
 function commentItem(c) {
@@ -239,7 +240,7 @@ function editComment(li, c) {
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
     try {
-      const next = await client.db.patch('comments', c._id, { text: input.value.trim() });
+      const next = await comments.update(c._id, { text: input.value.trim() });
       li.replaceWith(commentItem({ ...c, ...next }));
     } catch (err) {
       fail(err);
@@ -253,7 +254,7 @@ $('comment-form').addEventListener('submit', async (e) => {
   e.preventDefault();
   const form = e.target;
   try {
-    await client.db.insert('comments', { post: state.current._id, text: form.elements.text.value.trim(), authorName: state.me.name || state.me.email });
+    await comments.insert({ post: state.current._id, text: form.elements.text.value.trim(), authorName: state.me.name || state.me.email });
     form.reset();
     await loadComments();
   } catch (err) {

@@ -1,16 +1,18 @@
-/* global document, URLSearchParams */
+/* global document, window */
 // The team board example: private lists, lists shared by email through a `members` collection
 // (access rules with lookups decide who reads and writes a list's cards, docs/rules.md), cards
-// moved between columns in one atomic batch, live updates through realtime that resume after a
-// network cut, soft delete and restore. The published @urbackend/sdk does sign-up, sign-in and
-// documents; `client.request` (the SDK's own request, with its key and the user's token)
-// reaches the batch, restore and `include_deleted` lists; the stream is a ticket, then EventSource.
-import urBackend from '/sdk.js';
+// moved between columns in one atomic batch, cards edited with If-Match (of two people editing
+// the same card, the one who saves second is told instead of overwriting the first), live
+// updates through realtime that resume after a network cut, soft delete and restore. All of it
+// through @plinth/client (docs/client.md). No hand-written HTTP.
+import { createClient, realtime, PreconditionFailedError } from '/client.js';
 import config from '/config.js';
-import { connectLive } from '/lib/live.js';
 import { signInForm } from '/lib/signin.js';
 
-const client = urBackend({ apiKey: config.publishableKey, baseUrl: config.baseUrl });
+const client = createClient({ url: config.baseUrl, apiKey: config.publishableKey }); // the session in localStorage
+const lists = client.collection('lists');
+const members = client.collection('members');
+const cards = client.collection('cards');
 const $ = (id) => document.getElementById(id);
 const COLUMNS = ['todo', 'doing', 'done'];
 const NAMES = { todo: 'To do', doing: 'Doing', done: 'Done' };
@@ -20,6 +22,8 @@ const state = {
   lists: new Map(), // id → list
   current: null,
   cards: new Map(), // id → card of the current list (deleted ones too)
+  // The card being edited: the version the editor opened (what its save must still find: If-Match) and the draft.
+  editing: null, // { id, base, draft }
 };
 
 function fail(err) {
@@ -33,17 +37,21 @@ signInForm(client, {
     state.me = me;
     // the lists I own, and those shared with me through my memberships (the rules decide)
     const [own, memberships] = await Promise.all([
-      client.db.getAll('lists', { sort: 'createdAt', limit: 100 }),
-      client.db.getAll('members', { email: state.me.email, sort: 'createdAt', limit: 100 }),
+      lists.sort('createdAt').limit(100).list(),
+      members.where({ email: state.me.email }).sort('createdAt').limit(100).list(),
     ]);
-    for (const list of own) state.lists.set(list._id, list);
-    for (const m of memberships) addShared(m);
+    for (const list of own.items) state.lists.set(list._id, list);
+    for (const m of memberships.items) addShared(m);
     renderLists();
-    connectLive(client, config, {
-      subscriptions: [{ collection: 'lists' }, { collection: 'members' }, { collection: 'cards' }],
-      actions: ['create', 'update', 'delete', 'restore'],
-      onEvent: onChange,
-    });
+    // One stream for the three collections; after a cut it resumes from the last event seen.
+    realtime(client).subscribe([{ collection: 'lists' }, { collection: 'members' }, { collection: 'cards' }], {
+      onChange,
+      onReset: () => window.location.reload(), // too far behind to resume
+      onState: (s) => {
+        $('live').textContent = s === 'open' ? 'live' : 'offline';
+        $('live').classList.toggle('on', s === 'open');
+      },
+    }, { maxBackoffMs: 1000 });
   },
 });
 
@@ -78,7 +86,7 @@ $('list-form').addEventListener('submit', async (e) => {
   e.preventDefault();
   const input = e.target.elements.name;
   try {
-    const list = await client.db.insert('lists', { name: input.value.trim(), owner: state.me._id });
+    const list = await lists.insert({ name: input.value.trim(), owner: state.me._id });
     state.lists.set(list._id, list);
     input.value = '';
     await openList(list._id);
@@ -92,7 +100,7 @@ $('share-form').addEventListener('submit', async (e) => {
   const input = e.target.elements.email;
   try {
     const list = state.lists.get(state.current);
-    await client.db.insert('members', { list: list._id, listName: list.name, email: input.value.trim().toLowerCase(), owner: state.me._id });
+    await members.insert({ list: list._id, listName: list.name, email: input.value.trim().toLowerCase(), owner: state.me._id });
     input.value = '';
   } catch (err) {
     fail(err);
@@ -101,6 +109,7 @@ $('share-form').addEventListener('submit', async (e) => {
 
 async function openList(id) {
   state.current = id;
+  state.editing = null;
   const list = state.lists.get(id);
   $('list-title').textContent = list?.name ?? '';
   $('share-form').hidden = list?.owner !== state.me._id;
@@ -109,8 +118,7 @@ async function openList(id) {
   $('trash').hidden = false;
   renderLists();
   // every card of the list, the deleted ones too (for the trash); realtime keeps it current
-  const query = new URLSearchParams({ list: id, include_deleted: 'true', sort: 'position', limit: '100' });
-  const page = await client.request('GET', `/api/data/cards?${query}`);
+  const page = await cards.where({ list: id }).withDeleted().sort('position').limit(100).list();
   state.cards = new Map(page.items.map((c) => [c._id, c]));
   renderCards();
 }
@@ -149,6 +157,10 @@ function cardItem(card) {
   const li = document.createElement('li');
   li.className = 'card';
   li.dataset.id = card._id;
+  if (state.editing?.id === card._id) {
+    li.append(editForm(card));
+    return li;
+  }
   const text = document.createElement('span');
   text.className = 'text';
   text.textContent = card.text;
@@ -157,9 +169,69 @@ function cardItem(card) {
   const at = COLUMNS.indexOf(card.column);
   if (at > 0) actions.append(button('←', `Move ${card.text} to ${NAMES[COLUMNS[at - 1]]}`, () => move(card, COLUMNS[at - 1])));
   if (at < COLUMNS.length - 1) actions.append(button('→', `Move ${card.text} to ${NAMES[COLUMNS[at + 1]]}`, () => move(card, COLUMNS[at + 1])));
+  actions.append(button('Edit', `Edit ${card.text}`, async () => startEdit(card)));
   actions.append(button('Delete', `Delete ${card.text}`, () => deleteCard(card)));
   li.append(text, actions);
   return li;
+}
+
+// ---- editing a card: If-Match -------------------------------------------------------------------
+// The editor keeps the version it opened (`base`). Realtime may bring someone else's change of
+// the same card meanwhile; the save then carries that old version in If-Match, and Plinth
+// refuses it (412) instead of silently replacing their text: the person is told, and sees theirs.
+function startEdit(card) {
+  state.editing = { id: card._id, base: card, draft: card.text };
+  renderCards();
+  document.querySelector(`.card[data-id="${card._id}"] textarea`)?.focus();
+}
+
+function editForm(card) {
+  const form = document.createElement('form');
+  form.className = 'edit';
+  const label = document.createElement('label');
+  label.textContent = 'Card text ';
+  const input = document.createElement('textarea');
+  input.name = 'text';
+  input.required = true;
+  input.maxLength = 500;
+  input.value = state.editing.draft;
+  input.addEventListener('input', () => { state.editing.draft = input.value; });
+  label.append(input);
+  const save = document.createElement('button');
+  save.type = 'submit';
+  save.textContent = 'Save card';
+  const cancel = document.createElement('button');
+  cancel.type = 'button';
+  cancel.textContent = 'Cancel';
+  cancel.addEventListener('click', () => {
+    state.editing = null;
+    renderCards();
+  });
+  form.append(label, save, ' ', cancel);
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    saveEdit(card._id).catch(fail);
+  });
+  return form;
+}
+
+async function saveEdit(id) {
+  const { base, draft } = state.editing;
+  $('error').textContent = '';
+  try {
+    const saved = await cards.update(id, { text: draft.trim() }, { ifMatch: base });
+    state.cards.set(id, saved);
+  } catch (err) {
+    if (!(err instanceof PreconditionFailedError) && err?.code !== 'document_not_found') throw err;
+    // Someone saved (or deleted) this card after this editor opened: keep theirs, show it, say so.
+    const latest = await cards.get(id).catch(() => null);
+    if (latest) state.cards.set(id, latest);
+    $('error').textContent = latest
+      ? `Someone else changed this card while you were editing it; it now reads “${latest.text}”. Your edit was not saved.`
+      : 'Someone else deleted this card while you were editing it. Your edit was not saved.';
+  }
+  state.editing = null;
+  renderCards();
 }
 
 $('card-form').addEventListener('submit', async (e) => {
@@ -167,7 +239,7 @@ $('card-form').addEventListener('submit', async (e) => {
   const input = e.target.elements.text;
   try {
     const last = live('todo').at(-1);
-    const card = await client.db.insert('cards', { list: state.current, column: 'todo', text: input.value.trim(), position: (last?.position ?? 0) + 1 });
+    const card = await cards.insert({ list: state.current, column: 'todo', text: input.value.trim(), position: (last?.position ?? 0) + 1 });
     state.cards.set(card._id, card);
     input.value = '';
     renderCards();
@@ -186,25 +258,25 @@ async function move(card, column) {
   live(card.column).filter((c) => c._id !== card._id).forEach((c, i) => {
     if (c.position !== i + 1) operations.push({ op: 'update', collection: 'cards', id: c._id, data: { position: i + 1 } });
   });
-  const { results } = await client.request('POST', '/api/data/batch', { body: { operations } });
+  const results = await client.batch(operations);
   for (const r of results) state.cards.set(r.id, r.data);
   renderCards();
 }
 
 /** Soft delete: the card goes to the trash, whence it can be restored. */
 async function deleteCard(card) {
-  await client.db.delete('cards', card._id);
+  await cards.delete(card._id);
   state.cards.set(card._id, { ...card, isDeleted: true });
   renderCards();
 }
 
 async function restoreCard(card) {
-  const restored = await client.request('POST', `/api/data/cards/${card._id}/restore`);
+  const restored = await cards.restore(card._id);
   state.cards.set(card._id, restored);
   renderCards();
 }
 
-// ---- realtime (examples/lib/web/live.js): what an event changes -------------------------------
+// ---- realtime: what an event changes -------------------------------------------------------------
 function onChange({ collection, action, document: doc }) {
   if (!doc) return;
   if (collection === 'members') {

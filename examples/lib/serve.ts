@@ -1,14 +1,12 @@
 /**
  * Serves an example's static frontend: its own files, the examples' shared browser modules
- * (examples/lib/web/) under `/lib/`, the published `@urbackend/sdk` as `/sdk.js` (its ES
- * module build, which imports nothing), `@plinth/client` as `/client.js` (its core, realtime and
+ * (examples/lib/web/) under `/lib/`, `@plinth/client` as `/client.js` (its core, realtime and
  * files, bundled by esbuild as an app's bundler would) and `/config.js` with the project's base
  * URL and publishable key. No framework server: what a static host would serve.
  */
 import { build } from 'esbuild';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
-import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,11 +25,6 @@ export interface Served {
 
 /** The examples' shared browser modules (the sign-in form), served under `/lib/`. */
 const SHARED = fileURLToPath(new URL('./web', import.meta.url));
-
-export function sdkModulePath(): string {
-  const require = createRequire(import.meta.url);
-  return path.join(path.dirname(require.resolve('@urbackend/sdk')), 'dist', 'index.mjs');
-}
 
 /** @plinth/client as one ES module (packages/client/src: the core, realtime and files). */
 export async function clientModule(): Promise<string> {
@@ -52,11 +45,9 @@ export async function clientModule(): Promise<string> {
 
 export async function serveExample(dir: string, config: Record<string, unknown>, port = 0): Promise<Served> {
   const root = path.resolve(dir);
-  const sdk = await readFile(sdkModulePath());
   const plinthClient = await clientModule();
   const server = createServer(async (req, res) => {
     const pathname = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
-    if (pathname === '/sdk.js') return send(res, 200, TYPES.get('.js')!, sdk);
     if (pathname === '/client.js') return send(res, 200, TYPES.get('.js')!, plinthClient);
     if (pathname === '/config.js') return send(res, 200, TYPES.get('.js')!, `export default ${JSON.stringify(config)};\n`);
     const [dirOf, rest] = pathname.startsWith('/lib/') ? [SHARED, pathname.slice('/lib'.length)] : [root, pathname === '/' ? '/index.html' : pathname];

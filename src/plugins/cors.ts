@@ -44,11 +44,11 @@ declare module 'fastify' {
 
 const DASHBOARD_HEADERS = ['x-api-key', 'authorization', 'content-type', 'x-refresh-token', 'x-refresh-token-mode', 'user-agent', 'x-csrf-token', 'x-request-id'].join(', ');
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'].join(', ');
-const EXPOSED = ['x-refresh-token', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'x-request-id', 'Idempotent-Replayed', 'Plinth-Commit-Position'].join(', ');
+const EXPOSED = ['x-refresh-token', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'x-request-id', 'Idempotent-Replayed', 'Plinth-Commit-Position', 'ETag'].join(', ');
 const MAX_AGE = '600';
 
 /** Adds `field` to the Vary header unless it (or `*`) is there already. */
-function appendVary(reply: FastifyReply, field: string): void {
+export function appendVary(reply: FastifyReply, field: string): void {
   const current = reply.getHeader('vary');
   if (current === undefined) {
     reply.header('vary', field);

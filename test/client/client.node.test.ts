@@ -6,7 +6,7 @@
  * and retried writes that carry one Idempotency-Key (one document, not two).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, isPlinthError, memoryStorage, PlinthError, type AuthEvent } from '../../packages/client/src/index.js';
+import { createClient, etagOf, isPlinthError, memoryStorage, PlinthError, PreconditionFailedError, type AuthEvent } from '../../packages/client/src/index.js';
 import { lastCode, PASSWORD, uniqueEmail } from '../modules/auth/helpers.js';
 import { recordingFetch, runPlinth, type Running } from './helpers.js';
 
@@ -212,6 +212,53 @@ describe('data', () => {
       .catch((e: unknown) => e);
     expect(err).toMatchObject({ status: 400, details: { operation: 1 } });
     expect((await c.collection('posts').get(results[0]!.id)).views).toBeUndefined();
+  });
+
+  it('If-Match: two people editing one document, the stale save fails with PreconditionFailedError and writes nothing', async () => {
+    const alice = client();
+    await alice.auth.signUp({ email: uniqueEmail('ifmatch'), password: PASSWORD });
+    const posts = alice.collection('posts');
+    const made = await posts.insert({ title: 'draft', views: 1 });
+    // Two editors read the same version: one from get (the server's ETag), one from a list item (derived).
+    const { doc, etag } = await posts.getWithEtag(made._id);
+    expect(etag).toMatch(/^"[^"]+"$/);
+    expect(etagOf(doc)).toBe(etag);
+    expect(etagOf(made)).toBe(etag);
+    const listed = (await posts.where({ userId: made.userId! }).list()).items.find((d) => d._id === made._id)!;
+    expect(etagOf(listed)).toBe(etag);
+
+    const first = await posts.update(made._id, { title: 'first editor' }, { ifMatch: etag });
+    expect(first.title).toBe('first editor');
+    const second = await posts.update(made._id, { title: 'second editor' }, { ifMatch: listed }).catch((e: unknown) => e);
+    expect(second).toBeInstanceOf(PreconditionFailedError);
+    expect(second).toBeInstanceOf(PlinthError);
+    expect(second).toMatchObject({ status: 412, code: 'precondition_failed', etag: etagOf(first) });
+    expect((await posts.get(made._id)).title).toBe('first editor');
+
+    // Re-read, then the same edit goes through; deletes and restores take the condition too.
+    const fresh = await posts.getWithEtag(made._id);
+    expect(fresh.etag).toBe((second as PreconditionFailedError).etag);
+    const retried = await posts.update(made._id, { title: 'second editor' }, { ifMatch: fresh.etag });
+    expect(retried.title).toBe('second editor');
+    await expect(posts.delete(made._id, { ifMatch: fresh.doc })).rejects.toBeInstanceOf(PreconditionFailedError);
+    await posts.delete(made._id, { ifMatch: retried });
+    const deleted = await posts.withDeleted().where({ userId: made.userId! }).list();
+    const gone = deleted.items.find((d) => d._id === made._id)!;
+    await expect(posts.restore(made._id, { ifMatch: retried })).rejects.toMatchObject({ code: 'precondition_failed' });
+    expect((await posts.restore(made._id, { ifMatch: gone })).isDeleted).toBe(false);
+    // '*' asks only that it exists.
+    expect((await posts.update(made._id, { views: 2 }, { ifMatch: '*' })).views).toBe(2);
+  });
+
+  it('If-Match with two concurrent saves from the same version: exactly one wins', async () => {
+    const c = client();
+    await c.auth.signUp({ email: uniqueEmail('ifmatch2'), password: PASSWORD });
+    const posts = c.collection('posts');
+    const made = await posts.insert({ title: 'shared' });
+    const results = await Promise.allSettled(['a', 'b', 'c'].map((title) => posts.update(made._id, { title }, { ifMatch: made })));
+    expect(results.filter((x) => x.status === 'fulfilled')).toHaveLength(1);
+    const lost = results.filter((x): x is PromiseRejectedResult => x.status === 'rejected').map((x) => x.reason as PlinthError);
+    expect(lost.map((e) => e.code)).toEqual(['precondition_failed', 'precondition_failed']);
   });
 
   it('a write whose answer was lost is retried with the same Idempotency-Key: one document', async () => {

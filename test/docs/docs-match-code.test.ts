@@ -197,8 +197,12 @@ describe('the docs say where reads go as the code routes them', () => {
   });
 
   it('no doc says a get by id ignores Plinth-Commit-Position (getDocument passes it on)', () => {
-    const get = /export async function getDocument\([\s\S]*?\n}\n/.exec(read('src/modules/data/read-service.ts'))![0];
-    expect(get).toContain('access.after');
+    const service = read('src/modules/data/read-service.ts');
+    // getDocument is getDocumentTagged without the ETag; both reads of one document pass it on.
+    expect(/export async function getDocument\([\s\S]*?\n}\n/.exec(service)![0]).toContain('getDocumentTagged(');
+    for (const fn of ['getDocumentTagged', 'getDocumentJson']) {
+      expect(new RegExp(`export async function ${fn}\\([\\s\\S]*?\\n}\\n`).exec(service)![0], fn).toContain('access.after');
+    }
     const claims = mentions(/get by id ignores|ignores the header|a get by id ignores `Plinth-Commit-Position`/i, (m) => m[0]);
     expect(claims.map(show)).toEqual([]);
   });

@@ -76,7 +76,7 @@ async function person(name: string): Promise<Page> {
 /** What the page shows once it has settled (each step waits on requests and rendering). */
 const soon = <T>(fn: () => Promise<T> | T) => expect.poll(fn, { timeout: 15_000 });
 const titles = (page: Page) => page.locator('#posts li .open').allTextContents();
-const tokenOf = (page: Page) => page.evaluate(() => localStorage.getItem('ub_auth_token'));
+const tokenOf = (page: Page) => page.evaluate(() => JSON.parse(localStorage.getItem('plinth.session') ?? '{}').accessToken as string | null); // @plinth/client's session
 /** The project's dev outbox, as its operator reads it (GET …/mail/outbox). */
 async function outbox(): Promise<Array<{ to: string[]; subject: string; text: string | null; lastEvent: string }>> {
   const res = await fetch(`${rig.base}/api/projects/${project.projectId}/mail/outbox`, { headers: { authorization: `Bearer ${project.operatorToken}` } });

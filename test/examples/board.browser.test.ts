@@ -4,7 +4,9 @@
  * access rules with lookups); Bob sees the shared list only; a card Alice moves (one atomic
  * batch) appears in Bob's column within a second; while Bob's connection is cut (a TCP proxy
  * between his browser and Plinth) Alice moves and deletes cards, and Bob's board catches up once
- * it is back, once each; Bob restores the deleted card and Alice sees it back. Then the
+ * it is back, once each; Bob restores the deleted card and Alice sees it back; both edit the
+ * same card, and the second save is refused (If-Match) with a message instead of overwriting
+ * the first. Then the
  * project is exported and imported into a fresh one, and the same people sign in to the copy
  * and find the same board, the private list still private.
  */
@@ -135,6 +137,32 @@ describe.runIf(run)('the team board example, two people in two browsers', { time
   it('Bob restores the deleted card; Alice sees it back', async () => {
     await bob.getByRole('button', { name: 'Restore Publier' }).click();
     await soon(() => board3(alice)).toEqual({ todo: ['Publier'], doing: ['Écrire la doc'], done: ['Tester'], trash: [] });
+  });
+
+  it('two people edit the same card: the second save is refused with a clear message (If-Match), nothing is overwritten', async () => {
+    await alice.getByRole('button', { name: 'Edit Publier' }).click();
+    await bob.getByRole('button', { name: 'Edit Publier' }).click();
+    await bob.getByLabel('Card text').fill('Publier demain');
+    await bob.getByRole('button', { name: 'Save card' }).click();
+    await soon(() => column(bob, 'todo')).toEqual(['Publier demain']);
+    // Alice's editor still holds the version she opened; her save must not replace Bob's text.
+    await alice.getByLabel('Card text').fill('Publier ce soir');
+    const refused = alice.waitForResponse((r) => r.request().method() === 'PATCH' && r.url().includes('/api/data/cards/'));
+    await alice.getByRole('button', { name: 'Save card' }).click();
+    expect((await refused).status()).toBe(412);
+    await soon(() => alice.locator('#error').textContent()).toBe(
+      'Someone else changed this card while you were editing it; it now reads “Publier demain”. Your edit was not saved.',
+    );
+    await soon(() => column(alice, 'todo')).toEqual(['Publier demain']);
+    expect(await column(bob, 'todo')).toEqual(['Publier demain']);
+
+    // Now that she has seen Bob's version, her edit of it goes through, and reaches Bob.
+    await alice.getByRole('button', { name: 'Edit Publier demain' }).click();
+    await alice.getByLabel('Card text').fill('Publier');
+    await alice.getByRole('button', { name: 'Save card' }).click();
+    await soon(() => column(alice, 'todo')).toEqual(['Publier']);
+    await soon(() => column(bob, 'todo')).toEqual(['Publier']);
+    expect(await alice.locator('#error').textContent()).toBe('');
   });
 
   it('exported and imported into a fresh project, the board is intact and the private list still private', async () => {

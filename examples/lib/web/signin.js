@@ -1,10 +1,9 @@
 /* global document, FormData */
 // The examples' sign-up and sign-in (served as /lib/signin.js beside each app's files): the
-// form in the page's `#signin` section, and the app's client: @plinth/client (`signUp`, which
-// signs in, or `signIn`, then `me`) or the published @urbackend/sdk (`signUp`, then `login`
-// and `me`). Once signed in, the section gives way
-// to the app's own (`appId`), `#me` names the person, and `onSignedIn(me)` starts the app;
-// anything that fails on the way is shown under the form.
+// form in the page's `#signin` section, and the app's @plinth/client (`signUp`, which signs in,
+// or `signIn`, then `me`). Once signed in, the section gives way to the app's own (`appId`),
+// `#me` names the person, and `onSignedIn(me)` starts the app; anything that fails on the way
+// is shown under the form.
 
 const FORM = `
   <form id="auth-form">
@@ -30,9 +29,7 @@ export function signInForm(client, { appId, onSignedIn }) {
     try {
       const signUp = e.submitter?.value === 'signup';
       if (signUp) await client.auth.signUp({ email, password, name: String(form.get('name') || email) });
-      if (client.auth.signIn) {
-        if (!signUp) await client.auth.signIn({ email, password });
-      } else await client.auth.login({ email, password });
+      else await client.auth.signIn({ email, password });
       const me = await client.auth.me();
       $('signin').hidden = true;
       $(appId).hidden = false;

@@ -7,7 +7,8 @@
  * Types: a schema map from `plinth types` (`createClient<Schema>()`) types each collection's
  * documents, fields, sort keys and filters; a wrong field name is a compile error.
  */
-import type { QueryValue, Transport } from './core.js';
+import { readBody, unwrap, type QueryValue, type Transport } from './core.js';
+import { errorOf } from './errors.js';
 
 export type Doc = Record<string, unknown>;
 /** Collection name → document fields, as `plinth types` writes it. */
@@ -72,6 +73,33 @@ export interface WriteOptions {
   /** Your own Idempotency-Key (default: a fresh UUID per call, reused by its retries). */
   idempotencyKey?: string;
   signal?: AbortSignal;
+}
+
+/**
+ * A document's ETag (docs/data.md "Conditional writes"), derived from its `_id` and `updatedAt`
+ * as the server derives it: works for list items, realtime documents and write answers alike.
+ * Undefined when the document lacks either (e.g. read with `meta=false`).
+ */
+export function etagOf(doc: Partial<SystemFields>): string | undefined {
+  const ms = doc.updatedAt ? Date.parse(doc.updatedAt) : NaN;
+  return doc._id && Number.isFinite(ms) ? `"${doc._id}-${ms}"` : undefined;
+}
+
+export interface ConditionalOptions extends WriteOptions {
+  /**
+   * Write only over this version: an ETag (`getWithEtag`, `etagOf`), or the document as you read
+   * it (its tag is derived), or `*`. When it changed since, the write fails with
+   * `PreconditionFailedError` (412 `precondition_failed`) and nothing is written.
+   */
+  ifMatch?: string | Partial<SystemFields>;
+}
+
+function conditional(opts: ConditionalOptions) {
+  const { ifMatch, ...rest } = opts;
+  if (ifMatch === undefined) return rest;
+  const tag = typeof ifMatch === 'string' ? ifMatch : etagOf(ifMatch);
+  if (!tag) throw new TypeError('ifMatch: the document has no _id and updatedAt to derive its ETag from');
+  return { ...rest, headers: { 'if-match': tag } };
 }
 
 type Param = readonly [string, string];
@@ -215,6 +243,18 @@ export class Collection<T extends Doc = Doc> extends Query<T> {
     return this.t.request({ path: `${this.path}/${encodeURIComponent(id)}`, query, signal: opts.signal });
   }
 
+  /** One document and its ETag, for a later `update(id, patch, { ifMatch: etag })`. */
+  async getWithEtag(id: string, opts: { populate?: Key<T>[]; select?: FieldName<T>[]; signal?: AbortSignal } = {}): Promise<{ doc: Stored<T>; etag: string }> {
+    const query: Param[] = [];
+    if (opts.populate?.length) query.push(['populate', opts.populate.join(',')]);
+    if (opts.select?.length) query.push(['fields', opts.select.join(',')]);
+    const res = await this.t.send({ path: `${this.path}/${encodeURIComponent(id)}`, query, signal: opts.signal });
+    const body = await readBody(res);
+    if (!res.ok) throw errorOf(res, body);
+    const doc = unwrap<Stored<T>>(body);
+    return { doc, etag: res.headers.get('etag') ?? etagOf(doc)! };
+  }
+
   /** Creates a document; answers it as stored (with `_id` and the timestamps). */
   insert(doc: T, opts: WriteOptions = {}): Promise<Stored<T>> {
     return this.t.request({ method: 'POST', path: this.path, body: doc, idempotent: true, ...opts });
@@ -225,29 +265,32 @@ export class Collection<T extends Doc = Doc> extends Query<T> {
     return this.t.request({ method: 'POST', path: `${this.path}/bulk`, body: docs, idempotent: true, ...opts });
   }
 
-  /** Merges `patch` into the document (dotted keys set inner keys); answers the document after it. */
-  update(id: string, patch: Patch<T>, opts: WriteOptions = {}): Promise<Stored<T>> {
-    return this.t.request({ method: 'PATCH', path: `${this.path}/${encodeURIComponent(id)}`, body: patch, idempotent: true, ...opts });
+  /**
+   * Merges `patch` into the document (dotted keys set inner keys); answers the document after it.
+   * `ifMatch`: only over that version (else `PreconditionFailedError`).
+   */
+  update(id: string, patch: Patch<T>, opts: ConditionalOptions = {}): Promise<Stored<T>> {
+    return this.t.request({ method: 'PATCH', path: `${this.path}/${encodeURIComponent(id)}`, body: patch, idempotent: true, ...conditional(opts) });
   }
 
-  /** Soft delete (restorable); `hard: true` purges it (secret key only). */
-  async delete(id: string, opts: WriteOptions & { hard?: boolean } = {}): Promise<void> {
+  /** Soft delete (restorable); `hard: true` purges it (secret key only); `ifMatch` as for `update`. */
+  async delete(id: string, opts: ConditionalOptions & { hard?: boolean } = {}): Promise<void> {
     const { hard, ...rest } = opts;
-    await this.t.request({ method: 'DELETE', path: `${this.path}/${encodeURIComponent(id)}`, query: hard ? { hard: 'true' } : undefined, idempotent: true, ...rest });
+    await this.t.request({ method: 'DELETE', path: `${this.path}/${encodeURIComponent(id)}`, query: hard ? { hard: 'true' } : undefined, idempotent: true, ...conditional(rest) });
   }
 
-  /** Un-deletes a soft-deleted document. */
-  restore(id: string, opts: WriteOptions = {}): Promise<Stored<T>> {
-    return this.t.request({ method: 'POST', path: `${this.path}/${encodeURIComponent(id)}/restore`, idempotent: true, ...opts });
+  /** Un-deletes a soft-deleted document; `ifMatch` as for `update`. */
+  restore(id: string, opts: ConditionalOptions = {}): Promise<Stored<T>> {
+    return this.t.request({ method: 'POST', path: `${this.path}/${encodeURIComponent(id)}/restore`, idempotent: true, ...conditional(opts) });
   }
 }
 
 export type BatchOperation<S extends SchemaMap = SchemaMap> = {
   [C in Extract<keyof S, string>]:
     | { op: 'create'; collection: C; data: S[C] }
-    | { op: 'update'; collection: C; id: string; data: Patch<S[C]> }
-    | { op: 'delete'; collection: C; id: string; hard?: boolean }
-    | { op: 'restore'; collection: C; id: string };
+    | { op: 'update'; collection: C; id: string; data: Patch<S[C]>; ifMatch?: string }
+    | { op: 'delete'; collection: C; id: string; hard?: boolean; ifMatch?: string }
+    | { op: 'restore'; collection: C; id: string; ifMatch?: string };
 }[Extract<keyof S, string>];
 
 export interface BatchResult {

@@ -6,7 +6,7 @@
  * `network_error` (or `aborted`).
  */
 export class PlinthError extends Error {
-  override readonly name = 'PlinthError';
+  override readonly name: string = 'PlinthError';
   constructor(
     message: string,
     /** The HTTP status (0: no answer). */
@@ -24,6 +24,17 @@ export class PlinthError extends Error {
   }
 }
 
+/**
+ * 412 `precondition_failed`: a write with `ifMatch` found the document changed since that
+ * version, and wrote nothing. `etag` is the current version's tag: read the document again,
+ * show the difference, and retry with it.
+ */
+export class PreconditionFailedError extends PlinthError {
+  override readonly name = 'PreconditionFailedError';
+  /** The document's current ETag. */
+  etag?: string;
+}
+
 export const isPlinthError = (err: unknown): err is PlinthError => err instanceof PlinthError;
 
 /** The PlinthError of a non-2xx answer, from its (possibly non-JSON) body. */
@@ -32,7 +43,7 @@ export function errorOf(res: Response, body: unknown): PlinthError {
   const { message, error, code, success: _s, data: _d, ...rest } = b;
   const text = typeof message === 'string' ? message : typeof error === 'string' ? error : res.statusText || `HTTP ${res.status}`;
   const retry = Number(res.headers.get('retry-after'));
-  return new PlinthError(
+  const err = new (code === 'precondition_failed' ? PreconditionFailedError : PlinthError)(
     text,
     res.status,
     typeof code === 'string' ? code : `http_${res.status}`,
@@ -40,4 +51,6 @@ export function errorOf(res: Response, body: unknown): PlinthError {
     res.headers.get('x-request-id') ?? undefined,
     Number.isFinite(retry) && retry > 0 ? retry : undefined,
   );
+  if (err instanceof PreconditionFailedError) err.etag = res.headers.get('etag') ?? undefined;
+  return err;
 }

@@ -54,12 +54,13 @@ export { Auth } from './auth.js';
 export type { AuthEvent, AuthListener, AuthOptions, MfaChallenge, OwnSession, Session, SignInOk, SignInResult, User } from './auth.js';
 export { Transport, encodeQuery, randomId } from './core.js';
 export type { QueryInit, QueryValue, RequestOptions, TokenSource, TransportOptions } from './core.js';
-export { Collection, Query } from './data.js';
+export { Collection, Query, etagOf } from './data.js';
 export type {
   AggregateGroup,
   AggregateSpec,
   BatchOperation,
   BatchResult,
+  ConditionalOptions,
   Doc,
   FieldName,
   Filter,
@@ -73,7 +74,7 @@ export type {
   SystemFields,
   WriteOptions,
 } from './data.js';
-export { PlinthError, isPlinthError } from './errors.js';
+export { PlinthError, PreconditionFailedError, isPlinthError } from './errors.js';
 export { localStorageStorage, memoryStorage } from './storage.js';
 export type { TokenStorage } from './storage.js';
 export { CLIENT_VERSION, SUPPORTED_SERVERS } from './version.js';

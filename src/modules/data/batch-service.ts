@@ -15,6 +15,7 @@ import { guardDb } from './pg-errors.js';
 import { paidForAll, sizeBound, type Pay } from './quota.js';
 import { hardDeleteOne, insertOne, restoreOne, softDeleteOne, updateOne } from './write-service.js';
 import { beforeWrite } from './before-write.js';
+import { parseIfMatch } from './etag.js';
 
 export const BATCH_MAX = 100;
 
@@ -24,6 +25,8 @@ export interface BatchOperation {
   id?: string;
   data?: unknown;
   hard?: boolean;
+  /** update, delete, restore: the `If-Match` of the single call (etag.ts). */
+  ifMatch?: string;
 }
 
 export interface BatchTarget {
@@ -74,19 +77,20 @@ export function inTransaction<T>(ctx: AppContext, scope: TenantScope, bound: num
 
 async function runOne(ctx: AppContext, tx: Tx, t: BatchTarget, o: BatchOperation, pay: Pay): Promise<BatchResult> {
   const base = { op: o.op, collection: o.collection };
+  const ifMatch = o.op === 'create' ? null : parseIfMatch(o.ifMatch, o.id ?? '');
   switch (o.op) {
     case 'create': {
       const doc = await insertOne(ctx, tx, t.col, t.access, o.data, pay);
       return { ...base, id: String(doc._id), data: doc };
     }
     case 'update': {
-      const doc = await updateOne(ctx, tx, t.col, t.access, o.id ?? '', o.data, pay);
+      const doc = await updateOne(ctx, tx, t.col, t.access, o.id ?? '', o.data, pay, ifMatch);
       return { ...base, id: String(doc._id), data: doc };
     }
     case 'delete':
-      return { ...base, ...(o.hard ? await hardDeleteOne(tx, t.col, t.access, o.id ?? '') : await softDeleteOne(ctx, tx, t.col, t.access, o.id ?? '')) };
+      return { ...base, ...(o.hard ? await hardDeleteOne(tx, t.col, t.access, o.id ?? '', ifMatch) : await softDeleteOne(ctx, tx, t.col, t.access, o.id ?? '', ifMatch)) };
     case 'restore': {
-      const doc = await restoreOne(ctx, tx, t.col, t.access, o.id ?? '');
+      const doc = await restoreOne(ctx, tx, t.col, t.access, o.id ?? '', ifMatch);
       return { ...base, id: String(doc._id), data: doc };
     }
   }

@@ -11,6 +11,8 @@ export const DataErrors = defineErrors('data', {
   duplicate_value: { status: 409, message: 'Duplicate value violates unique constraint.' },
   database_limit: { status: 403, message: 'Database limit exceeded.' },
   write_conflict: { status: 409, message: 'The document kept changing while being updated. Please retry.' },
+  precondition_failed: { status: 412, message: 'The document has changed since this version: If-Match does not name its current ETag. Read it again.' },
+  if_match_invalid: { status: 400, message: 'If-Match must be * or a comma-separated list of quoted entity tags ("…"), as the ETag header gives them.' },
   query_timeout: { status: 400, message: 'The query took too long. Narrow the filters or simplify the regex.' },
   auth_required: { status: 401, message: 'Authentication required' },
   write_blocked: { status: 403, message: 'Enable RLS for this collection to allow publishable-key writes.' },

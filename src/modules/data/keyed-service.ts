@@ -16,6 +16,7 @@ import { afterBulkWrite } from './fresh-stats.js';
 import { checkId } from './query.js';
 import { hardDeleteOne, insertMany, insertOne, prepareMany, restoreOne, softDeleteOne, updateOne } from './write-service.js';
 import { beforeWrite, beforeWriteMany } from './before-write.js';
+import type { Precondition } from './etag.js';
 
 /** The request's key, and how the route answers the write's result (stored with the key). */
 export interface Keyed<T> {
@@ -50,21 +51,25 @@ export async function createManyOnce(ctx: AppContext, col: CollectionDef, access
   return answer;
 }
 
-export async function updateOnce(ctx: AppContext, col: CollectionDef, access: Access, id: string, input: unknown, limit: number, k: Keyed<Record<string, unknown>>) {
+export async function updateOnce(
+  ctx: AppContext, col: CollectionDef, access: Access, id: string, input: unknown, limit: number, k: Keyed<Record<string, unknown>>, ifMatch?: Precondition | null,
+) {
   const body = await beforeWrite(ctx, col, access, 'update', input, id);
-  return writeOnce(ctx, access.scope, writeBound(col, body), limit, k, (tx, pay) => updateOne(ctx, tx, col, access, id, body, pay));
+  return writeOnce(ctx, access.scope, writeBound(col, body), limit, k, (tx, pay) => updateOne(ctx, tx, col, access, id, body, pay, ifMatch));
 }
 
 /** Deletes and restores never grow the project: no quota is taken (limit unused). */
-export async function deleteOnce(ctx: AppContext, col: CollectionDef, access: Access, id: string, hard: boolean, k: Keyed<{ id: string }>) {
+export async function deleteOnce(
+  ctx: AppContext, col: CollectionDef, access: Access, id: string, hard: boolean, k: Keyed<{ id: string }>, ifMatch?: Precondition | null,
+) {
   checkId(id);
   if (hard) assertHardDeleteAllowed(access);
   await beforeWrite(ctx, col, access, 'delete', undefined, id);
-  return writeOnce(ctx, access.scope, 0, 0, k, (tx) => (hard ? hardDeleteOne(tx, col, access, id) : softDeleteOne(ctx, tx, col, access, id)));
+  return writeOnce(ctx, access.scope, 0, 0, k, (tx) => (hard ? hardDeleteOne(tx, col, access, id, ifMatch) : softDeleteOne(ctx, tx, col, access, id, ifMatch)));
 }
 
-export function restoreOnce(ctx: AppContext, col: CollectionDef, access: Access, id: string, k: Keyed<Record<string, unknown>>) {
-  return writeOnce(ctx, access.scope, 0, 0, k, (tx) => restoreOne(ctx, tx, col, access, id));
+export function restoreOnce(ctx: AppContext, col: CollectionDef, access: Access, id: string, k: Keyed<Record<string, unknown>>, ifMatch?: Precondition | null) {
+  return writeOnce(ctx, access.scope, 0, 0, k, (tx) => restoreOne(ctx, tx, col, access, id, ifMatch));
 }
 
 export async function batchOnce(

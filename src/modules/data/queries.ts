@@ -8,6 +8,7 @@ import { isObjectId } from '../../lib/ids.js';
 import { partitionName } from '../collections/partition-queries.js';
 import type { DocumentRow, DocumentTextRow } from './view.js';
 import { WHOLE_DATA_AS_DATA, WHOLE_DATA_SQL } from '../../db/whole-data.js';
+import { ifMatchSql, type Precondition } from './etag.js';
 
 export interface Scope {
   projectId: string;
@@ -197,14 +198,25 @@ export async function insertRows(
   return res.rows;
 }
 
-/** Writes the new version only if the row is still at `version` (else undefined: retry). */
+/**
+ * The `updated_at` of a document's next version: now, or one millisecond after the version it
+ * replaces when that is not earlier (two writes within one millisecond, or API processes whose
+ * clocks differ). Every version of a document has its own millisecond, which its ETag is made
+ * of (etag.ts).
+ */
+const nextUpdatedAt = (now: Date) => sql`greatest(${now}::timestamptz, updated_at + interval '1 millisecond')`;
+
+/**
+ * Writes the new version only if the row is still at `version` (else undefined: retry), and
+ * with `ifMatch` only if its `updated_at` is one the precondition names.
+ */
 export async function updateRow(
-  tx: Tx, s: Scope, id: string, version: number, r: Omit<NewRow, 'id' | 'data'>, now: Date,
+  tx: Tx, s: Scope, id: string, version: number, r: Omit<NewRow, 'id' | 'data'>, now: Date, ifMatch?: Precondition | null,
 ): Promise<StoredRow | undefined> {
   const res = await sql<StoredRow>`
     UPDATE ${writeTarget(s)}
-    SET data = ${r.json}::jsonb, owner_id = ${r.ownerId}, size_bytes = ${SIZE(r.json)}, updated_at = ${now}, version = version + 1
-    WHERE ${scopeWhere(s)} AND id = ${id} AND version = ${version} RETURNING ${columns(s)}`.execute(tx);
+    SET data = ${r.json}::jsonb, owner_id = ${r.ownerId}, size_bytes = ${SIZE(r.json)}, updated_at = ${nextUpdatedAt(now)}, version = version + 1
+    WHERE ${scopeWhere(s)} AND id = ${id} AND version = ${version}${ifMatchSql(ifMatch)} RETURNING ${columns(s)}`.execute(tx);
   return res.rows[0];
 }
 
@@ -212,16 +224,18 @@ export async function updateRow(
 export interface PatchedRow {
   data: Record<string, unknown>;
   created_at_ms: number;
+  /** Not always the caller's `now` (nextUpdatedAt). */
+  updated_at_ms: number;
   /** Stored bytes after minus before: what the quota is charged (or refunded). */
   growth: number;
 }
 
 /**
  * Merges top-level keys into a document in one statement (`data || patch`), the owner column
- * following the owner field when the patch sets it.
+ * following the owner field when the patch sets it; with `ifMatch`, only into the version(s) it names.
  */
 export async function patchRow(
-  tx: Tx, s: Scope, id: string, patch: { json: string; ownerId?: string | null }, now: Date,
+  tx: Tx, s: Scope, id: string, patch: { json: string; ownerId?: string | null }, now: Date, ifMatch?: Precondition | null,
 ): Promise<PatchedRow | undefined> {
   const owner = patch.ownerId === undefined ? sql`owner_id` : sql`${patch.ownerId}::text`;
   // SET reads the row version it replaces (after waiting for a concurrent update, the one that
@@ -231,22 +245,22 @@ export async function patchRow(
   const res = await sql<PatchedRow>`
     UPDATE ${writeTarget(s)}
     SET data = data || ${patch.json}::jsonb, size_before = size_bytes, size_bytes = octet_length((data || ${patch.json}::jsonb)::text),
-        owner_id = ${owner}, updated_at = ${now}, version = version + 1
-    WHERE ${scopeWhere(s)} AND id = ${id}
-    RETURNING ${dataOf(s)}, ${ms('created_at')}, size_bytes - size_before AS growth`.execute(tx);
+        owner_id = ${owner}, updated_at = ${nextUpdatedAt(now)}, version = version + 1
+    WHERE ${scopeWhere(s)} AND id = ${id}${ifMatchSql(ifMatch)}
+    RETURNING ${dataOf(s)}, ${ms('created_at')}, ${ms('updated_at')}, size_bytes - size_before AS growth`.execute(tx);
   return res.rows[0];
 }
 
-/** Soft delete (deletedAt set) or restore (cleared). */
-export async function setDeleted(tx: Tx, s: Scope, id: string, at: Date | null, now: Date): Promise<StoredRow | undefined> {
+/** Soft delete (deletedAt set) or restore (cleared); with `ifMatch`, only of the version(s) it names. */
+export async function setDeleted(tx: Tx, s: Scope, id: string, at: Date | null, now: Date, ifMatch?: Precondition | null): Promise<StoredRow | undefined> {
   const res = await sql<StoredRow>`
-    UPDATE ${writeTarget(s)} SET deleted_at = ${at}, updated_at = ${now}
-    WHERE ${scopeWhere(s)} AND id = ${id} RETURNING ${columns(s)}`.execute(tx);
+    UPDATE ${writeTarget(s)} SET deleted_at = ${at}, updated_at = ${nextUpdatedAt(now)}
+    WHERE ${scopeWhere(s)} AND id = ${id}${ifMatchSql(ifMatch)} RETURNING ${columns(s)}`.execute(tx);
   return res.rows[0];
 }
 
-export async function hardDelete(tx: Tx, s: Scope, id: string): Promise<StoredRow | undefined> {
-  const res = await sql<StoredRow>`DELETE FROM ${writeTarget(s)} WHERE ${scopeWhere(s)} AND id = ${id} RETURNING ${columns(s)}`.execute(tx);
+export async function hardDelete(tx: Tx, s: Scope, id: string, ifMatch?: Precondition | null): Promise<StoredRow | undefined> {
+  const res = await sql<StoredRow>`DELETE FROM ${writeTarget(s)} WHERE ${scopeWhere(s)} AND id = ${id}${ifMatchSql(ifMatch)} RETURNING ${columns(s)}`.execute(tx);
   return res.rows[0];
 }
 

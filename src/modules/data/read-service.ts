@@ -7,6 +7,7 @@ import type { CollectionDef } from '../collections/cache.js';
 import { docScope, listRuleCondition, type Access } from './access.js';
 import { encodeCursor, keysetCondition } from './cursor.js';
 import { DataErrors } from './errors.js';
+import { etagOf } from './etag.js';
 import { guardDb } from './pg-errors.js';
 import { populate } from './populate.js';
 import { countRows, getViewRow, listRows, setStatementTimeout } from './queries.js';
@@ -169,6 +170,11 @@ export async function listDocumentsJson(ctx: AppContext, col: CollectionDef, acc
 }
 
 export async function getDocument(ctx: AppContext, col: CollectionDef, access: Access, id: string, q: ListQuery) {
+  return (await getDocumentTagged(ctx, col, access, id, q)).doc;
+}
+
+/** `getDocument` with the document's ETag (etag.ts), from the columns the read returns anyway. */
+export async function getDocumentTagged(ctx: AppContext, col: CollectionDef, access: Access, id: string, q: ListQuery) {
   checkId(id);
   return guardDb(() =>
     ctx.db.replicaRead(access.scope, async (tx) => {
@@ -176,19 +182,19 @@ export async function getDocument(ctx: AppContext, col: CollectionDef, access: A
       if (!row) throw DataErrors.document_not_found();
       const doc = documentView(row);
       await populate(ctx, tx, col, [doc], q.populate, access.secret);
-      return shape(doc, paths(q.fields), q.meta);
+      return { doc: shape(doc, paths(q.fields), q.meta), etag: etagOf(row.id, row.updated_at_ms) };
     }, access.after),
   );
 }
 
-/** `getDocument`'s answer as JSON text, for a query that is `asWritten`. */
-export async function getDocumentJson(ctx: AppContext, col: CollectionDef, access: Access, id: string, q: ListQuery): Promise<string> {
+/** `getDocumentTagged`'s answer as JSON text, for a query that is `asWritten`. */
+export async function getDocumentJson(ctx: AppContext, col: CollectionDef, access: Access, id: string, q: ListQuery): Promise<{ json: string; etag: string }> {
   checkId(id);
   return guardDb(() =>
     ctx.db.replicaRead(access.scope, async (tx) => {
       const row = (await getViewRow(tx, docScope(col, access, q.includeDeleted), id, true)) as DocumentTextRow | undefined;
       if (!row) throw DataErrors.document_not_found();
-      return documentJson(row, q.meta);
+      return { json: documentJson(row, q.meta), etag: etagOf(row.id, row.updated_at_ms) };
     }, access.after),
   );
 }

@@ -24,6 +24,7 @@ import { dbBytes, payEach, sizeBound, type Pay } from './quota.js';
 import * as q from './queries.js';
 import { checkId } from './query.js';
 import { documentView } from './view.js';
+import { preconditionFailed, satisfies, type Precondition } from './etag.js';
 import { withoutHidden } from '../collections/protection.js';
 
 const BULK_MAX = 100;
@@ -114,19 +115,24 @@ export async function createMany(ctx: AppContext, col: CollectionDef, access: Ac
 
 const UPDATE_ATTEMPTS = 5;
 
-export async function updateDocument(ctx: AppContext, col: CollectionDef, access: Access, id: string, input: unknown, limit: number) {
+export async function updateDocument(
+  ctx: AppContext, col: CollectionDef, access: Access, id: string, input: unknown, limit: number, ifMatch?: Precondition | null,
+) {
   const body = await beforeWrite(ctx, col, access, 'update', input, id);
-  return guardDb(() => ctx.db.read(access.scope, (db) => updateOne(ctx, db, col, access, id, body, payEach(ctx, db, col.project_id, limit))));
+  return guardDb(() => ctx.db.read(access.scope, (db) => updateOne(ctx, db, col, access, id, body, payEach(ctx, db, col.project_id, limit), ifMatch)));
 }
 
-/** Merges `body` into one document on `db` (optimistic retries), paid by `pay`. */
-export async function updateOne(ctx: AppContext, db: Tx, col: CollectionDef, access: Access, id: string, body: unknown, pay: Pay) {
+/**
+ * Merges `body` into one document on `db` (optimistic retries), paid by `pay`; with `ifMatch`,
+ * only into the version it names (412 otherwise).
+ */
+export async function updateOne(ctx: AppContext, db: Tx, col: CollectionDef, access: Access, id: string, body: unknown, pay: Pay, ifMatch?: Precondition | null) {
   checkId(id);
   if (!isPlainObject(body)) throw DataErrors.invalid_body('Request body must be a JSON object.');
   assertSafe(body);
-  if (access.secret && !Object.keys(body).some((k) => k.includes('.'))) return patchTopLevel(ctx, db, col, access, id, body, pay);
+  if (access.secret && !Object.keys(body).some((k) => k.includes('.'))) return patchTopLevel(ctx, db, col, access, id, body, pay, ifMatch);
   for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
-    const stored = await tryUpdate(ctx, db, col, access, id, body, pay);
+    const stored = await tryUpdate(ctx, db, col, access, id, body, pay, ifMatch);
     if (stored) return documentView({ ...stored, data: visible(col, access, stored.owner_id, stored.data) });
   }
   throw DataErrors.write_conflict();
@@ -136,7 +142,9 @@ export async function updateOne(ctx: AppContext, db: Tx, col: CollectionDef, acc
  * The common update (secret key, top-level keys only) as one statement: validate the new
  * values, then `data || patch` in PostgreSQL, which is exactly the merge for top-level keys.
  */
-async function patchTopLevel(ctx: AppContext, db: Tx, col: CollectionDef, access: Access, id: string, body: Record<string, unknown>, pay: Pay) {
+async function patchTopLevel(
+  ctx: AppContext, db: Tx, col: CollectionDef, access: Access, id: string, body: Record<string, unknown>, pay: Pay, ifMatch?: Precondition | null,
+) {
   const checked = validateDocument(col.fields, withoutSystemFields(body), 'update');
   if (!checked.ok) throw DataErrors.document_invalid(checked.message);
   const patch = checked.value;
@@ -145,18 +153,34 @@ async function patchTopLevel(ctx: AppContext, db: Tx, col: CollectionDef, access
   const json = JSON.stringify(patch);
   const now = ctx.clock.now();
   const stored = await pay(sizeBound(json), async () => {
-    const row = await q.patchRow(db, docScope(col, access), id, { json, ownerId }, now);
-    if (!row) throw DataErrors.document_not_found();
+    const row = await q.patchRow(db, docScope(col, access), id, { json, ownerId }, now, ifMatch);
+    if (!row) {
+      await assertPrecondition(db, docScope(col, access), id, ifMatch);
+      throw DataErrors.document_not_found();
+    }
     return { result: row, growth: row.growth };
   });
-  return documentView({ id, data: stored!.data, created_at_ms: stored!.created_at_ms, updated_at_ms: now.getTime(), deleted_at_ms: null });
+  return documentView({ id, data: stored!.data, created_at_ms: stored!.created_at_ms, updated_at_ms: stored!.updated_at_ms, deleted_at_ms: null });
+}
+
+/**
+ * After a conditional write that touched no row: 412 when the document is there at another
+ * version (the precondition, not its absence, stopped the write). Nothing without a precondition.
+ */
+async function assertPrecondition(db: Tx, s: q.Scope, id: string, ifMatch: Precondition | null | undefined): Promise<void> {
+  if (!ifMatch) return;
+  const row = await q.getRow(db, s, id);
+  if (row && !satisfies(ifMatch, row.updated_at_ms)) throw preconditionFailed(id, row.updated_at_ms);
 }
 
 /** One optimistic attempt: read, merge, validate, write if unchanged meanwhile (else null). */
-async function tryUpdate(ctx: AppContext, db: Tx, col: CollectionDef, access: Access, id: string, body: Record<string, unknown>, pay: Pay) {
+async function tryUpdate(
+  ctx: AppContext, db: Tx, col: CollectionDef, access: Access, id: string, body: Record<string, unknown>, pay: Pay, ifMatch?: Precondition | null,
+) {
   const current = await q.getRow(db, docScope(col, access), id);
   if (!current) throw DataErrors.document_not_found();
   assertOwner(access, current.owner_id);
+  if (!satisfies(ifMatch, current.updated_at_ms)) throw preconditionFailed(id, current.updated_at_ms);
   const { doc, touched } = mergeUpdate(current.data, body);
   const partial = Object.fromEntries([...touched].map((k) => [k, doc[k]]));
   const checked = validateDocument(col.fields, partial, 'update');
@@ -166,7 +190,7 @@ async function tryUpdate(ctx: AppContext, db: Tx, col: CollectionDef, access: Ac
   assertOwnerUnchanged(col, access, current.owner_id, ownerId);
   const json = JSON.stringify(doc);
   return pay(sizeBound(json) - current.size_bytes, async () => {
-    const row = await q.updateRow(db, docScope(col, access), id, current.version, { ownerId, json }, ctx.clock.now());
+    const row = await q.updateRow(db, docScope(col, access), id, current.version, { ownerId, json }, ctx.clock.now(), ifMatch);
     if (!row) await assertNotRefused(db, col, access, id, current.version);
     // The document as written (`doc`), not as RETURNING saw it: see `visible`.
     return row ? { result: { ...row, data: doc }, growth: row.size_bytes - current.size_bytes } : null;
@@ -183,23 +207,24 @@ async function assertNotRefused(db: Tx, col: CollectionDef, access: Access, id: 
   if (again && (version === null || again.version === version)) throw RuleErrors.rule_denied();
 }
 
-export async function deleteDocument(ctx: AppContext, col: CollectionDef, access: Access, id: string, hard: boolean) {
+export async function deleteDocument(ctx: AppContext, col: CollectionDef, access: Access, id: string, hard: boolean, ifMatch?: Precondition | null) {
   checkId(id);
   await beforeWrite(ctx, col, access, 'delete', undefined, id);
   if (hard) {
     assertHardDeleteAllowed(access);
-    return guardDb(() => ctx.db.tenant(access.scope, (tx) => hardDeleteOne(tx, col, access, id)));
+    return guardDb(() => ctx.db.tenant(access.scope, (tx) => hardDeleteOne(tx, col, access, id, ifMatch)));
   }
-  return guardDb(() => ctx.db.read(access.scope, (db) => softDeleteOne(ctx, db, col, access, id)));
+  return guardDb(() => ctx.db.read(access.scope, (db) => softDeleteOne(ctx, db, col, access, id, ifMatch)));
 }
 
-/** Marks one document deleted (its bytes stay charged until a hard delete). */
-export async function softDeleteOne(ctx: AppContext, db: Tx, col: CollectionDef, access: Access, id: string) {
+/** Marks one document deleted (its bytes stay charged until a hard delete); with `ifMatch`, only the version it names. */
+export async function softDeleteOne(ctx: AppContext, db: Tx, col: CollectionDef, access: Access, id: string, ifMatch?: Precondition | null) {
   checkId(id);
   const s = docScope(col, access);
   await checkOwner(db, s, access, id);
   const now = ctx.clock.now();
-  if (!(await q.setDeleted(db, s, id, now, now))) {
+  if (!(await q.setDeleted(db, s, id, now, now, ifMatch))) {
+    await assertPrecondition(db, s, id, ifMatch);
     await assertNotRefused(db, col, access, id, null);
     throw DataErrors.document_not_found();
   }
@@ -207,29 +232,34 @@ export async function softDeleteOne(ctx: AppContext, db: Tx, col: CollectionDef,
 }
 
 /** Purges a live or soft-deleted document (secret key only) and frees its bytes; `tx` must be a transaction. */
-export async function hardDeleteOne(tx: Tx, col: CollectionDef, access: Access, id: string) {
+export async function hardDeleteOne(tx: Tx, col: CollectionDef, access: Access, id: string, ifMatch?: Precondition | null) {
   checkId(id);
   assertHardDeleteAllowed(access);
-  const gone = await q.hardDelete(tx, docScope(col, access, true), id);
-  if (!gone) throw DataErrors.document_not_found();
+  const gone = await q.hardDelete(tx, docScope(col, access, true), id, ifMatch);
+  if (!gone) {
+    await assertPrecondition(tx, docScope(col, access, true), id, ifMatch);
+    throw DataErrors.document_not_found();
+  }
   await refund(tx, dbBytes(col.project_id), gone.size_bytes);
   return { id };
 }
 
 /** Brings a soft-deleted document back (409 when its unique values were taken meanwhile). */
-export async function restoreDocument(ctx: AppContext, col: CollectionDef, access: Access, id: string) {
-  return guardDb(() => ctx.db.read(access.scope, (db) => restoreOne(ctx, db, col, access, id)));
+export async function restoreDocument(ctx: AppContext, col: CollectionDef, access: Access, id: string, ifMatch?: Precondition | null) {
+  return guardDb(() => ctx.db.read(access.scope, (db) => restoreOne(ctx, db, col, access, id, ifMatch)));
 }
 
-export async function restoreOne(ctx: AppContext, db: Tx, col: CollectionDef, access: Access, id: string) {
+export async function restoreOne(ctx: AppContext, db: Tx, col: CollectionDef, access: Access, id: string, ifMatch?: Precondition | null) {
   checkId(id);
   const s = docScope(col, access, true);
   const current = await q.getRow(db, s, id);
   if (!current) throw DataErrors.document_not_found();
   assertOwner(access, current.owner_id);
+  if (!satisfies(ifMatch, current.updated_at_ms)) throw preconditionFailed(id, current.updated_at_ms);
   if (current.deleted_at_ms === null) return documentView(current);
-  const restored = await q.setDeleted(db, s, id, null, ctx.clock.now());
+  const restored = await q.setDeleted(db, s, id, null, ctx.clock.now(), ifMatch);
   if (!restored) {
+    await assertPrecondition(db, s, id, ifMatch);
     await assertNotRefused(db, col, access, id, null);
     throw DataErrors.document_not_found();
   }

@@ -40,6 +40,9 @@ export function keyedRequest(req: FastifyRequest, userId: string | null | undefi
     keyKind: req.keyKind ?? null,
     userId: userId ?? null,
     body: req.body ?? null,
+    // A condition on the write (docs/data.md "Conditional writes") is part of what was asked;
+    // only when sent, so the fingerprints of requests without one stay as they were.
+    ...(req.headers['if-match'] !== undefined && { ifMatch: req.headers['if-match'] }),
   });
   return { key, fingerprint };
 }

@@ -101,7 +101,7 @@ describe('pages sent as PostgreSQL wrote their documents', () => {
         for (const raw of [{}, { include_deleted: 'true' }, { meta: 'false', include_deleted: 'true' }]) {
           const q = parseListQuery(raw);
           const parsed = await getDocument(env.ctx, col, access, id, q).catch((e: { code?: string }) => e.code);
-          const spliced = await getDocumentJson(env.ctx, col, access, id, q).then((t) => JSON.parse(t), (e: { code?: string }) => e.code);
+          const spliced = await getDocumentJson(env.ctx, col, access, id, q).then((t) => JSON.parse(t.json), (e: { code?: string }) => e.code);
           expect(spliced).toEqual(parsed);
         }
       }

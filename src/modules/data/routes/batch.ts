@@ -18,6 +18,14 @@ export const Operation = Type.Object(
     id: Type.Optional(Type.String({ maxLength: 200, description: 'update, delete, restore' })),
     data: Type.Optional(Type.Unknown({ description: 'create: the document; update: the merge patch (dotted keys allowed)' })),
     hard: Type.Optional(Type.Boolean({ description: 'delete: purge (secret key only)' })),
+    ifMatch: Type.Optional(
+      Type.String({
+        maxLength: 4096,
+        description:
+          'update, delete, restore: as the `If-Match` header of the single call (docs/data.md "Conditional writes"): ' +
+          'only over the version this ETag names, else 412 `precondition_failed` and nothing of the batch is written',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -8,20 +8,30 @@ import { writeAccess } from '../access.js';
 import { createManyOnce, createOnce } from '../keyed-service.js';
 import { AnyBody, CollectionParam, loadTarget, TAGS } from '../target.js';
 import { createDocument, createMany } from '../write-service.js';
+import { tagDocument, taggedAnswer } from './written.js';
 
 export default async function createRoutes(app: App, ctx: AppContext): Promise<void> {
   app.post(
     '/api/data/:collectionName',
     {
-      schema: { tags: TAGS, summary: 'Create a document (returns the document itself, 201)', params: CollectionParam, headers: IdempotencyHeaders, body: AnyBody },
+      schema: {
+        tags: TAGS,
+        summary: 'Create a document (returns the document itself, 201)',
+        description: 'Answers the document\'s `ETag`, for a later `If-Match` (docs/data.md "Conditional writes").',
+        params: CollectionParam,
+        headers: IdempotencyHeaders,
+        body: AnyBody,
+      },
     },
     async (req, reply) => {
       const col = await loadTarget(ctx, req, req.params.collectionName);
       const access = await writeAccess(ctx, req, col);
       const limit = projectOf(req).plan.databaseBytes;
       const keyed = keyedRequest(req, access.userId);
-      if (keyed) return sendAnswer(reply, await createOnce(ctx, col, access, req.body, limit, { keyed, respond: (doc) => ({ status: 201, body: doc }) }));
-      return reply.status(201).send(await createDocument(ctx, col, access, req.body, limit));
+      if (keyed) return sendAnswer(reply, taggedAnswer(reply, await createOnce(ctx, col, access, req.body, limit, { keyed, respond: (doc) => ({ status: 201, body: doc }) }), true));
+      const doc = await createDocument(ctx, col, access, req.body, limit);
+      tagDocument(reply, doc);
+      return reply.status(201).send(doc);
     },
   );
 

@@ -4,8 +4,10 @@ import { JSON_CONTENT_TYPE, ok, okJson } from '../../../lib/envelope.js';
 import type { App } from '../../../app.js';
 import { readAccess } from '../access.js';
 import { parseListQuery } from '../query.js';
-import { asWritten, countDocuments, getDocument, getDocumentJson, listDocuments, listDocumentsJson } from '../read-service.js';
+import { asWritten, countDocuments, getDocumentJson, getDocumentTagged, listDocuments, listDocumentsJson } from '../read-service.js';
 import { CollectionParam, DocumentParams, loadTarget, rawQuery, TAGS } from '../target.js';
+import { IfNoneMatchHeaders, noneMatchHit } from '../etag.js';
+import { appendVary } from '../../../plugins/cors.js';
 
 export default async function readRoutes(app: App, ctx: AppContext): Promise<void> {
   app.get(
@@ -36,14 +38,31 @@ export default async function readRoutes(app: App, ctx: AppContext): Promise<voi
   app.get(
     '/api/data/:collectionName/:id',
     {
-      schema: { tags: TAGS, summary: 'Get one document (fields, meta=false, populate, include_deleted)', params: DocumentParams },
+      schema: {
+        tags: TAGS,
+        summary: 'Get one document (fields, meta=false, populate, include_deleted)',
+        description:
+          'Answers the document\'s `ETag` (strong; changes with every write of it): send it back in `If-Match` to write only that ' +
+          'version, or in `If-None-Match` to get 304 Not Modified while it is unchanged (docs/data.md "Conditional writes").',
+        params: DocumentParams,
+        headers: IfNoneMatchHeaders,
+      },
     },
     async (req, reply) => {
       const col = await loadTarget(ctx, req, req.params.collectionName);
       const q = parseListQuery(rawQuery(req));
       const access = await readAccess(ctx, req, col, { populate: q.populate.length > 0 });
-      if (!asWritten(q)) return ok(await getDocument(ctx, col, access, req.params.id, q), 'Data fetched successfully');
-      return reply.type(JSON_CONTENT_TYPE).send(okJson(await getDocumentJson(ctx, col, access, req.params.id, q), 'Data fetched successfully'));
+      const { etag, doc, json } = asWritten(q)
+        ? { ...(await getDocumentJson(ctx, col, access, req.params.id, q)), doc: undefined }
+        : { ...(await getDocumentTagged(ctx, col, access, req.params.id, q)), json: undefined };
+      // The caller's token decides which fields it sees (hidden fields, docs/rules.md): a cache
+      // must not answer one user's revalidation with another's copy.
+      appendVary(reply, 'Authorization');
+      reply.header('etag', etag);
+      const condition = req.headers['if-none-match'];
+      if (condition !== undefined && q.populate.length === 0 && noneMatchHit(condition, etag)) return reply.code(304).send();
+      if (json === undefined) return ok(doc, 'Data fetched successfully');
+      return reply.type(JSON_CONTENT_TYPE).send(okJson(json, 'Data fetched successfully'));
     },
   );
 }
