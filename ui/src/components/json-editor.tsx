@@ -4,7 +4,7 @@
  * shadow root: CodeMirror then keeps its styles in a constructed style sheet of that root,
  * which the console's strict Content-Security-Policy (no inline <style>) allows.
  */
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef } from 'preact/hooks';
 import { EditorState } from '@codemirror/state';
 import { EditorView, keymap, lineNumbers, highlightActiveLine, drawSelection } from '@codemirror/view';
 import { defaultKeymap, history, historyKeymap, indentWithTab } from '@codemirror/commands';
@@ -80,8 +80,15 @@ export default function JsonEditor({ value, onChange, label }: { value: string; 
     return () => view.current?.destroy();
   }, [isDark]);
 
-  // A new document from outside (another row opened): replace the text.
-  useEffect(() => {
+  // A new document from outside (another row opened): replace the text. A layout effect, not a
+  // passive one: it runs in the same task as the render, while the editor still holds the text
+  // this render was made from. A passive effect may run only after the next keystroke (Preact
+  // runs a component's pending effects at its next render at the latest), see the editor ahead
+  // of its stale `value` and write the older text back; that write is emitted as a change, the
+  // parent renders with it while the newer text's effect is pending, and the two texts swap
+  // forever in microtasks: typing fast (two keys in one frame) hung the page
+  // (docs/functions.md "The console").
+  useLayoutEffect(() => {
     const v = view.current;
     if (v && v.state.doc.toString() !== value) v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: value } });
   }, [value]);

@@ -14,38 +14,14 @@ import { href, navigate } from '../lib/router';
 import { toast, toastError } from '../lib/toast';
 import { useLoad } from '../lib/use-load';
 import { Confirm, Dialog, Empty, Loadable, PageHead, Select } from '../components/ui';
+import { lazy } from '../components/lazy';
+import type { ProjectNames } from '../components/code-editor';
 import type { SectionProps } from './project-shell';
 
-/**
- * A plain text area for code: the CodeMirror code editor built for this screen (with
- * @codemirror/lang-javascript and @codemirror/autocomplete) hung the served page on Enter, so
- * code and event bodies are edited as text until it comes back (docs/functions.md "The console").
- */
-function CodeArea(props: { value: string; onChange: (text: string) => void; label: string; rows?: number }) {
-  return (
-    <textarea
-      class="code-area"
-      aria-label={props.label}
-      spellcheck={false}
-      autocapitalize="off"
-      autocomplete="off"
-      rows={props.rows ?? 18}
-      value={props.value}
-      onInput={(e) => props.onChange((e.target as HTMLTextAreaElement).value)}
-      onKeyDown={(e) => {
-        // Tab indents (two spaces) instead of leaving the field; Shift+Tab still moves focus.
-        if (e.key !== 'Tab' || e.shiftKey) return;
-        e.preventDefault();
-        const t = e.target as HTMLTextAreaElement;
-        const { selectionStart: a, selectionEnd: b, value } = t;
-        const next = value.slice(0, a) + '  ' + value.slice(b);
-        t.value = next;
-        t.selectionStart = t.selectionEnd = a + 2;
-        props.onChange(next);
-      }}
-    />
-  );
-}
+// The editors (CodeMirror) are chunks of their own, loaded when a function is opened: the list
+// and the rest of the console never fetch them.
+const CodeEditor = lazy<{ value: string; onChange: (text: string) => void; label: string; language: 'js' | 'ts'; names: ProjectNames }>(() => import('../components/code-editor'));
+const JsonEditor = lazy<{ value: string; onChange: (text: string) => void; label: string }>(() => import('../components/json-editor'));
 
 const KINDS = [
   { value: 'http', label: 'HTTP (/api/functions/:name)' },
@@ -135,7 +111,7 @@ export function template(kind: Kind, language: 'js' | 'ts'): string {
 export default function Functions({ project, collections, rest }: SectionProps) {
   const name = rest[0];
   return name ? (
-    <FunctionPage key={name} projectId={project._id} name={decodeURIComponent(name)} />
+    <FunctionPage key={name} projectId={project._id} name={decodeURIComponent(name)} collections={collections.map((c) => c.name)} />
   ) : (
     <FunctionList projectId={project._id} collections={collections.map((c) => c.name).filter((n) => n.toLowerCase() !== 'users')} />
   );
@@ -295,20 +271,27 @@ function CreateDialog({ base, collections, onClose, onCreated }: { base: string;
   );
 }
 
-function FunctionPage({ projectId, name }: { projectId: string; name: string }) {
+function FunctionPage({ projectId, name, collections }: { projectId: string; name: string; collections: string[] }) {
   const base = projectPath(projectId, 'functions', name);
   const fn = useLoad((signal) => api.get<FnDetail>(base, signal), [base]);
+  // The secrets' names, for completions after `plinth.env.` (a failed read only means none).
+  const [secrets, setSecrets] = useState<string[]>([]);
+  useEffect(() => {
+    const ctl = new AbortController();
+    api.get<Secret[]>(projectPath(projectId, 'function-secrets'), ctl.signal).then((list) => setSecrets(list.map((s) => s.name)), () => undefined);
+    return () => ctl.abort();
+  }, [projectId]);
   return (
     <section aria-labelledby="function-title" class="function-page">
       <p><a href={href('p', projectId, 'functions')}>← All functions</a></p>
       <Loadable state={fn}>
-        {(f) => <FunctionView projectId={projectId} base={base} f={f} reload={fn.reload} />}
+        {(f) => <FunctionView projectId={projectId} base={base} f={f} reload={fn.reload} names={{ collections, secrets }} />}
       </Loadable>
     </section>
   );
 }
 
-function FunctionView({ projectId, base, f, reload }: { projectId: string; base: string; f: FnDetail; reload: () => void }) {
+function FunctionView({ projectId, base, f, reload, names }: { projectId: string; base: string; f: FnDetail; reload: () => void; names: ProjectNames }) {
   const [busy, setBusy] = useState(false);
   const [deleting, setDeleting] = useState(false);
   return (
@@ -336,7 +319,7 @@ function FunctionView({ projectId, base, f, reload }: { projectId: string; base:
         <dt>State</dt><dd><span class={`badge ${f.enabled ? 'delivered' : 'failed'}`}>{f.enabled ? 'enabled' : 'disabled'}</span></dd>
         {f.kind === 'http' && <><dt>URL</dt><dd class="mono">/api/functions/{f.name}</dd></>}
       </dl>
-      <SourceEditor key={`${f.version}:${f.hash}`} base={base} f={f} onDeployed={reload} />
+      <SourceEditor key={`${f.version}:${f.hash}`} base={base} f={f} onDeployed={reload} names={names} />
       <Versions base={base} f={f} onChanged={reload} />
       <RunPanel base={base} f={f} />
       <LiveLog base={base} />
@@ -349,7 +332,7 @@ function FunctionView({ projectId, base, f, reload }: { projectId: string; base:
 }
 
 /** The editor with its own state: typing re-renders this part only. A new active version remounts it (its key). */
-function SourceEditor({ base, f, onDeployed }: { base: string; f: FnDetail; onDeployed: () => void }) {
+function SourceEditor({ base, f, onDeployed, names }: { base: string; f: FnDetail; onDeployed: () => void; names: ProjectNames }) {
   const [source, setSource] = useState(f.source);
   const [language, setLanguage] = useState<'js' | 'ts'>(f.language);
   const [busy, setBusy] = useState(false);
@@ -361,7 +344,7 @@ function SourceEditor({ base, f, onDeployed }: { base: string; f: FnDetail; onDe
         <h3 id="fn-source">Source</h3>
         <Select label="Language" value={language} options={[{ value: 'ts', label: 'TypeScript' }, { value: 'js', label: 'JavaScript' }]} onChange={(v) => setLanguage(v as 'js' | 'ts')} />
       </div>
-      <CodeArea value={source} onChange={setSource} label={`Source of ${f.name}`} />
+      <CodeEditor value={source} onChange={setSource} label={`Source of ${f.name}`} language={language} names={names} />
       {error && <p class="form-error" role="alert">{error}</p>}
       <div class="actions">
         {changed && <span class="muted">Not deployed yet</span>}
@@ -458,7 +441,7 @@ function RunPanel({ base, f }: { base: string; f: Fn }) {
     <section aria-labelledby={`${id}-title`} class="run-panel">
       <h3 id={`${id}-title`}>Run with this body</h3>
       <p class="muted">Runs the active version with this event{f.kind === 'http' ? ' (the request the function sees)' : ''}. Writes are real.</p>
-      <CodeArea value={body} onChange={setBody} label="Event (JSON)" rows={6} />
+      <JsonEditor value={body} onChange={setBody} label="Event (JSON)" />
       <div class="toolbar">
         <Select label="Acting as" value={as} options={[{ value: 'anonymous', label: 'Anonymous (access rules)' }, { value: 'service', label: 'The service' }]} onChange={setAs} />
         <button type="button" class="btn primary" disabled={busy} onClick={async () => {
