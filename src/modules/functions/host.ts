@@ -13,7 +13,7 @@ import { jsonTooDeep } from '../../lib/json-depth.js';
 import { publicFetch } from '../../lib/public-fetch.js';
 import { callerReadAccess, callerWriteAccess, assertNotUsers, type Access, type Caller } from '../data/access.js';
 import { parseListQuery } from '../data/query.js';
-import { countDocuments, getDocument, listDocuments } from '../data/read-service.js';
+import { asWritten, countDocuments, getDocument, getDocumentJson, listDocuments, listDocumentsJson } from '../data/read-service.js';
 import { createDocument, deleteDocument, restoreDocument, updateDocument } from '../data/write-service.js';
 import { CollectionErrors } from '../collections/errors.js';
 import { sendFromFunction } from './mail.js';
@@ -38,6 +38,11 @@ export interface FunctionCaller {
 export interface HostLimits {
   /** Calls to `plinth.mail.send` (each one message, one quota slot). */
   mails: number;
+}
+
+/** A value already serialized by the data API (its own JSON text, never a tenant's). */
+class JsonText {
+  constructor(readonly text: string) {}
 }
 
 const MAX_ARGS_BYTES = 2 * 1024 * 1024;
@@ -95,10 +100,16 @@ export function functionHost(ctx: AppContext, projectId: string, caller: Functio
     };
     const limit = async () => (await ctx.projects.cachedById(projectId))?.plan.databaseBytes ?? 0;
     switch (a.op) {
-      case 'get':
-        return getDocument(ctx, col, await readAs(), str(a.id), parseListQuery(rawQuery(a.query)));
-      case 'list':
-        return listDocuments(ctx, col, await readAs(), parseListQuery(rawQuery(a.query)));
+      case 'get': {
+        // As the data API answers it: JSON text straight from the row when no field is picked
+        // or populated, never parsed and serialized again on its way to the sandbox.
+        const q = parseListQuery(rawQuery(a.query));
+        return asWritten(q) ? new JsonText((await getDocumentJson(ctx, col, await readAs(), str(a.id), q)).json) : getDocument(ctx, col, await readAs(), str(a.id), q);
+      }
+      case 'list': {
+        const q = parseListQuery(rawQuery(a.query));
+        return asWritten(q) ? new JsonText(await listDocumentsJson(ctx, col, await readAs(), q)) : listDocuments(ctx, col, await readAs(), q);
+      }
       case 'count':
         return { count: await countDocuments(ctx, col, await readAs(), parseListQuery(rawQuery(a.query))) };
       case 'create':
@@ -143,7 +154,10 @@ export function functionHost(ctx: AppContext, projectId: string, caller: Functio
   return async (name: string, argsText: string): Promise<HostAnswer> => {
     try {
       const args = parseArgs(argsText);
-      if (name === 'data') return { value: await data(args) };
+      if (name === 'data') {
+        const value = await data(args);
+        return value instanceof JsonText ? { json: value.text } : { value };
+      }
       if (name === 'mail') return { value: await mail(args) };
       if (name === 'fetch') return { value: await fetchOut(args) };
       throw FunctionErrors.function_host_unknown(`plinth has no ${name.slice(0, 50)}.`);

@@ -4,7 +4,6 @@
  * that never settles, logs, results), and a looping project beside a well-behaved one. Each
  * attack runs in the real pool of sandbox processes; the API process (this one) runs no guest code.
  */
-import { getPriority } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SandboxPool, type InvokeRequest } from '../../../src/modules/functions/sandbox/pool.js';
 import { SANDBOX_SCRIPT } from '../../../src/paths.js';
@@ -289,13 +288,13 @@ describe('sharing sandboxes, and a project that faults', () => {
       heapMb: 64,
       graceMs: 500,
       prestart: 4,
-      faultPenaltyMs: 2000,
+      faultPenaltyMs: 5000,
     });
   });
   afterAll(() => faulty.close());
 
   /** `n` invocations of `project` that each wait on a host call: how many got to their call at once. */
-  async function heldAtOnce(project: string, n = 2, during?: () => Promise<void>): Promise<number> {
+  async function heldAtOnce(project: string, n: number, expected: number, during?: () => Promise<void>): Promise<number> {
     const releases: Array<() => void> = [];
     const host = () => new Promise<{ value: unknown }>((resolve) => releases.push(() => resolve({ value: 'ok' })));
     const calls = Array.from({ length: n }, () =>
@@ -309,8 +308,11 @@ describe('sharing sandboxes, and a project that faults', () => {
         host,
       }),
     );
-    const deadline = Date.now() + 1500;
-    while (releases.length < n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    // Until as many as expected are in (bounded, for a busy machine), then a moment for any
+    // that should not be.
+    const deadline = Date.now() + 15_000;
+    while (releases.length < expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 500));
     const atOnce = releases.length;
     await during?.();
     let done = false;
@@ -328,9 +330,9 @@ describe('sharing sandboxes, and a project that faults', () => {
     let busy = 0;
     // Eight at once: two sandboxes of three each run six; two wait their turn.
     expect(
-      await heldAtOnce('busy', 8, async () => {
+      await heldAtOnce('busy', 8, 6, async () => {
         busy = faulty.stats().busy;
-        bystander = await heldAtOnce('bystander', 6);
+        bystander = await heldAtOnce('bystander', 6, 6);
       }),
     ).toBe(6);
     expect(busy).toBe(2);
@@ -353,14 +355,14 @@ describe('sharing sandboxes, and a project that faults', () => {
         host,
       }),
     );
-    const deadline = Date.now() + 1500;
+    const deadline = Date.now() + 15_000;
     while (releases.length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     releases.forEach((release) => release());
     expect((await Promise.all(calls)).map((o) => (o.ok ? o.value : o.failure.kind))).toEqual(['é-0-日本', 'é-1-日本', 'é-2-日本']);
   });
 
   it('holds one sandbox after it hits a resource limit, and two again once the penalty is over', async () => {
-    expect(await heldAtOnce('attacker')).toBe(2);
+    expect(await heldAtOnce('attacker', 2, 2)).toBe(2);
     const bomb = await faulty.invoke({
       project: 'attacker',
       unit: 'attacker:bomb',
@@ -372,11 +374,11 @@ describe('sharing sandboxes, and a project that faults', () => {
     });
     expect(bomb).toMatchObject({ ok: false, failure: { kind: 'memory_limit' } });
     // One invocation at a time: one sandbox, one slot.
-    expect(await heldAtOnce('attacker', 3)).toBe(1);
+    expect(await heldAtOnce('attacker', 3, 1)).toBe(1);
     // Another project is not penalised for it.
-    expect(await heldAtOnce('bystander', 3)).toBe(3);
-    await new Promise((r) => setTimeout(r, 2100));
-    expect(await heldAtOnce('attacker', 3)).toBe(3);
+    expect(await heldAtOnce('bystander', 3, 3)).toBe(3);
+    await new Promise((r) => setTimeout(r, 5100));
+    expect(await heldAtOnce('attacker', 3, 3)).toBe(3);
   });
 
   it('a function that throws its own error is not penalised', async () => {
@@ -390,12 +392,7 @@ describe('sharing sandboxes, and a project that faults', () => {
       host: async () => ({ value: null }),
     });
     expect(thrown).toMatchObject({ ok: false, failure: { kind: 'thrown' } });
-    expect(await heldAtOnce('thrower', 3)).toBe(3);
+    expect(await heldAtOnce('thrower', 3, 3)).toBe(3);
   });
 
-  it('runs its sandboxes below the API process in CPU priority', () => {
-    const pids = faulty.stats().pids.filter((pid) => pid > 0);
-    expect(pids.length).toBeGreaterThan(0);
-    for (const pid of pids) expect(getPriority(pid)).toBe(Math.min(19, getPriority() + 10));
-  });
 });

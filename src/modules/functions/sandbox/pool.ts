@@ -10,16 +10,15 @@
  *  - a project whose invocation hit a resource limit (CPU, memory, stack, wall time, a crash)
  *    holds one sandbox at most for `faultPenaltyMs` after its last such fault: an attacker keeps
  *    one core busy at most, whatever its concurrency (docs/functions.md "Noisy neighbours");
- *  - sandbox processes run at a lower CPU priority than the API process (10 nicer), and V8
- *    collects their garbage on their own thread: tenant code competes for the cores with other
- *    tenants' code, never ahead of the API process and PostgreSQL;
+ *  - V8 collects a sandbox's garbage on its own thread: a memory bomb's collections stay on the
+ *    core it already uses. (Sandboxes run at the API process's CPU priority: a lower one let a
+ *    busy node starve well-behaved functions into their wall time.)
  *  - a sandbox that does not answer by the invocation's wall time plus a grace is killed
  *    (SIGKILL) and replaced, and one that grew past `processRssMb` is replaced after it answers;
  *  - host calls (data, mail, fetch) are answered here, by the caller's `host`, for the
  *    invocation the sandbox is running and no other.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { getPriority, setPriority } from 'node:os';
 import type { DoneMessage, Failure, FromSandbox, InvocationLimits, LogLine, ToSandbox } from './protocol.js';
 
 export interface SandboxPoolOptions {
@@ -53,6 +52,8 @@ export type SandboxEvent =
 
 export interface HostAnswer {
   value?: unknown;
+  /** The value as JSON text the host already holds (the data API's own), sent as it is. */
+  json?: string;
   error?: { code: string; message: string; status?: number };
 }
 
@@ -123,8 +124,6 @@ interface ProjectLoad {
 /** Failures that cost the node's resources, not the function's own errors. */
 const FAULTS: ReadonlySet<string> = new Set(['cpu_limit', 'memory_limit', 'stack_limit', 'wall_limit', 'crashed']);
 const DEFAULT_FAULT_PENALTY_MS = 30_000;
-/** Sandboxes yield the CPU to the API process and PostgreSQL: this much nicer than it (raising niceness needs no privilege). */
-const SANDBOX_NICENESS = 10;
 
 export class SandboxPool {
   #sandboxes = new Set<Sandbox>();
@@ -227,11 +226,6 @@ export class SandboxPool {
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
     });
-    try {
-      if (proc.pid) setPriority(proc.pid, Math.min(19, getPriority() + SANDBOX_NICENESS));
-    } catch {
-      // A platform without priorities: the per-project limits still hold.
-    }
     const sb: Sandbox = { proc, units: new Set(), jobs: new Map(), project: null, ready: false, retiring: false };
     this.#sandboxes.add(sb);
     proc.on('message', (msg: FromSandbox) => this.#onMessage(sb, msg));
@@ -352,7 +346,8 @@ export class SandboxPool {
         .host(name, args)
         .catch((): HostAnswer => ({ error: { code: 'function_host_error', message: 'the call failed' } }))
         .then((answer) => {
-          if (sb.jobs.get(job.id) === job) this.#send(sb, { t: 'host-result', id: job.id, call, body: JSON.stringify(answer) });
+          const body = answer.json !== undefined ? `{"value":${answer.json}}` : JSON.stringify(answer);
+          if (sb.jobs.get(job.id) === job) this.#send(sb, { t: 'host-result', id: job.id, call, body });
         });
     } else if (msg.t === 'done') {
       this.#onDone(sb, job, msg);
