@@ -15,5 +15,6 @@ import type { StorageTables } from './modules/storage/tables.js';
 import type { WebhookTables } from './modules/webhooks/tables.js';
 import type { FunctionTables } from './modules/functions/tables.js';
 import type { AuditTables } from './modules/audit/tables.js';
+import type { UsageTables } from './modules/usage/tables.js';
 
-export interface Database extends FoundationTables, OperatorTables, AuthTables, MfaTables, StorageTables, SocialTables, MailTables, WebhookTables, IdempotencyTables, LogTables, FunctionTables, AuditTables {}
+export interface Database extends FoundationTables, OperatorTables, AuthTables, MfaTables, StorageTables, SocialTables, MailTables, WebhookTables, IdempotencyTables, LogTables, FunctionTables, AuditTables, UsageTables {}

@@ -32,6 +32,7 @@ import logRoutes from './modules/logs/routes/index.js';
 import { functionsDashboardRoutes, functionsPublicRoutes } from './modules/functions/routes/index.js';
 import databaseInsightRoutes from './modules/database-insight/routes/index.js';
 import auditRoutes from './modules/audit/routes/index.js';
+import usageRoutes from './modules/usage/routes/index.js';
 import { registerAuditHooks } from './modules/audit/http.js';
 
 export type { RouteModule } from './route-groups.js';
@@ -57,6 +58,7 @@ export const dashboardRoutes: RouteModule[] = [
   ...functionsDashboardRoutes,
   ...databaseInsightRoutes,
   ...auditRoutes,
+  ...usageRoutes,
 ];
 
 /**
