@@ -14,7 +14,7 @@ import { monthlyLimit } from '../mail/quota.js';
 import { senderKindFor } from '../mail/providers/select.js';
 import { UsageErrors } from './errors.js';
 import { expandMetrics, GAUGES } from './metrics.js';
-import { hourlyUsage } from './queries.js';
+import { hourlyUsage, usageTotal } from './queries.js';
 
 const HOUR = 3600_000;
 export const MAX_RANGE_DAYS = 90;
@@ -55,6 +55,17 @@ export function resolveMetrics(raw: string | undefined): string[] {
   return metrics;
 }
 
+async function mailMonthToDate(ctx: AppContext, projectId: string, from: Date, sent: number[]): Promise<number[]> {
+  const monthStart = new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), 1));
+  let total = monthStart < from ? await usageTotal(ctx.db.admin, projectId, 'mail.sent', monthStart, from) : 0;
+  return sent.map((n, i) => {
+    const hour = new Date(from.getTime() + i * HOUR);
+    if (i > 0 && hour.getUTCDate() === 1 && hour.getUTCHours() === 0) total = 0;
+    total += n;
+    return total;
+  });
+}
+
 export async function usageHistory(ctx: AppContext, operator: OperatorIdentity, projectId: string, q: HistoryQuery) {
   const project = await loadOwnedProject(ctx, operator, projectId);
   const { from, to } = resolveRange(q, ctx.clock.now());
@@ -70,6 +81,9 @@ export async function usageHistory(ctx: AppContext, operator: OperatorIdentity, 
     const s = series[r.metric];
     if (s && i >= 0 && i < count) s[i] = Number(r.value);
   }
+  // Mail's limit is per UTC month: the running total of each hour's month (from the month's
+  // start, even before `from`) is what the limit is drawn against.
+  if (series['mail.sent']) series['mail.sent.month'] = await mailMonthToDate(ctx, project.id, from, series['mail.sent'] as number[]);
   const plan = planOf(operator.plan);
   const mailLimit = monthlyLimit(ctx, plan, senderKindFor(ctx, project) === 'byok');
   return {

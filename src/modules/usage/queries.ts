@@ -87,6 +87,14 @@ export async function hourlyUsage(db: Db, projectId: string, from: Date, to: Dat
   return rows;
 }
 
+/** A project's total of one metric over [from, to), nodes summed. */
+export async function usageTotal(db: Db, projectId: string, metric: string, from: Date, to: Date): Promise<number> {
+  const { rows } = await sql<{ total: string | null }>`
+    SELECT sum(value) AS total FROM usage_hourly
+     WHERE project_id = ${projectId} AND metric = ${metric} AND hour >= ${from} AND hour < ${to}`.execute(db);
+  return Number(rows[0]?.total ?? 0);
+}
+
 /** The retention bound, every project at once. */
 export async function deleteHoursBefore(db: Db, before: Date): Promise<number> {
   const res = await db.deleteFrom('usage_hourly').where('hour', '<', before).executeTakeFirst();

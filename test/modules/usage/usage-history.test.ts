@@ -70,9 +70,11 @@ describe('usage history', () => {
     await sampleUsage(env.ctx);
     const hour = new Date(Math.floor(env.clock.now().getTime() / HOUR) * HOUR);
     const h = (await history(p, '?metrics=mail,file,data')).body.data;
-    expect(Object.keys(h.series).sort()).toEqual(['data.bytes', 'file.bytes', 'mail.bounced', 'mail.sent']);
+    expect(Object.keys(h.series).sort()).toEqual(['data.bytes', 'file.bytes', 'mail.bounced', 'mail.sent', 'mail.sent.month']);
     expect(at(h, 'mail.sent', hour)).toBe(1);
     expect(at(h, 'mail.bounced', hour)).toBe(0);
+    // The month's running total, what the monthly limit is drawn against.
+    expect(at(h, 'mail.sent.month', hour)).toBe(1);
     expect(at(h, 'file.bytes', hour)).toBe(12345);
     expect(at(h, 'data.bytes', hour)).toBe(67890);
     // A gauge's hour without a sample is null (not sampled), not 0.

@@ -26,7 +26,7 @@ const History = Type.Object({
   step: Type.Literal('hour'),
   hours: Type.Array(Type.String({ format: 'date-time' }), { description: "each hour's start (UTC)" }),
   series: Type.Record(Type.String(), Type.Array(Type.Union([Type.Number(), Type.Null()])), {
-    description: 'per metric, one value per hour; null: a sampled gauge (data.bytes, file.bytes) not sampled that hour',
+    description: 'per metric, one value per hour; null: a sampled gauge (data.bytes, file.bytes) not sampled that hour. With mail.sent, also `mail.sent.month`: the running total of each hour\'s UTC month (what the monthly mail limit applies to)',
   }),
   limits: Type.Object({
     databaseBytes: Type.Number({ description: '-1: unlimited' }),
