@@ -5,8 +5,10 @@
  * not on the others; the alert settings save, showing the webhook secret once; axe finds no
  * serious violation in both themes, with charts and with tables; no horizontal scroll at 390 px.
  */
+import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT_DIR } from '../../src/paths.js';
 import { sampleUsage } from '../../src/modules/usage/sample.js';
 import { makeOperator, makeProject, type TestOperator, type TestProject } from '../helpers/fixtures.js';
 import { browserGate, expectAccessible, expectNoHorizontalScroll, openPage, shot, signIn, startRig, type Rig } from './harness.js';
@@ -63,7 +65,9 @@ describe.skipIf(!run)('console: usage over time', { timeout: 120_000 }, () => {
     expect(await requests.getAttribute('data-limit')).toBeNull();
     expect(await requests.locator('.u-legend').textContent()).not.toContain('Plan limit');
     await expectAccessible(page, 'usage with charts (light)');
-    await shot(page, 'usage-history', { doc: true });
+    await shot(page, 'usage-history');
+    // The docs' picture of the charts themselves (docs/dashboard.md "Usage history").
+    if (process.env.PLINTH_DOC_SCREENSHOTS === '1') await page.locator('.usage-charts').screenshot({ path: path.join(ROOT_DIR, 'docs', 'images', 'console-usage-history.png') });
 
     // The table view: the same numbers, then back to the chart.
     const toggle = requests.getByRole('button', { name: /Show table/ });

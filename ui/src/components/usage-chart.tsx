@@ -21,7 +21,12 @@ export interface ChartProps {
   /** The plan's limit for this chart's values (-1 or undefined: none drawn). */
   limit?: number;
   format: (n: number) => string;
+  /** Whole numbers (counts): the y axis ticks only at integers. */
+  integers?: boolean;
 }
+
+/** Tick steps of a count axis: whole numbers only. */
+const INTEGER_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1e3, 2e3, 5e3, 1e4, 2e4, 5e4, 1e5, 2e5, 5e5, 1e6, 2e6, 5e6, 1e7, 1e8, 1e9];
 
 /** A CSS colour (a variable, possibly light-dark()) as the rgb() text a canvas understands. */
 function resolveColor(cssVar: string, host: HTMLElement): string {
@@ -35,7 +40,7 @@ function resolveColor(cssVar: string, host: HTMLElement): string {
 
 const hourLabel = (iso: string) => new Date(iso).toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
 
-export function UsageChart({ title, hours, series, limit, format }: ChartProps) {
+export function UsageChart({ title, hours, series, limit, format, integers }: ChartProps) {
   const plotRef = useRef<HTMLDivElement>(null);
   const [table, setTable] = useState(false);
   const id = useId();
@@ -61,7 +66,7 @@ export function UsageChart({ title, hours, series, limit, format }: ChartProps) 
       scales: { x: { time: true }, y: { range: (_u, min, max) => [0, Math.max(1, max, min)] } },
       axes: [
         { stroke: text, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid } },
-        { stroke: text, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid }, size: 70, values: (_u, ticks) => ticks.map((t) => format(t)) },
+        { stroke: text, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid }, size: 70, values: (_u, ticks) => ticks.map((t) => format(t)), ...(integers ? { incrs: INTEGER_STEPS } : {}) },
       ],
       series: [
         { label: 'Hour' },
@@ -84,7 +89,7 @@ export function UsageChart({ title, hours, series, limit, format }: ChartProps) 
       resize.disconnect();
       plot.destroy();
     };
-  }, [hours, series, limit, table]);
+  }, [hours, series, limit, table, integers]);
 
   return (
     <figure class="usage-chart" aria-labelledby={`${id}-t`} data-limit={hasLimit ? String(limit) : undefined}>

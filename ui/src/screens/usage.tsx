@@ -88,7 +88,7 @@ function Charts({ h }: { h: History }) {
       <UsageChart
         title="Requests per hour"
         hours={h.hours}
-        format={count}
+        format={count} integers
         series={[
           { label: '2xx', values: sum(h, 'requests.', '.2xx'), color: '--accent' },
           { label: '4xx', values: sum(h, 'requests.', '.4xx'), color: '--muted' },
@@ -100,18 +100,18 @@ function Charts({ h }: { h: History }) {
       <UsageChart
         title="Mail this month"
         hours={h.hours}
-        format={count}
+        format={count} integers
         limit={h.limits.mailPerMonth}
         series={[
           { label: 'Sent this month', values: s('mail.sent.month'), color: '--accent' },
           { label: 'Bounced per hour', values: s('mail.bounced'), color: '--muted' },
         ]}
       />
-      <UsageChart title="Realtime connections (peak per hour)" hours={h.hours} format={count} series={[{ label: 'Peak', values: s('realtime.peak'), color: '--accent' }]} />
+      <UsageChart title="Realtime connections (peak per hour)" hours={h.hours} format={count} integers series={[{ label: 'Peak', values: s('realtime.peak'), color: '--accent' }]} />
       <UsageChart
         title="Functions and AI per hour"
         hours={h.hours}
-        format={count}
+        format={count} integers
         series={[
           { label: 'Invocations', values: s('functions.invocations'), color: '--accent' },
           { label: 'Errors', values: s('functions.errors'), color: '--danger' },
