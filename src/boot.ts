@@ -37,6 +37,8 @@ import { ResumableUploads } from './modules/storage/resumable/server.js';
 import { ImageRenderer } from './modules/storage/images/renderer.js';
 import { RequestLog } from './modules/logs/buffer.js';
 import { registerRequestLogHooks } from './modules/logs/cleanup.js';
+import { UsageCounters } from './modules/usage/counters.js';
+import { registerUsageHooks } from './modules/usage/sample.js';
 import { SandboxPool } from './modules/functions/sandbox/pool.js';
 import { FunctionRegistry } from './modules/functions/registry.js';
 import { InvocationLog } from './modules/functions/invocation-log.js';
@@ -44,7 +46,7 @@ import { registerBeforeHooks } from './modules/functions/before-hooks.js';
 import { SANDBOX_SCRIPT } from './paths.js';
 
 /** The context's fields that the domains build from the rest of it (set right after). */
-type DomainState = 'mailer' | 'collections' | 'storage' | 'quotaLeases' | 'mailGroups' | 'oauthServers' | 'oidc' | 'realtime' | 'requestLog' | 'functions';
+type DomainState = 'mailer' | 'collections' | 'storage' | 'quotaLeases' | 'mailGroups' | 'oauthServers' | 'oidc' | 'realtime' | 'requestLog' | 'usage' | 'functions';
 
 export interface BootOptions {
   clock?: Clock;
@@ -169,6 +171,16 @@ export async function boot(config: Config, opts: BootOptions = {}): Promise<Boot
     now: clock === systemClock ? Date.now : () => clock.now().getTime(),
   });
   ctx.hooks.closing.push(() => ctx.requestLog.close());
+  ctx.usage = new UsageCounters({
+    db: db.admin,
+    log,
+    registry: ctx.metrics.registry,
+    enabled: config.usage.counters,
+    flushMs: config.usage.flushMs,
+    now: clock === systemClock ? Date.now : () => clock.now().getTime(),
+    openStreams: () => ctx.realtime.feed.openStreams(),
+  });
+  ctx.hooks.closing.push(() => ctx.usage.close());
   ctx.functions = {
     pool: new SandboxPool({
       script: SANDBOX_SCRIPT,
@@ -193,6 +205,7 @@ export async function boot(config: Config, opts: BootOptions = {}): Promise<Boot
   });
   registerStorageHooks(ctx);
   registerRequestLogHooks(ctx);
+  registerUsageHooks(ctx);
   return {
     ctx,
     embedded,

@@ -156,6 +156,15 @@ export interface Config {
     /** How often a node writes what it holds (sooner when a batch fills). */
     flushMs: number;
   };
+  /** Usage over time per project and hour, and its alerts (docs/dashboard.md "Usage history"). */
+  usage: {
+    /** USAGE_COUNTERS: count requests, invocations and AI calls per project and hour at all. */
+    counters: boolean;
+    /** How often a node adds what it counted to the hourly table. */
+    flushMs: number;
+    /** Hours older than this many days are removed by the `usage:trim` job. */
+    retentionDays: number;
+  };
   /** The per-project audit log of operator changes (docs/audit.md). */
   audit: {
     /** Entries older than this many days are removed by the `audit:trim` job. */
@@ -443,6 +452,11 @@ export function loadConfig(env: Env = process.env, stdoutIsTty = process.stdout.
       maxRowsPerProject: int(env, 'REQUEST_LOG_MAX_ROWS', 10_000, 100, 1_000_000),
       bufferRows: int(env, 'REQUEST_LOG_BUFFER_ROWS', 20_000, 100, 1_000_000),
       flushMs: int(env, 'REQUEST_LOG_FLUSH_MS', 1000, 50, 60_000),
+    },
+    usage: {
+      counters: bool(env, 'USAGE_COUNTERS', true),
+      flushMs: int(env, 'USAGE_FLUSH_MS', 5000, 50, 300_000),
+      retentionDays: int(env, 'USAGE_RETENTION_DAYS', 90, 1, 3650),
     },
     audit: {
       retentionDays: int(env, 'AUDIT_RETENTION_DAYS', 365, 1, 36_500),

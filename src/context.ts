@@ -23,6 +23,7 @@ import type { ResumableUploadsHandle } from './modules/storage/resumable/handle.
 import type { ImageRenderer } from './modules/storage/images/renderer.js';
 import type { JobQueue } from './worker/queue.js';
 import type { RequestLog } from './modules/logs/buffer.js';
+import type { UsageCounters } from './modules/usage/counters.js';
 import type { SandboxPool } from './modules/functions/sandbox/pool.js';
 import type { FunctionRegistry } from './modules/functions/registry.js';
 import type { InvocationLog } from './modules/functions/invocation-log.js';
@@ -135,6 +136,8 @@ export interface AppContext {
   realtime: RealtimeNode;
   /** The node's batched writer of the per-project request log (src/modules/logs/buffer.ts). */
   requestLog: RequestLog;
+  /** The node's usage counters per project and hour, written in batches (src/modules/usage/counters.ts). */
+  usage: UsageCounters;
   /** Projects' functions on this node: the sandbox pool, the cached definitions, the invocation log. */
   functions: FunctionsNode;
 }

@@ -16,5 +16,6 @@ import type { WebhookTables } from './modules/webhooks/tables.js';
 import type { FunctionTables } from './modules/functions/tables.js';
 import type { AuditTables } from './modules/audit/tables.js';
 import type { MemberTables } from './modules/members/tables.js';
+import type { UsageTables } from './modules/usage/tables.js';
 
-export interface Database extends FoundationTables, OperatorTables, AuthTables, MfaTables, StorageTables, SocialTables, MailTables, WebhookTables, IdempotencyTables, LogTables, FunctionTables, AuditTables, MemberTables {}
+export interface Database extends FoundationTables, OperatorTables, AuthTables, MfaTables, StorageTables, SocialTables, MailTables, WebhookTables, IdempotencyTables, LogTables, FunctionTables, AuditTables, MemberTables, UsageTables {}

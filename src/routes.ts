@@ -34,6 +34,7 @@ import { functionsDashboardRoutes, functionsPublicRoutes } from './modules/funct
 import databaseInsightRoutes from './modules/database-insight/routes/index.js';
 import auditRoutes from './modules/audit/routes/index.js';
 import memberRoutes from './modules/members/routes/index.js';
+import usageRoutes from './modules/usage/routes/index.js';
 import { registerAuditHooks } from './modules/audit/http.js';
 
 export type { RouteModule } from './route-groups.js';
@@ -60,6 +61,7 @@ export const dashboardRoutes: RouteModule[] = [
   ...databaseInsightRoutes,
   ...auditRoutes,
   ...memberRoutes,
+  ...usageRoutes,
 ];
 
 /**

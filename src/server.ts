@@ -60,14 +60,18 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   // The project's request log (docs/dashboard.md): requests to the API-key routes whose key named
   // a project (isAppTraffic: by the routed route's group, never the URL), under the same routed
   // pattern; a row pushed to the node's buffer, nothing awaited.
+  // The same requests are counted per project, route group, status class and hour for the
+  // usage history (src/modules/usage/counters.ts): an increment in memory, written in batches.
   const requestLog = ctx.config.requestLog.enabled ? ctx.requestLog : null;
+  const usage = ctx.config.usage.counters ? ctx.usage : null;
   app.addHook('onResponse', (req, reply, done) => {
     const route = req.routeOptions;
     const ms = reply.elapsedTime;
     ctx.metrics.observeRequest(req.method, route.url, reply.statusCode, ms / 1000);
     const projectId = req.logProjectId;
-    if (requestLog && projectId !== undefined && route.url !== undefined && isAppTraffic(route.config)) {
-      requestLog.record(projectId, requestLog.now() - ms, req.method, route.url, reply.statusCode, ms, req.errorCode ?? null, req.userId ?? null);
+    if ((requestLog || usage) && projectId !== undefined && route.url !== undefined && isAppTraffic(route.config)) {
+      requestLog?.record(projectId, requestLog.now() - ms, req.method, route.url, reply.statusCode, ms, req.errorCode ?? null, req.userId ?? null);
+      usage?.request(projectId, route.config.auth, reply.statusCode);
     }
     done();
   });

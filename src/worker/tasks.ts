@@ -16,6 +16,8 @@ import { deleteExpiredKeysTask } from '../modules/idempotency/cleanup.js';
 import { trimRequestLogTask } from '../modules/logs/cleanup.js';
 import { trimInvocationsTask } from '../modules/functions/cleanup.js';
 import { trimAuditTask } from '../modules/audit/cleanup.js';
+import { sampleUsageTask, trimUsageTask } from '../modules/usage/sample.js';
+import { ALERT_WEBHOOK_TASK, alertWebhookTask, checkAlertsTask } from '../modules/usage/alerts.js';
 import { runHookTask } from '../modules/functions/run-task.js';
 import { RUN_TASK } from '../modules/functions/job-queries.js';
 import { scheduleTask } from '../modules/functions/schedules.js';
@@ -40,6 +42,10 @@ const taskFactories: Record<string, (ctx: AppContext) => Task> = {
   'logs:trim_requests': trimRequestLogTask,
   'functions:trim_invocations': trimInvocationsTask,
   'audit:trim': trimAuditTask,
+  'usage:sample': sampleUsageTask,
+  'usage:trim': trimUsageTask,
+  'usage:check_alerts': checkAlertsTask,
+  [ALERT_WEBHOOK_TASK]: alertWebhookTask,
   [RUN_TASK]: runHookTask,
   'functions:schedule': scheduleTask,
   'backups:schedule': scheduleBackupsTask,
@@ -62,6 +68,10 @@ export const CRONTAB = [
   '*/5 * * * * logs:trim_requests',
   '*/10 * * * * functions:trim_invocations',
   '23 3 * * * audit:trim',
+  // usage history (src/modules/usage): bytes and mail sampled, old hours trimmed, alerts checked
+  '*/10 * * * * usage:sample',
+  '41 2 * * * usage:trim',
+  '*/5 * * * * usage:check_alerts',
   // projects' schedules: each minute's due runs, enqueued once (src/modules/functions/schedules.ts)
   '* * * * * functions:schedule',
   // projects' backup schedules: each minute's due backups, enqueued once (src/modules/backup/run-service.ts)

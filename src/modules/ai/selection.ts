@@ -97,6 +97,7 @@ export async function askModel(ctx: AppContext, project: AiProject, messages: Ch
   if (!key) throw AiErrors.ai_not_configured();
   const counter = key.source === 'platform' ? await reserveSession(ctx, owner) : null;
   const { groqBaseUrl, model, timeoutMs } = ctx.config.ai;
+  ctx.usage.add(project.id, 'ai.calls');
   try {
     return await chatJson({ baseUrl: groqBaseUrl, apiKey: key.apiKey, model, timeoutMs, messages });
   } catch (err) {

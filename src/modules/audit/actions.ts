@@ -18,6 +18,7 @@ import { getEndpoint } from '../webhooks/service.js';
 import { getTemplate } from '../mail/templates.js';
 import { listProjectMembers } from '../members/service.js';
 import { getSchedule } from '../backup/schedule.js';
+import { alertSettingsOf } from '../usage/alerts.js';
 import { audited, byBody, byParams, notAudited, queryFlags, type AuditDeclaration } from './declare.js';
 
 const param = (req: FastifyRequest, name: string) => String((req.params as Record<string, unknown>)[name] ?? '');
@@ -217,6 +218,9 @@ export const AUDIT_DECLARATIONS: Record<string, AuditDeclaration> = {
   [`POST ${P}/functions/:name/run`]: audited('functions.run', { target: byParams('name') }),
   [`PUT ${P}/function-secrets/:name`]: audited('functions.secret_set', { target: byParams('name') }),
   [`DELETE ${P}/function-secrets/:name`]: audited('functions.secret_delete', { target: byParams('name') }),
+
+  // Usage alerts (the webhook secret is never recorded: it is not in the snapshot).
+  [`PUT ${P}/usage/alerts`]: audited('usage.alerts_update', { snapshot: (ctx, projectId) => alertSettingsOf(ctx, projectId) }),
 };
 
 /** The declaration of one route (`METHOD url` as registered), if the table has one. */

@@ -65,6 +65,8 @@ export async function runFunction(ctx: AppContext, req: RunRequest): Promise<Inv
     logs: outcome.logs,
     logs_dropped: outcome.logsDropped,
   });
+  ctx.usage.add(projectId, 'functions.invocations');
+  if (!outcome.ok) ctx.usage.add(projectId, 'functions.errors');
   if (!outcome.ok && outcome.failure.kind !== 'thrown') ctx.log.info({ projectId, function: fn.name, failure: outcome.failure.kind }, 'function stopped by a limit');
   return outcome;
 }

@@ -49,6 +49,11 @@ export class ChangeFeed {
     return this.byProject.get(projectId)?.size ?? 0;
   }
 
+  /** Every project with open streams on this node, and how many (the usage history's peaks). */
+  *openStreams(): IterableIterator<[string, number]> {
+    for (const [projectId, set] of this.byProject) yield [projectId, set.size];
+  }
+
   /**
    * Adds a subscriber: from `from` (its Last-Event-ID) when given, else from now. When changes
    * after `from` were already removed by retention, the client gets `reset` (it must reload)

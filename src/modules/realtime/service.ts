@@ -127,6 +127,7 @@ export async function serveStream(
   res.write(`retry: 2000\n\n`);
   try {
     await ctx.realtime.feed.join(sub, from);
+    ctx.usage.peak(prepared.claims.projectId, ctx.realtime.feed.streamsOf(prepared.claims.projectId));
   } catch (err) {
     ctx.log.warn({ err }, 'realtime: could not start a stream');
     sub.close();

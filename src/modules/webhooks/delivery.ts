@@ -36,7 +36,8 @@ export function retryDelaySeconds(attempt: number, retryAfter: number | null, ra
   return Math.max(jittered, Math.min(retryAfter ?? 0, RETRY_AFTER_MAX_SECONDS));
 }
 
-function signedHeaders(secret: string, id: string, at: Date, body: string): Record<string, string> {
+/** The signature headers of a webhook (the one implementation: usage alerts sign with it too). */
+export function signedHeaders(secret: string, id: string, at: Date, body: string): Record<string, string> {
   return {
     'content-type': 'application/json',
     'user-agent': 'Plinth-Webhooks/1',

@@ -26,7 +26,7 @@ export interface EndpointInput {
 }
 
 /** A Standard Webhooks secret: `whsec_` and 32 random bytes in base64. */
-function newSecret(): string {
+export function newSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
 }
 

@@ -51,6 +51,9 @@ interface InputProps {
   disabled?: boolean;
   minLength?: number;
   maxLength?: number;
+  min?: string | number;
+  max?: string | number;
+  step?: string | number;
   pattern?: string;
   autoComplete?: string;
   inputMode?: 'numeric' | 'text' | 'email' | 'url';
