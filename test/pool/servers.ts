@@ -13,7 +13,7 @@ import pg from 'pg';
 import { freePort } from '../../src/db/embedded.js';
 import { postgresIds } from '../../src/db/embedded-access.js';
 
-const PG_BIN = '/usr/lib/postgresql/15/bin';
+export const PG_BIN = '/usr/lib/postgresql/15/bin';
 const PGBOUNCER = '/usr/sbin/pgbouncer';
 
 /** Why the rig cannot run here (null when it can). */
@@ -45,13 +45,16 @@ export interface Servers {
 
 const ids = postgresIds();
 
-function own(target: string): void {
+/** Hands a path to the `postgres` OS user when we are root (PostgreSQL's files must be its own). */
+export function own(target: string): void {
   if (ids.uid !== undefined) chownSync(target, ids.uid, ids.gid!);
 }
 
-function run(cmd: string, args: string[]): void {
+/** Runs a program as the `postgres` OS user when we are root (as ourselves otherwise); its stdout, or an error with all it said. */
+export function run(cmd: string, args: string[]): string {
   const r = spawnSync(cmd, args, { ...ids, env: { LC_ALL: 'C', PATH: process.env.PATH ?? '' }, encoding: 'utf8', timeout: 120_000 });
   if (r.status !== 0) throw new Error(`${path.basename(cmd)} failed (${r.status ?? r.signal ?? r.error?.message}): ${r.stdout}${r.stderr}`);
+  return r.stdout;
 }
 
 async function waitAnswers(url: string, ms = 30_000): Promise<void> {
@@ -72,7 +75,8 @@ async function waitAnswers(url: string, ms = 30_000): Promise<void> {
   }
 }
 
-function server(name: string, port: number, cmd: string, args: string[], database: string, ready: string): Server {
+/** A server process (`cmd args`) on `port`, started and stopped as its own process group; ready once `ready` answers. */
+export function server(name: string, port: number, cmd: string, args: string[], database: string, ready: string): Server {
   let child: ChildProcess | null = null;
   const log: string[] = [];
   const url = (db = database) => `postgres://postgres@127.0.0.1:${port}/${db}`;
