@@ -17,6 +17,9 @@ export interface OperatorSessionsTable {
   /** Assurance of the family (migrations/032_operator_mfa.sql); rotations keep it. */
   aal: ColumnType<Aal, Aal | undefined, Aal>;
   amr: ColumnType<AmrEntry[], string | undefined, string>;
+  /** The client of the sign-in or refresh that issued the row (migrations/073_operator_sign_in.sql). */
+  ip: ColumnType<string | null, string | null | undefined, string | null>;
+  user_agent: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export type OtpPurpose = 'verify_email' | 'reset_password';

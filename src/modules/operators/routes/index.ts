@@ -3,6 +3,7 @@ import { defineRoutes } from '../../../route-groups.js';
 import loginRoute from './login.js';
 import { operatorMfaRoutes, operatorMfaVerifyRoute } from './mfa.js';
 import otpRoutes from './otp.js';
+import operatorSessionRoutes from './own-sessions.js';
 import { operatorPasskeyRoutes, operatorPasskeySigninRoutes } from './passkeys.js';
 import passwordRoutes, { changePasswordRoute } from './password.js';
 import registerRoute from './register.js';
@@ -10,5 +11,5 @@ import sessionRoutes, { meRoute } from './session.js';
 
 export default [
   defineRoutes('public', registerRoute, loginRoute, sessionRoutes, passwordRoutes, otpRoutes, operatorMfaVerifyRoute, operatorPasskeySigninRoutes),
-  defineRoutes('operator', meRoute, changePasswordRoute, operatorMfaRoutes, operatorPasskeyRoutes),
+  defineRoutes('operator', meRoute, changePasswordRoute, operatorMfaRoutes, operatorPasskeyRoutes, operatorSessionRoutes),
 ];
