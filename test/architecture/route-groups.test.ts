@@ -24,7 +24,7 @@ const EXPECTED: Array<[string, RegExp, AuthKind]> = [
   ['*', /^\/api\/auth\/(me|change-password)$/, 'operator'],
   // The operator's own sessions; GitHub sign-in starts and returns with no session (its state is the credential).
   ['*', /^\/api\/auth\/sessions(\/revoke-others|\/:sessionId)?$/, 'operator'],
-  ['GET', /^\/api\/auth\/github(\/start|\/callback)?$/, 'public'],
+  ['*', /^\/api\/auth\/github(\/start|\/callback)?$/, 'public'],
   ['POST', /^\/api\/auth\/mfa\/(verify|passkey\/options)$/, 'public'],
   ['POST', /^\/api\/auth\/passkeys\/signin(\/options)?$/, 'public'],
   ['*', /^\/api\/auth\/mfa\//, 'operator'],

@@ -40,6 +40,9 @@ export const PERMISSIONS: Record<string, PermissionDeclaration> = {
   'POST /api/auth/passkeys/signin/options': SIGN_IN,
   'POST /api/auth/passkeys/signin': SIGN_IN,
   'POST /api/auth/mfa/passkey/options': SIGN_IN,
+  'GET /api/auth/github': SIGN_IN,
+  'GET /api/auth/github/start': SIGN_IN,
+  'GET /api/auth/github/callback': SIGN_IN,
   'POST /api/invitations/lookup': noProject('reads an invitation by its token (the token is the credential)'),
   'POST /api/invitations/accept': noProject('the invitation names the project; the guard is its token and the signed-in address'),
 

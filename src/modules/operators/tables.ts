@@ -86,7 +86,28 @@ export interface PlatformSettingsTable {
   updated_at: Timestamp;
 }
 
+/** An operator's identity at a provider (migrations/073_operator_sign_in.sql): GitHub sign-in at the console. */
+export interface OperatorIdentitiesTable {
+  provider: 'github';
+  subject: string;
+  operator_id: string;
+  email: string | null;
+  created_at: Timestamp;
+  last_sign_in_at: Timestamp;
+}
+
+/** A console GitHub sign-in in flight (taken once). */
+export interface OperatorOauthStatesTable {
+  state_hash: string;
+  browser_hash: string;
+  code_verifier: JSONColumnType<Encrypted>;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+}
+
 export interface OperatorTables {
+  operator_identities: OperatorIdentitiesTable;
+  operator_oauth_states: OperatorOauthStatesTable;
   operator_sessions: OperatorSessionsTable;
   operator_otps: OperatorOtpsTable;
   operator_totp: OperatorTotpTable;
