@@ -5,10 +5,10 @@
  * and is hidden or disabled with the reason when the role is too low.
  * test/ui/permissions.test.ts checks that every route the console names is in the table.
  */
-import { PERMISSIONS } from '../../../src/modules/members/permissions';
+import { PERMISSIONS } from '../../../src/modules/members/permissions.js';
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
-import { needs, type Role } from './roles';
+import { needs, type Role } from './roles.js';
 
 /** The least role a project route needs (`METHOD /api/projects/:projectId/…`, as declared). */
 export function leastRole(route: string): Role {

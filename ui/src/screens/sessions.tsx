@@ -22,7 +22,7 @@ interface OperatorSession {
 }
 
 const METHOD_NAMES: Record<string, string> = {
-  pwd: 'password', otp: 'emailed code', oauth: 'GitHub', totp: 'authenticator app', passkey: 'passkey', recovery_code: 'recovery code',
+  pwd: 'password', otp: 'emailed code', oauth: 'GitHub', totp: 'authenticator app', passkey: 'passkey', recovery: 'recovery code',
 };
 
 export function Sessions() {
@@ -57,7 +57,7 @@ export function Sessions() {
                 <td>{dateTime(s.signedInAt)}</td>
                 <td>{dateTime(s.lastUsedAt)}</td>
                 <td class="row-actions">
-                  <button type="button" class="btn" aria-label={s.current ? 'Revoke this session (sign out)' : `Revoke the session on ${s.device ?? 'an unknown device'} from ${s.ip ?? 'an unknown address'}`} onClick={() => void revoke(s)}>
+                  <button type="button" class="btn" aria-label={s.current ? 'Sign out (revoke this session)' : `Revoke the session on ${s.device ?? 'an unknown device'} from ${s.ip ?? 'an unknown address'}`} onClick={() => void revoke(s)}>
                     {s.current ? 'Sign out' : 'Revoke'}
                   </button>
                 </td>

@@ -20,7 +20,7 @@ const Session = Type.Object({
   userAgent: Nullable(),
   ip: Nullable('The address of its sign-in or last refresh'),
   aal: Type.String(),
-  methods: Type.Array(Type.String(), { description: 'How it was signed in: pwd, otp, oauth, totp, passkey, recovery_code' }),
+  methods: Type.Array(Type.String(), { description: 'How it was signed in: pwd, otp, oauth, totp, passkey, recovery' }),
   signedInAt: Type.String(),
   lastUsedAt: Type.String({ description: 'Its sign-in or last refresh' }),
   expiresAt: Type.String(),
