@@ -99,6 +99,7 @@ export const CONFIG_REFERENCE: readonly ConfigVariable[] = [
   { names: ["GROQ_BASE_URL"], default: "`https://api.groq.com/openai/v1`", meaning: "OpenAI-compatible base URL" },
   { names: ["AI_MODEL"], default: "`llama-3.3-70b-versatile`", meaning: "Model name" },
   { names: ["AI_TIMEOUT_MS"], default: "`20000`", meaning: "AI provider timeout" },
+  { names: ["OPERATOR_GITHUB_CLIENT_ID", "OPERATOR_GITHUB_CLIENT_SECRET"], default: "— (no GitHub sign-in at the console)", meaning: "The platform's GitHub OAuth app for \"Sign in with GitHub\" at the console (both or neither; callback `<PUBLIC_URL>/api/auth/github/callback`). The secret is never logged or returned. See docs/operators-and-projects.md \"GitHub sign-in\"" },
   { names: ["GITHUB_BASE_URL", "GITHUB_API_BASE_URL"], default: "`https://github.com`, `https://api.github.com`", meaning: "GitHub OAuth endpoints" },
   { names: ["GOOGLE_AUTH_URL", "GOOGLE_TOKEN_URL", "GOOGLE_USERINFO_URL", "GOOGLE_JWKS_URL"], default: "Google's", meaning: "Google OAuth endpoints and ID-token signing keys" },
   { names: ["OIDC_ALLOW_PRIVATE_ISSUERS"], default: "`true` outside production, else `false`", meaning: "A project's OpenID Connect issuer may be `http:` and on loopback/private addresses (SSRF guard; development only; [docs/auth.md](docs/auth.md))" },

@@ -103,6 +103,11 @@ export interface Config {
     monthlyLimitOverride?: number;
   };
   ai: { groqApiKey?: string; groqBaseUrl: string; model: string; timeoutMs: number };
+  /**
+   * OPERATOR_GITHUB_CLIENT_ID / OPERATOR_GITHUB_CLIENT_SECRET: the platform's own GitHub OAuth
+   * app, for "Sign in with GitHub" at the console (docs/operators-and-projects.md); both or none.
+   */
+  operatorGithub?: { clientId: string; clientSecret: string };
   oauth: {
     githubBaseUrl: string;
     githubApiBaseUrl: string;
@@ -240,6 +245,16 @@ function url(env: Env, name: string, def?: string): string | undefined {
     fail(name, `must be an http(s) URL, got "${raw}"`);
   }
   return raw.replace(/\/+$/, '');
+}
+
+/** The console's GitHub OAuth app: both variables or neither (one alone is a mistake worth stopping for). */
+function operatorGithub(env: Env): { clientId: string; clientSecret: string } | undefined {
+  const clientId = str(env, 'OPERATOR_GITHUB_CLIENT_ID');
+  const clientSecret = str(env, 'OPERATOR_GITHUB_CLIENT_SECRET');
+  if (!clientId && !clientSecret) return undefined;
+  if (!clientId) fail('OPERATOR_GITHUB_CLIENT_ID', 'must be set with OPERATOR_GITHUB_CLIENT_SECRET');
+  if (!clientSecret) fail('OPERATOR_GITHUB_CLIENT_SECRET', 'must be set with OPERATOR_GITHUB_CLIENT_ID');
+  return { clientId, clientSecret };
 }
 
 function byteSize(env: Env, name: string, def: number): number {
@@ -416,6 +431,7 @@ export function loadConfig(env: Env = process.env, stdoutIsTty = process.stdout.
       model: str(env, 'AI_MODEL') ?? 'llama-3.3-70b-versatile',
       timeoutMs: int(env, 'AI_TIMEOUT_MS', 20_000, 100),
     },
+    operatorGithub: operatorGithub(env),
     oauth: {
       githubBaseUrl: url(env, 'GITHUB_BASE_URL', 'https://github.com')!,
       githubApiBaseUrl: url(env, 'GITHUB_API_BASE_URL', 'https://api.github.com')!,

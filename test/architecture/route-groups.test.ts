@@ -22,6 +22,9 @@ const EXPECTED: Array<[string, RegExp, AuthKind]> = [
   ['*', /^\/api\/health$|^\/livez$|^\/readyz$/, 'public'],
   ['*', /^\/api\/auth\/(register|login|refresh-token|logout|csrf-token|send-otp|verify-otp|forgot-password|reset-password)$/, 'public'],
   ['*', /^\/api\/auth\/(me|change-password)$/, 'operator'],
+  // The operator's own sessions; GitHub sign-in starts and returns with no session (its state is the credential).
+  ['*', /^\/api\/auth\/sessions(\/revoke-others|\/:sessionId)?$/, 'operator'],
+  ['*', /^\/api\/auth\/github(\/start|\/callback)?$/, 'public'],
   ['POST', /^\/api\/auth\/mfa\/(verify|passkey\/options)$/, 'public'],
   ['POST', /^\/api\/auth\/passkeys\/signin(\/options)?$/, 'public'],
   ['*', /^\/api\/auth\/mfa\//, 'operator'],

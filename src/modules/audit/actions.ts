@@ -109,6 +109,8 @@ export const AUDIT_DECLARATIONS: Record<string, AuditDeclaration> = {
 
   // The operator's own account.
   'PUT /api/auth/change-password': OWN_ACCOUNT,
+  'POST /api/auth/sessions/revoke-others': OWN_ACCOUNT,
+  'DELETE /api/auth/sessions/:sessionId': OWN_ACCOUNT,
   'POST /api/auth/mfa/totp/enroll': OWN_ACCOUNT,
   'POST /api/auth/mfa/totp/confirm': OWN_ACCOUNT,
   'DELETE /api/auth/mfa/totp': OWN_ACCOUNT,

@@ -4,7 +4,9 @@
  * operator's own account, signing in, the projects list, platform administration),
  * `noProject('why')`. The table lives in permissions.ts; the guard (guard.ts) enforces it;
  * test/architecture/permission-declarations.test.ts fails for a dashboard route without one.
- * Imports nothing but types: every module may import it.
+ * Imports nothing but types: every module may import it, and so does the console
+ * (ui/src/lib/permissions.ts bundles the table); Fastify's `config.permission` and
+ * `req.projectRole` are declared in fastify-config.ts.
  */
 import type { Role } from './roles.js';
 
@@ -23,14 +25,3 @@ export type PermissionDeclaration = ProjectPermission | NoProject;
 export const needs = (role: Role): ProjectPermission => ({ role });
 export const noProject = (reason: string): NoProject => ({ none: reason });
 export const isProjectPermission = (d: PermissionDeclaration | undefined): d is ProjectPermission => d !== undefined && 'role' in d;
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** Who may call this dashboard route (src/modules/members/declare.ts). */
-    permission?: PermissionDeclaration;
-  }
-  interface FastifyRequest {
-    /** The signed-in operator's role in the route's project, once the guard has checked it. */
-    projectRole?: Role;
-  }
-}

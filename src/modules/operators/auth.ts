@@ -62,8 +62,8 @@ export function operatorAuth(ctx: AppContext) {
     const claims = await verifyOperatorToken(ctx.config.dashboardJwtSecret, token, ctx.clock.now());
     if (!claims) throw RequestAuthErrors.invalid_token();
     if (!bearer) checkCsrf(req);
-    const row = await findOperatorIdentity(ctx.db.admin, claims.id);
-    if (!row || issuedBefore(claims.issuedAt, row.tokens_valid_after)) throw RequestAuthErrors.invalid_token();
+    const row = await findOperatorIdentity(ctx.db.admin, claims.id, claims.sid);
+    if (!row || !row.session_live || issuedBefore(claims.issuedAt, row.tokens_valid_after)) throw RequestAuthErrors.invalid_token();
     req.operator = {
       id: row.id,
       email: row.email,
@@ -74,6 +74,7 @@ export function operatorAuth(ctx: AppContext) {
       aal: claims.aal,
       amr: claims.amr,
       hasSecondFactor: row.has_second_factor,
+      sessionId: claims.sid,
     };
     // The admin requires a second factor of every operator: only enrolment stays open below aal2.
     if (row.mfa_required && claims.aal !== 'aal2' && req.routeOptions.config?.belowAal2 !== true) {

@@ -10,7 +10,7 @@ import type { AppContext } from '../../context.js';
 import { randomToken } from '../../lib/crypto.js';
 import { assertCsrfToken } from './auth.js';
 import type { IssuedSession } from './sessions.js';
-import { OPERATOR_REFRESH_TTL_SECONDS } from './sessions.js';
+import { noteSessionClient, OPERATOR_REFRESH_TTL_SECONDS } from './sessions.js';
 import { OPERATOR_ACCESS_TTL_SECONDS } from './tokens.js';
 
 export const REFRESH_COOKIE_PATH = '/api/auth';
@@ -27,7 +27,10 @@ export function ensureCsrfCookie(ctx: AppContext, req: FastifyRequest, reply: Fa
   return token;
 }
 
-export function setSessionCookies(ctx: AppContext, req: FastifyRequest, reply: FastifyReply, session: IssuedSession): void {
+/** Sets the session's cookies, noting the request's client (address, User-Agent) for the sessions list first. */
+export async function setSessionCookies(ctx: AppContext, req: FastifyRequest, reply: FastifyReply, session: IssuedSession): Promise<void> {
+  const ua = req.headers['user-agent'];
+  await noteSessionClient(ctx, session, { ip: req.ip ?? null, userAgent: typeof ua === 'string' ? ua.slice(0, 512) : null });
   reply.setCookie('accessToken', session.accessToken, { ...base(ctx), path: '/', httpOnly: true, maxAge: OPERATOR_ACCESS_TTL_SECONDS });
   reply.setCookie('refreshToken', session.refreshToken, { ...base(ctx), path: REFRESH_COOKIE_PATH, httpOnly: true, maxAge: OPERATOR_REFRESH_TTL_SECONDS });
   ensureCsrfCookie(ctx, req, reply);

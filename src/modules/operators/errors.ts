@@ -15,4 +15,11 @@ export const OperatorErrors = defineErrors('operators', {
     status: 403,
     message: 'Email not verified. ADMIN_EMAIL gives admin rights once its email is verified: verify it with the OTP first.',
   },
+  // GitHub sign-in at the console (github.ts): sent back to the console as `#/login?error=<code>`.
+  github_not_configured: { status: 404, message: 'GitHub sign-in is not configured on this server (OPERATOR_GITHUB_CLIENT_ID and OPERATOR_GITHUB_CLIENT_SECRET).' },
+  github_state_invalid: { status: 400, message: 'This GitHub sign-in expired, was already used or was started in another browser. Please start again.' },
+  github_denied: { status: 403, message: 'GitHub sign-in was cancelled.' },
+  github_email_unverified: { status: 403, message: 'Your GitHub account has no verified email address. Verify one at GitHub, then try again.' },
+  github_linked_elsewhere: { status: 409, message: 'The Plinth account with this email is linked to another GitHub account.' },
+  github_sign_in_failed: { status: 502, message: 'GitHub sign-in failed. Please try again.' },
 });

@@ -14,4 +14,6 @@ export interface OperatorIdentity {
   /** The methods the session was verified with (the token's `amr`), carried over by change-password. */
   amr: AmrEntry[];
   hasSecondFactor: boolean;
+  /** The session (refresh family) of the request's token; null for a token issued before tokens named it. */
+  sessionId?: string | null;
 }

@@ -36,13 +36,16 @@ export function updateOperator(db: Db, id: string, patch: { password_hash?: stri
  * What the dashboard's authentication needs of an operator, by id: with whether they have a
  * second factor and whether the admin requires one (one statement per request).
  */
-export function findOperatorIdentity(db: Db, id: string) {
+export function findOperatorIdentity(db: Db, id: string, sid: string | null) {
   return db
     .selectFrom('operators')
     .select(['id', 'email', 'name', 'plan', 'is_verified', 'tokens_valid_after'])
     .select(sql<boolean>`(EXISTS (SELECT 1 FROM operator_totp t WHERE t.operator_id = operators.id AND t.verified_at IS NOT NULL)
       OR EXISTS (SELECT 1 FROM operator_passkeys k WHERE k.operator_id = operators.id))`.as('has_second_factor'))
     .select(sql<boolean>`COALESCE((SELECT (value ->> 'required')::boolean FROM platform_settings WHERE key = 'operator_mfa'), false)`.as('mfa_required'))
+    // The token's session: revoked (logout, revoked from the sessions list) ends it at once.
+    .select(sid === null ? sql<boolean>`true`.as('session_live') : sql<boolean>`EXISTS (SELECT 1 FROM operator_sessions s
+      WHERE s.family_id = ${sid} AND s.operator_id = operators.id AND s.revoked_at IS NULL)`.as('session_live'))
     .where('id', '=', id)
     .executeTakeFirst();
 }
@@ -76,6 +79,58 @@ export function findSession(db: Db, tokenHash: string) {
 
 export function revokeFamily(db: Db, familyId: string, now: Date) {
   return db.updateTable('operator_sessions').set({ revoked_at: now }).where('family_id', '=', familyId).where('revoked_at', 'is', null).execute();
+}
+
+/** Stores the client of the request a session row was issued to. */
+export function setSessionClient(db: Db, tokenHash: string, ip: string | null, userAgent: string | null) {
+  return db.updateTable('operator_sessions').set({ ip, user_agent: userAgent }).where('token_hash', '=', tokenHash).execute();
+}
+
+export interface OperatorSessionRow {
+  family_id: string;
+  ip: string | null;
+  user_agent: string | null;
+  aal: Aal;
+  amr: AmrEntry[];
+  /** When the session's latest token was issued (its sign-in or last refresh). */
+  last_used_at: Date;
+  expires_at: Date;
+  signed_in_at: Date;
+}
+
+/** The operator's live sessions: one row per family (its live token), most recently used first. */
+export async function listOperatorSessions(db: Db, operatorId: string, now: Date, limit = 100): Promise<OperatorSessionRow[]> {
+  const res = await sql<OperatorSessionRow>`
+    SELECT s.family_id, s.ip, s.user_agent, s.aal, s.amr, s.created_at AS last_used_at, s.expires_at,
+           (SELECT min(f.created_at) FROM operator_sessions f WHERE f.family_id = s.family_id) AS signed_in_at
+      FROM operator_sessions s
+     WHERE s.operator_id = ${operatorId} AND s.used_at IS NULL AND s.revoked_at IS NULL AND s.expires_at > ${now}
+     ORDER BY s.created_at DESC
+     LIMIT ${limit}`.execute(db);
+  return res.rows;
+}
+
+/** Revokes one of the operator's session families; 0 when it is not theirs (or already ended). */
+export async function revokeOperatorFamily(db: Db, operatorId: string, familyId: string, now: Date): Promise<number> {
+  const res = await db
+    .updateTable('operator_sessions')
+    .set({ revoked_at: now })
+    .where('family_id', '=', familyId)
+    .where('operator_id', '=', operatorId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows);
+}
+
+/** Revokes every live session of the operator but the family `keep`; returns how many sessions ended. */
+export async function revokeOtherOperatorFamilies(db: Db, operatorId: string, keep: string | null, now: Date): Promise<number> {
+  const res = await sql<{ n: number }>`
+    WITH ended AS (
+      UPDATE operator_sessions SET revoked_at = ${now}
+       WHERE operator_id = ${operatorId} AND revoked_at IS NULL ${keep === null ? sql`` : sql`AND family_id <> ${keep}`}
+      RETURNING used_at, expires_at)
+    SELECT count(*)::int AS n FROM ended WHERE used_at IS NULL AND expires_at > ${now}`.execute(db);
+  return res.rows[0]?.n ?? 0;
 }
 
 export function revokeAllSessions(db: Db, operatorId: string, now: Date) {

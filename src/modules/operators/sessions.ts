@@ -8,7 +8,7 @@ import type { AppContext } from '../../context.js';
 import { randomId } from '../../lib/ids.js';
 import { newRefreshSecret, refreshTokenHash, rejectionOf } from '../../lib/identity/refresh-token.js';
 import { OperatorErrors } from './errors.js';
-import { consumeSession, findSession, insertSession, revokeFamily } from './queries.js';
+import { consumeSession, findSession, insertSession, revokeFamily, setSessionClient } from './queries.js';
 import { OPERATOR_ACCESS_TTL_SECONDS, signOperatorToken } from './tokens.js';
 import { IdentityErrors } from '../../lib/identity/errors.js';
 import { firstFactor, type Assurance } from '../../lib/identity/assurance.js';
@@ -21,6 +21,8 @@ export interface IssuedSession {
   accessToken: string;
   refreshToken: string;
   expiresIn: string;
+  /** The session's id (its refresh family, the tokens' `sid`): never sent to the client with the tokens. */
+  familyId: string;
 }
 
 /** A session (a new family by default) at the given assurance (a password alone by default). */
@@ -37,8 +39,8 @@ export async function issueSession(ctx: AppContext, operatorId: string, familyId
     aal,
     amr,
   });
-  const accessToken = await signOperatorToken(ctx.config.dashboardJwtSecret, operatorId, now, { aal, amr });
-  return { accessToken, refreshToken, expiresIn: ACCESS_EXPIRES_IN };
+  const accessToken = await signOperatorToken(ctx.config.dashboardJwtSecret, operatorId, now, { aal, amr }, familyId);
+  return { accessToken, refreshToken, expiresIn: ACCESS_EXPIRES_IN, familyId };
 }
 
 /** Trades a live refresh token for a new session in the same family. */
@@ -61,6 +63,11 @@ export async function rotateSession(ctx: AppContext, rawToken: string): Promise<
   }
   const session = await issueSession(ctx, live.operator_id, live.family_id, { aal: live.aal, amr: live.amr });
   return { operatorId: live.operator_id, session };
+}
+
+/** Notes the client (address, User-Agent) of the request a session was issued to, for the sessions list. */
+export async function noteSessionClient(ctx: AppContext, session: IssuedSession, client: { ip: string | null; userAgent: string | null }): Promise<void> {
+  await setSessionClient(ctx.db.admin, refreshTokenHash(session.refreshToken), client.ip, client.userAgent);
 }
 
 /** Logout: ends the presented session's family. Unknown tokens are ignored (logout always succeeds). */

@@ -17,6 +17,9 @@ export interface OperatorSessionsTable {
   /** Assurance of the family (migrations/032_operator_mfa.sql); rotations keep it. */
   aal: ColumnType<Aal, Aal | undefined, Aal>;
   amr: ColumnType<AmrEntry[], string | undefined, string>;
+  /** The client of the sign-in or refresh that issued the row (migrations/073_operator_sign_in.sql). */
+  ip: ColumnType<string | null, string | null | undefined, string | null>;
+  user_agent: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export type OtpPurpose = 'verify_email' | 'reset_password';
@@ -83,7 +86,28 @@ export interface PlatformSettingsTable {
   updated_at: Timestamp;
 }
 
+/** An operator's identity at a provider (migrations/073_operator_sign_in.sql): GitHub sign-in at the console. */
+export interface OperatorIdentitiesTable {
+  provider: 'github';
+  subject: string;
+  operator_id: string;
+  email: string | null;
+  created_at: Timestamp;
+  last_sign_in_at: Timestamp;
+}
+
+/** A console GitHub sign-in in flight (taken once). */
+export interface OperatorOauthStatesTable {
+  state_hash: string;
+  browser_hash: string;
+  code_verifier: JSONColumnType<Encrypted>;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+}
+
 export interface OperatorTables {
+  operator_identities: OperatorIdentitiesTable;
+  operator_oauth_states: OperatorOauthStatesTable;
   operator_sessions: OperatorSessionsTable;
   operator_otps: OperatorOtpsTable;
   operator_totp: OperatorTotpTable;

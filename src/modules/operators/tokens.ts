@@ -9,16 +9,25 @@ import { assuranceOf, type Aal, type AmrEntry, type Assurance } from '../../lib/
 export const OPERATOR_ACCESS_TTL_SECONDS = 15 * 60;
 const AUDIENCE = 'plinth-dashboard';
 
-/** Claims `typ`, and the session's `aal`/`amr` (src/lib/identity/assurance.ts). */
-export function signOperatorToken(secret: Buffer, operatorId: string, now: Date, assurance?: Assurance): Promise<string> {
-  const claims = { typ: 'operator', aal: assurance?.aal ?? 'aal1', amr: assurance?.amr ?? [] };
+/**
+ * Claims `typ`, the session's `aal`/`amr` (src/lib/identity/assurance.ts) and `sid`, the
+ * session (refresh family) it belongs to: revoking that session ends the token at once (auth.ts).
+ */
+export function signOperatorToken(secret: Buffer, operatorId: string, now: Date, assurance?: Assurance, sid?: string): Promise<string> {
+  const claims = { typ: 'operator', aal: assurance?.aal ?? 'aal1', amr: assurance?.amr ?? [], ...(sid ? { sid } : {}) };
   return signAccessJwt({ secret, audience: AUDIENCE, subject: operatorId, ttlSeconds: OPERATOR_ACCESS_TTL_SECONDS, now, claims });
 }
 
-/** The operator id, the issue time (seconds) and the assurance, or null when the token is malformed, forged or expired. */
-export async function verifyOperatorToken(secret: Buffer, token: string, now: Date): Promise<{ id: string; issuedAt: number; aal: Aal; amr: AmrEntry[] } | null> {
+/**
+ * The operator id, the issue time (seconds), the assurance and the session id (null for a token
+ * issued before tokens carried one), or null when the token is malformed, forged or expired.
+ */
+export async function verifyOperatorToken(
+  secret: Buffer, token: string, now: Date,
+): Promise<{ id: string; issuedAt: number; aal: Aal; amr: AmrEntry[]; sid: string | null } | null> {
   const payload = await verifyAccessJwt(token, secret, AUDIENCE, now);
   if (!payload || payload.typ !== 'operator') return null;
   const { aal, amr } = assuranceOf(payload);
-  return { id: payload.sub!, issuedAt: payload.iat!, aal, amr };
+  const sid = typeof payload.sid === 'string' ? payload.sid : null;
+  return { id: payload.sub!, issuedAt: payload.iat!, aal, amr, sid };
 }

@@ -17,18 +17,19 @@ const COOKIE_PATH = '/api/userAuth/social';
 
 const cookieName = (state: string) => `oauth_${sha256Hex(`cookie:${state}`).slice(0, 16)}`;
 
-function flags(ctx: AppContext) {
-  return { httpOnly: true, path: COOKIE_PATH, sameSite: 'lax' as const, secure: ctx.config.publicUrl.startsWith('https://') };
+function flags(ctx: AppContext, path: string) {
+  return { httpOnly: true, path, sameSite: 'lax' as const, secure: ctx.config.publicUrl.startsWith('https://') };
 }
 
-export function setBrowserCookie(ctx: AppContext, reply: FastifyReply, state: string, browserKey: string): void {
-  reply.setCookie(cookieName(state), browserKey, { ...flags(ctx), maxAge: STATE_TTL_SECONDS });
+/** `path`: where the flow's callback is (a project's social callbacks by default; the console's GitHub sign-in has its own). */
+export function setBrowserCookie(ctx: AppContext, reply: FastifyReply, state: string, browserKey: string, path = COOKIE_PATH): void {
+  reply.setCookie(cookieName(state), browserKey, { ...flags(ctx, path), maxAge: STATE_TTL_SECONDS });
 }
 
 /** The key the browser holds for this state (if any); the cookie is cleared either way. */
-export function takeBrowserKey(ctx: AppContext, req: FastifyRequest, reply: FastifyReply, state: string): string | undefined {
+export function takeBrowserKey(ctx: AppContext, req: FastifyRequest, reply: FastifyReply, state: string, path = COOKIE_PATH): string | undefined {
   const name = cookieName(state);
   const value = req.cookies?.[name];
-  if (value !== undefined) reply.clearCookie(name, flags(ctx));
+  if (value !== undefined) reply.clearCookie(name, flags(ctx, path));
   return value || undefined;
 }

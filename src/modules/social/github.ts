@@ -32,9 +32,10 @@ function pickEmail(user: GithubUser, emails: GithubEmail[]): { email: string | n
   return { email: user.email ?? null, verified: false };
 }
 
-export async function githubProfile(ctx: AppContext, creds: Credentials, params: URLSearchParams, verifier: string): Promise<SocialProfile> {
+/** `redirect`: the callback the flow started with, when it is not a project's social callback (the console's sign-in). */
+export async function githubProfile(ctx: AppContext, creds: Credentials, params: URLSearchParams, verifier: string, redirect?: string): Promise<SocialProfile> {
   const client: oauth.Client = { client_id: creds.clientId };
-  const { as, res } = await codeGrant(ctx, 'github', client, creds, params, verifier);
+  const { as, res } = await codeGrant(ctx, 'github', client, creds, params, verifier, redirect);
   const tokens = await oauth.processAuthorizationCodeResponse(as, client, res);
   const user = await getJson<GithubUser>(ctx, tokens.access_token, '/user');
   const emails = await getJson<GithubEmail[]>(ctx, tokens.access_token, '/user/emails').catch(() => []);

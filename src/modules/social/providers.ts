@@ -97,14 +97,18 @@ export function httpOptions(ctx: AppContext): { [oauth.allowInsecureRequests]?: 
 
 const redirectUri = (ctx: AppContext, p: ProviderName) => `${ctx.config.publicUrl}/api/userAuth/social/${p}/callback`;
 
-/** Checks the callback parameters and redeems the code (PKCE, client_secret_post); the caller processes `res`. */
+/**
+ * Checks the callback parameters and redeems the code (PKCE, client_secret_post); the caller
+ * processes `res`. `redirect`: the callback the flow was started with (a project's social
+ * callback by default; the console's GitHub sign-in has its own, src/modules/operators/github.ts).
+ */
 export async function codeGrant(
-  ctx: AppContext, p: ProviderName, client: oauth.Client, creds: Credentials, params: URLSearchParams, verifier: string,
+  ctx: AppContext, p: ProviderName, client: oauth.Client, creds: Credentials, params: URLSearchParams, verifier: string, redirect = redirectUri(ctx, p),
 ): Promise<{ as: oauth.AuthorizationServer; res: Response }> {
   const as = authorizationServer(ctx, p);
   const callback = oauth.validateAuthResponse(as, client, params, params.get('state') ?? oauth.expectNoState);
   const res = await oauth.authorizationCodeGrantRequest(
-    as, client, oauth.ClientSecretPost(creds.clientSecret), callback, redirectUri(ctx, p), verifier, httpOptions(ctx),
+    as, client, oauth.ClientSecretPost(creds.clientSecret), callback, redirect, verifier, httpOptions(ctx),
   );
   return { as, res };
 }
@@ -114,12 +118,14 @@ export interface AuthorizeParams {
   state: string;
   codeChallenge: string;
   nonce: string | null;
+  /** The callback to come back to; a project's social callback by default. */
+  redirectUri?: string;
 }
 
 export function authorizeUrl(ctx: AppContext, p: ProviderName, a: AuthorizeParams): string {
   const url = new URL(authorizationServer(ctx, p).authorization_endpoint!);
   url.searchParams.set('client_id', a.clientId);
-  url.searchParams.set('redirect_uri', redirectUri(ctx, p));
+  url.searchParams.set('redirect_uri', a.redirectUri ?? redirectUri(ctx, p));
   url.searchParams.set('response_type', 'code');
   url.searchParams.set('scope', p === 'github' ? 'read:user user:email' : 'openid email profile');
   url.searchParams.set('state', a.state);

@@ -255,3 +255,9 @@ export function Pager({ status, hasPrevious, hasNext, onPrevious, onNext }: {
     </nav>
   );
 }
+
+/** Says, in words, what the operator's role keeps them from on this screen (nothing when it does not). */
+export function RoleNote({ what, reason }: { what: string; reason: string | undefined }) {
+  if (!reason) return null;
+  return <p class="muted role-note">{what}: {reason}</p>;
+}

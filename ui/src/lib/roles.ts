@@ -3,7 +3,7 @@
  * role may not use is hidden or disabled, with the reason in words. The server decides
  * (403 project_role_forbidden); this only spares the operator a refusal.
  */
-import type { Role } from './types';
+import type { Role } from './types.js';
 
 export type { Role };
 const ORDER: Role[] = ['viewer', 'developer', 'admin', 'owner'];

@@ -7,7 +7,9 @@ import { api, projectPath } from '../lib/api';
 import { href, navigate } from '../lib/router';
 import { toast, toastError } from '../lib/toast';
 import { Field, PageHead, Select } from '../components/ui';
+import { RoleNote } from '../components/ui';
 import type { SectionProps } from './project-shell';
+import { useGate } from '../lib/permissions';
 
 export function KeyForm({ url, has, onSaved, what }: { url: string; has: boolean; onSaved: (has: boolean) => void; what: string }) {
   const [key, setKey] = useState('');
@@ -38,11 +40,15 @@ export default function Ai({ project, collections, reload }: SectionProps) {
   const [prompt, setPrompt] = useState('');
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<{ queryString: string; explanation: string } | null>(null);
+  const cannotAsk = useGate(`POST /api/projects/:projectId/ai/query-builder`);
+  const cannotSetKey = useGate(`PUT /api/projects/:projectId/byok`);
   return (
     <>
       <PageHead title="AI" />
       <h2>Project key</h2>
-      <KeyForm url={projectPath(project._id, 'byok')} has={project.hasAiKey} what="This project's key" onSaved={reload} />
+      {cannotSetKey
+        ? <><p class="muted">This project's key: {project.hasAiKey ? 'a key is set (never shown)' : 'no key set'}.</p><RoleNote what="Setting the project's AI key" reason={cannotSetKey} /></>
+        : <KeyForm url={projectPath(project._id, 'byok')} has={project.hasAiKey} what="This project's key" onSaved={reload} />}
       <h2>Query builder</h2>
       {collections.length === 0 ? <p class="muted">Create a collection first.</p> : (
         <form onSubmit={async (e) => {
@@ -58,7 +64,8 @@ export default function Ai({ project, collections, reload }: SectionProps) {
         }}>
           <Select label="Collection" value={collection} options={collections.map((c) => c.name)} onChange={setCollection} />
           <Field label="What to list, in plain language" required value={prompt} onInput={(e) => setPrompt(e.currentTarget.value)} />
-          <div class="actions"><button class="btn primary" disabled={busy}>{busy ? 'Thinking…' : 'Build the query'}</button></div>
+          <div class="actions"><button class="btn primary" disabled={busy || !!cannotAsk} title={cannotAsk}>{busy ? 'Thinking…' : 'Build the query'}</button></div>
+          <RoleNote what="The query builder" reason={cannotAsk} />
         </form>
       )}
       {result && (

@@ -2,7 +2,7 @@
  * Sign-in, registration, email verification by code (when the server sends mail), forgotten
  * password. The session arrives as HttpOnly cookies; the token in the answer is not kept.
  */
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { ComponentChildren } from 'preact';
 import { api, ApiError, request } from '../lib/api';
 import { href, navigate, route } from '../lib/router';
@@ -83,14 +83,39 @@ function SecondStep({ challengeId, methods }: { challengeId: string; methods: st
   );
 }
 
+/** What a GitHub sign-in that came back with `?error=<code>` (the server's catalogue) tells the operator. */
+const GITHUB_ERRORS: Record<string, string> = {
+  github_not_configured: 'GitHub sign-in is not configured on this server.',
+  github_state_invalid: 'This GitHub sign-in expired, was already used or was started in another browser. Please start again.',
+  github_denied: 'GitHub sign-in was cancelled.',
+  github_email_unverified: 'Your GitHub account has no verified email address. Verify one at GitHub, then try again.',
+  github_linked_elsewhere: 'The Plinth account with this email is linked to another GitHub account.',
+  github_sign_in_failed: 'GitHub sign-in failed. Please try again.',
+  rate_limited: 'Too many attempts. Please try again in 15 minutes.',
+};
+
+/** "Sign in with GitHub", when the server has a GitHub app for the console (a full-page redirect). */
+function GithubButton({ busy }: { busy: boolean }) {
+  const [enabled, setEnabled] = useState(false);
+  useEffect(() => {
+    request<{ enabled: boolean }>('GET', '/api/auth/github', { noRefresh: true }).then((d) => setEnabled(d.enabled), () => setEnabled(false));
+  }, []);
+  if (!enabled) return null;
+  return <a class="btn wide" href="/api/auth/github/start" aria-disabled={busy ? 'true' : undefined}>Sign in with GitHub</a>;
+}
+
 export function Login() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [challenge, setChallenge] = useState<{ challengeId: string; methods: string[] }>();
+  const query = route.value.query;
+  // Back from GitHub: an error code, or the second step of an operator with a second factor.
+  const fromGithub = query.get('challengeId') ? { challengeId: query.get('challengeId')!, methods: (query.get('methods') ?? 'totp,recovery_code').split(',') } : undefined;
+  const [challenge, setChallenge] = useState<{ challengeId: string; methods: string[] } | undefined>(fromGithub);
+  const githubError = query.get('error');
   const f = useForm();
   if (challenge) return <SecondStep challengeId={challenge.challengeId} methods={challenge.methods} />;
   return (
-    <Card title="Sign in" error={f.error}>
+    <Card title="Sign in" error={f.error ?? (githubError ? GITHUB_ERRORS[githubError] ?? `Sign-in failed (${githubError}).` : undefined)}>
       <form onSubmit={f.run(async () => {
         try {
           const data = await request<{ user: Operator; mfaRequired?: boolean; challengeId?: string; methods?: string[] }>('POST', '/api/auth/login', { body: { email, password }, noRefresh: true });
@@ -115,6 +140,7 @@ export function Login() {
           <button class="btn wide" disabled={f.busy}>Use a passkey</button>
         </form>
       )}
+      <GithubButton busy={f.busy} />
       <p class="auth-links">
         <a href="#/register">Create an account</a> · <a href="#/forgot">Forgot password?</a>
       </p>

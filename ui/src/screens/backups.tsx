@@ -11,7 +11,9 @@ import { bytes, dateTime } from '../lib/format';
 import { toast, toastError } from '../lib/toast';
 import { useLoad } from '../lib/use-load';
 import { Dialog, Empty, Field, Loadable, PageHead, Select } from '../components/ui';
+import { RoleNote } from '../components/ui';
 import type { SectionProps } from './project-shell';
+import { useGate } from '../lib/permissions';
 
 type Preset = 'off' | 'daily' | 'weekly' | 'custom';
 interface Schedule { preset: Preset; cron: string | null; timeZone: 'UTC'; keepDaily: number; keepWeekly: number; isDefault: boolean }
@@ -91,6 +93,7 @@ function ScheduleForm({ base, schedule, reload }: { base: string; schedule: Sche
   const [keepDaily, setKeepDaily] = useState(String(schedule.keepDaily));
   const [keepWeekly, setKeepWeekly] = useState(String(schedule.keepWeekly));
   const [busy, setBusy] = useState(false);
+  const cannotSchedule = useGate(`PUT /api/projects/:projectId/backups/schedule`);
   const save = async (e: Event) => {
     e.preventDefault();
     setBusy(true);
@@ -121,7 +124,7 @@ function ScheduleForm({ base, schedule, reload }: { base: string; schedule: Sche
       <Field label="Keep daily backups" type="number" inputMode="numeric" value={keepDaily} onInput={(e) => setKeepDaily(e.currentTarget.value)} hint="the newest backup of each of the most recent days" />
       <Field label="Keep weekly backups" type="number" inputMode="numeric" value={keepWeekly} onInput={(e) => setKeepWeekly(e.currentTarget.value)} hint="then the newest of each of the most recent weeks" />
       <div class="actions">
-        <button type="submit" class="btn primary" disabled={busy}>{busy ? 'Saving…' : 'Save schedule'}</button>
+        <button type="submit" class="btn primary" disabled={busy || !!cannotSchedule} title={cannotSchedule}>{busy ? 'Saving…' : 'Save schedule'}</button>
       </div>
     </form>
   );
@@ -184,6 +187,7 @@ export default function Backups({ project }: SectionProps) {
   const list = useLoad((signal) => api.get<Backup[]>(`${base}/backups`, signal), [base]);
   const [restoring, setRestoring] = useState<Backup | null>(null);
   const [busy, setBusy] = useState(false);
+  const cannotRun = useGate(`POST /api/projects/:projectId/backups`);
   const runNow = async () => {
     setBusy(true);
     try {
@@ -199,10 +203,11 @@ export default function Backups({ project }: SectionProps) {
   return (
     <section aria-labelledby="backups-title" class="backups-screen">
       <PageHead title="Backups">
-        <button type="button" class="btn primary" onClick={runNow} disabled={busy}>{busy ? 'Queuing…' : 'Back up now'}</button>
+        <button type="button" class="btn primary" onClick={runNow} disabled={busy || !!cannotRun} title={cannotRun}>{busy ? 'Queuing…' : 'Back up now'}</button>
         <button type="button" class="btn" onClick={list.reload} disabled={list.loading}>Refresh</button>
       </PageHead>
       <h2 id="backups-title" class="sr-only">Backups</h2>
+      <RoleNote what="Backing up, restoring, downloading and scheduling" reason={cannotRun} />
       <p class="muted">Backups are encrypted with a key of this project and stored in its own bucket when it has one, else on this server. Downloads are the archive an export gives.</p>
       <Progress base={base} onDone={list.reload} />
       <Loadable state={schedule}>{(s) => <ScheduleForm key={JSON.stringify(s)} base={base} schedule={s} reload={schedule.reload} />}</Loadable>
@@ -230,7 +235,7 @@ export default function Backups({ project }: SectionProps) {
                       <td>{b.counts ? b.counts.documents : '—'}</td>
                       <td>{b.counts ? b.counts.files : '—'}</td>
                       <td>
-                        {b.status === 'succeeded' && (
+                        {b.status === 'succeeded' && !cannotRun && (
                           <>
                             <a class="btn" href={`${base}/backups/${b.id}/download`} download aria-label={`Download the backup of ${dateTime(b.createdAt)}`}>Download</a>{' '}
                             <button type="button" class="btn" onClick={() => setRestoring(b)} aria-label={`Restore the backup of ${dateTime(b.createdAt)}`}>Restore</button>

@@ -11,6 +11,7 @@ import { toast, toastError } from '../lib/toast';
 import { useLoad } from '../lib/use-load';
 import { Confirm, Dialog, Empty, Loadable, Meter, PageHead, Pager } from '../components/ui';
 import type { SectionProps } from './project-shell';
+import { useGate } from '../lib/permissions';
 
 interface FileItem {
   path: string;
@@ -95,12 +96,14 @@ export default function Files({ project }: SectionProps) {
     }
   };
   const refresh = () => { list.reload(); overview.reload(); };
+  const cannotUpload = useGate(`POST /api/projects/:projectId/files/upload-request`);
+  const cannotDelete = useGate(`DELETE /api/projects/:projectId/files`);
   return (
     <>
       <PageHead title="Files">
-        <label class={`btn primary${busy ? ' disabled' : ''}`}>
+        <label class={`btn primary${busy || cannotUpload ? ' disabled' : ''}`} title={cannotUpload}>
           {busy ? 'Uploading…' : 'Upload a file'}
-          <input type="file" class="sr-only" disabled={busy} onChange={async (e) => {
+          <input type="file" class="sr-only" disabled={busy || !!cannotUpload} onChange={async (e) => {
             const input = e.currentTarget;
             const file = input.files?.[0];
             if (!file) return;
@@ -159,7 +162,7 @@ export default function Files({ project }: SectionProps) {
                   <td class="row-actions">
                     {f.contentType.startsWith('image/') && <button type="button" class="btn" onClick={() => openPreview(f)}>Preview</button>}
                     {f.url && <a class="btn" href={f.url} download={nameOf(f.path)} target="_blank" rel="noreferrer">Download</a>}
-                    <button type="button" class="btn danger" onClick={() => setDeleting(f)}>Delete</button>
+                    <button type="button" class="btn danger" disabled={!!cannotDelete} title={cannotDelete} onClick={() => setDeleting(f)}>Delete</button>
                   </td>
                 </tr>
               ))}</tbody>

@@ -14,9 +14,11 @@ import { href, navigate } from '../lib/router';
 import { toast, toastError } from '../lib/toast';
 import { useLoad } from '../lib/use-load';
 import { Confirm, Dialog, Empty, Loadable, PageHead, Select } from '../components/ui';
+import { RoleNote } from '../components/ui';
 import { lazy } from '../components/lazy';
 import type { ProjectNames } from '../components/code-editor';
 import type { SectionProps } from './project-shell';
+import { useGate } from '../lib/permissions';
 
 // The editors (CodeMirror) are chunks of their own, loaded when a function is opened: the list
 // and the rest of the console never fetch them.
@@ -124,11 +126,13 @@ function FunctionList({ projectId, collections }: { projectId: string; collectio
     return { fns, stats: new Map(stats.map((s) => [s.name, s])) };
   }, [base]);
   const [creating, setCreating] = useState(false);
+  const cannotCreate = useGate(`POST /api/projects/:projectId/functions`);
   return (
     <section aria-labelledby="functions-title" class="functions">
       <PageHead title="Functions">
-        <button type="button" class="btn primary" onClick={() => setCreating(true)}>New function</button>
+        <button type="button" class="btn primary" disabled={!!cannotCreate} title={cannotCreate} onClick={() => setCreating(true)}>New function</button>
       </PageHead>
+      <RoleNote what="Creating functions" reason={cannotCreate} />
       <p class="muted">
         The project's own code, run in Plinth's sandbox: HTTP functions at <code>/api/functions/:name</code>, hooks on collection writes and sign-up, and schedules.
       </p>
@@ -294,10 +298,12 @@ function FunctionPage({ projectId, name, collections }: { projectId: string; nam
 function FunctionView({ projectId, base, f, reload, names }: { projectId: string; base: string; f: FnDetail; reload: () => void; names: ProjectNames }) {
   const [busy, setBusy] = useState(false);
   const [deleting, setDeleting] = useState(false);
+  const cannotChange = useGate(`PATCH /api/projects/:projectId/functions/:name`);
+  const cannotDelete = useGate(`DELETE /api/projects/:projectId/functions/:name`);
   return (
     <>
       <PageHead title={`Function ${f.name}`}>
-        <button type="button" class="btn" disabled={busy} onClick={async () => {
+        <button type="button" class="btn" disabled={busy || !!cannotChange} title={cannotChange} onClick={async () => {
           setBusy(true);
           try {
             await api.patch(base, { enabled: !f.enabled });
@@ -309,8 +315,9 @@ function FunctionView({ projectId, base, f, reload, names }: { projectId: string
             setBusy(false);
           }
         }}>{f.enabled ? 'Disable' : 'Enable'}</button>
-        <button type="button" class="btn danger" onClick={() => setDeleting(true)}>Delete</button>
+        <button type="button" class="btn danger" disabled={!!cannotDelete} title={cannotDelete} onClick={() => setDeleting(true)}>Delete</button>
       </PageHead>
+      <RoleNote what="Deploying, enabling, rolling back, running and deleting this function" reason={cannotChange} />
       <h2 id="function-title" class="sr-only">{f.name}</h2>
       <dl class="meta">
         <dt>Kind</dt><dd>{f.kind}</dd>
@@ -338,6 +345,7 @@ function SourceEditor({ base, f, onDeployed, names }: { base: string; f: FnDetai
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
   const changed = source !== f.source || language !== f.language;
+  const cannotDeploy = useGate(`PATCH /api/projects/:projectId/functions/:name`);
   return (
     <section aria-labelledby="fn-source" class="fn-source">
       <div class="toolbar">
@@ -349,7 +357,7 @@ function SourceEditor({ base, f, onDeployed, names }: { base: string; f: FnDetai
       <div class="actions">
         {changed && <span class="muted">Not deployed yet</span>}
         <button type="button" class="btn" disabled={!changed || busy} onClick={() => { setSource(f.source); setLanguage(f.language); setError(undefined); }}>Revert</button>
-        <button type="button" class="btn primary" disabled={!changed || busy} onClick={async () => {
+        <button type="button" class="btn primary" disabled={!changed || busy || !!cannotDeploy} title={cannotDeploy} onClick={async () => {
           setBusy(true);
           setError(undefined);
           try {
@@ -370,6 +378,7 @@ function SourceEditor({ base, f, onDeployed, names }: { base: string; f: FnDetai
 function Versions({ base, f, onChanged }: { base: string; f: FnDetail; onChanged: () => void }) {
   const [viewing, setViewing] = useState<{ version: number; source: string } | null>(null);
   const [busy, setBusy] = useState(false);
+  const cannotRollBack = useGate(`POST /api/projects/:projectId/functions/:name/rollback`);
   const history = [...f.history].sort((a, b) => b.version - a.version);
   return (
     <section aria-labelledby="fn-versions">
@@ -387,7 +396,7 @@ function Versions({ base, f, onChanged }: { base: string; f: FnDetail; onChanged
                     toastError(err);
                   }
                 }}>View</button>
-                <button type="button" class="btn" disabled={busy} aria-label={`Roll back to version ${v.version}`} onClick={async () => {
+                <button type="button" class="btn" disabled={busy || !!cannotRollBack} title={cannotRollBack} aria-label={`Roll back to version ${v.version}`} onClick={async () => {
                   setBusy(true);
                   try {
                     await api.post(`${base}/rollback`, { version: v.version });
@@ -434,6 +443,7 @@ function RunPanel({ base, f }: { base: string; f: Fn }) {
   const id = useId();
   const [body, setBody] = useState(JSON.stringify(sampleEvent(f), null, 2));
   const [as, setAs] = useState('anonymous');
+  const cannotRun = useGate(`POST /api/projects/:projectId/functions/:name/run`);
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<RunResult>();
   const [error, setError] = useState<string>();
@@ -444,7 +454,7 @@ function RunPanel({ base, f }: { base: string; f: Fn }) {
       <JsonEditor value={body} onChange={setBody} label="Event (JSON)" />
       <div class="toolbar">
         <Select label="Acting as" value={as} options={[{ value: 'anonymous', label: 'Anonymous (access rules)' }, { value: 'service', label: 'The service' }]} onChange={setAs} />
-        <button type="button" class="btn primary" disabled={busy} onClick={async () => {
+        <button type="button" class="btn primary" disabled={busy || !!cannotRun} title={cannotRun} onClick={async () => {
           setError(undefined);
           let event: unknown;
           try {
@@ -546,6 +556,8 @@ function Secrets({ projectId }: { projectId: string }) {
   const [value, setValue] = useState('');
   const [busy, setBusy] = useState(false);
   const [deleting, setDeleting] = useState<string | null>(null);
+  const cannotSet = useGate(`PUT /api/projects/:projectId/function-secrets/:name`);
+  const cannotDelete = useGate(`DELETE /api/projects/:projectId/function-secrets/:name`);
   return (
     <section aria-labelledby={`${id}-title`} class="secrets">
       <h2 id={`${id}-title`}>Secrets</h2>
@@ -557,8 +569,8 @@ function Secrets({ projectId }: { projectId: string }) {
               <li key={s.name} class="secret">
                 <span class="mono wrap-anywhere">{s.name}</span> <span class="muted small">set {dateTime(s.updatedAt)}</span>
                 <span class="row-actions">
-                  <button type="button" class="btn" aria-label={`Replace the value of ${s.name}`} onClick={() => { setName(s.name); setValue(''); document.getElementById(`${id}-value`)?.focus(); }}>Replace</button>
-                  <button type="button" class="btn danger" aria-label={`Delete ${s.name}`} onClick={() => setDeleting(s.name)}>Delete</button>
+                  <button type="button" class="btn" disabled={!!cannotSet} title={cannotSet} aria-label={`Replace the value of ${s.name}`} onClick={() => { setName(s.name); setValue(''); document.getElementById(`${id}-value`)?.focus(); }}>Replace</button>
+                  <button type="button" class="btn danger" disabled={!!cannotDelete} title={cannotDelete} aria-label={`Delete ${s.name}`} onClick={() => setDeleting(s.name)}>Delete</button>
                 </span>
               </li>
             ))}
@@ -588,8 +600,9 @@ function Secrets({ projectId }: { projectId: string }) {
           <label for={`${id}-value`}>Value</label>
           <input id={`${id}-value`} type="password" required autoComplete="new-password" value={value} onInput={(e) => setValue(e.currentTarget.value)} />
         </div>
-        <button type="submit" class="btn primary" disabled={busy || !name.trim() || !value}>Set secret</button>
+        <button type="submit" class="btn primary" disabled={busy || !name.trim() || !value || !!cannotSet} title={cannotSet}>Set secret</button>
       </form>
+      <RoleNote what="Setting and deleting secrets" reason={cannotSet} />
       {deleting && (
         <Confirm title={`Delete the secret ${deleting}?`} message={<p>Functions reading <code>plinth.env.{deleting}</code> will get nothing.</p>} action="Delete secret"
           onConfirm={async () => { await api.del(`${base}/${encodeURIComponent(deleting)}`); toast('Secret deleted'); list.reload(); }} onClose={() => setDeleting(null)} />

@@ -11,8 +11,10 @@ import { toast, toastError } from '../lib/toast';
 import { useLoad } from '../lib/use-load';
 import { MailPreview } from '../components/mail-preview';
 import { Confirm, Empty, Field, Loadable, PageHead } from '../components/ui';
+import { RoleNote } from '../components/ui';
 import type { SectionProps } from './project-shell';
 import { AuthMails } from './auth-mails';
+import { useGate } from '../lib/permissions';
 
 const TABS = [['settings', 'Settings'], ['templates', 'Templates'], ['auth-mails', 'Auth mails'], ['logs', 'Logs'], ['outbox', 'Dev outbox'], ['audiences', 'Audiences'], ['broadcasts', 'Broadcasts']] as const;
 type Tab = (typeof TABS)[number][0];
@@ -93,10 +95,12 @@ function Templates({ pid }: { pid: string }) {
   const list = useLoad((s) => api.get<{ templates: TemplateSummary[] }>(base, s), []);
   const [editing, setEditing] = useState<Template | 'new' | null>(null);
   const [deleting, setDeleting] = useState<TemplateSummary | null>(null);
+  const cannotWrite = useGate(`POST /api/projects/:projectId/mail/templates`);
   if (editing) return <TemplateEditor base={base} template={editing === 'new' ? null : editing} onDone={() => { setEditing(null); list.reload(); }} />;
   return (
     <>
-      <div class="actions start"><button type="button" class="btn primary" onClick={() => setEditing('new')}>New template</button></div>
+      <div class="actions start"><button type="button" class="btn primary" disabled={!!cannotWrite} title={cannotWrite} onClick={() => setEditing('new')}>New template</button></div>
+      <RoleNote what="Creating, changing and deleting templates" reason={cannotWrite} />
       <Loadable state={list}>
         {({ templates }) => templates.length === 0 ? <Empty title="No templates yet"><p>The system templates (welcome, otp, password-reset, invite) are always there.</p></Empty> : (
           <table class="grid">
@@ -105,7 +109,7 @@ function Templates({ pid }: { pid: string }) {
               <tr key={t.id}><td>{t.name}</td><td class="mono">{t.key}</td><td>{t.subject}</td><td>{dateTime(t.updatedAt)}</td>
                 <td class="row-actions">
                   <button type="button" class="btn" onClick={async () => setEditing((await api.get<{ template: Template }>(`${base}/${t.id}`)).template)}>Edit</button>
-                  <button type="button" class="btn danger" onClick={() => setDeleting(t)}>Delete</button>
+                  <button type="button" class="btn danger" disabled={!!cannotWrite} title={cannotWrite} onClick={() => setDeleting(t)}>Delete</button>
                 </td></tr>
             ))}</tbody>
           </table>

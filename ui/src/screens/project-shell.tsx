@@ -5,6 +5,7 @@ import type { Collection, Project } from '../lib/types';
 import { useLoad } from '../lib/use-load';
 import { lazy } from '../components/lazy';
 import { Loadable } from '../components/ui';
+import { ProjectRole } from '../lib/permissions';
 
 export interface SectionProps {
   project: Project;
@@ -90,7 +91,7 @@ export default function ProjectShell({ projectId, section, rest }: { projectId: 
       </nav>
       <main id="main" tabIndex={-1} class="page">
         <Loadable state={state}>
-          {({ project, collections }) => <Section project={project} collections={collections} rest={rest} reload={state.reload} />}
+          {({ project, collections }) => <ProjectRole.Provider value={project.role}><Section project={project} collections={collections} rest={rest} reload={state.reload} /></ProjectRole.Provider>}
         </Loadable>
       </main>
     </div>

@@ -17,6 +17,7 @@ import { useLiveChanges, type Change } from '../lib/live';
 import { density, setDensity } from '../lib/theme';
 import { useLoad } from '../lib/use-load';
 import { Check, Confirm, Empty, ErrorBox, PageHead, Pager, Select, Spinner } from '../components/ui';
+import { RoleNote } from '../components/ui';
 import { FilterBar } from '../components/filter-bar';
 import { DocumentPanel } from '../components/document-panel';
 import { ImportDialog } from '../components/import-dialog';
@@ -24,6 +25,7 @@ import { InlineEditor } from '../components/inline-cell';
 import { AggregatePanel } from '../components/aggregate-panel';
 import { BatchEditor } from '../components/batch-editor';
 import type { SectionProps } from './project-shell';
+import { useGate } from '../lib/permissions';
 
 const SYSTEM_COLUMNS = ['_id', 'createdAt', 'updatedAt', 'isDeleted'];
 const PAGE_SIZES = ['25', '50', '100'];
@@ -200,12 +202,14 @@ function Browser({ projectId, col }: { projectId: string; col: Collection }) {
   };
 
   const allOnPage = items.length > 0 && items.every((d) => selected.has(d._id));
+  const cannotWrite = useGate(`POST /api/projects/:projectId/data/:collectionName`);
+  const cannotImport = useGate(`POST /api/projects/:projectId/data/:collectionName/import`);
 
   return (
     <section aria-labelledby="records-title" class={open ? 'records has-panel' : 'records'}>
       <PageHead title={col.name}>
-        <button type="button" class="btn primary" onClick={() => setOpen({ id: null })}>New document</button>
-        <button type="button" class="btn" onClick={() => setImporting(true)}>Import</button>
+        <button type="button" class="btn primary" disabled={!!cannotWrite} title={cannotWrite} onClick={() => setOpen({ id: null })}>New document</button>
+        <button type="button" class="btn" disabled={!!cannotImport} title={cannotImport} onClick={() => setImporting(true)}>Import</button>
         <a class="btn" href={exportHref('json')} download={`${col.name}.json`}>Export JSON</a>
         <a class="btn" href={exportHref('ndjson')} download={`${col.name}.ndjson`}>Export NDJSON</a>
       </PageHead>
@@ -269,10 +273,11 @@ function Browser({ projectId, col }: { projectId: string; col: Collection }) {
       {selected.size > 0 && (
         <div class="bulkbar" role="region" aria-label="Bulk actions">
           <span>{selected.size} selected</span>
-          <button type="button" class="btn" disabled={selected.size > 100} title={selected.size > 100 ? 'At most 100 documents per batch' : undefined} onClick={() => setBatchEditing(true)}>Edit fields…</button>
-          <button type="button" class="btn" onClick={() => setConfirm({ hard: false })}>Delete</button>
-          {showDeleted && <button type="button" class="btn" onClick={() => bulk('restore').catch(toastError)}>Restore</button>}
-          <button type="button" class="btn danger" onClick={() => setConfirm({ hard: true })}>Delete permanently</button>
+          <button type="button" class="btn" disabled={selected.size > 100 || !!cannotWrite} title={cannotWrite ?? (selected.size > 100 ? 'At most 100 documents per batch' : undefined)} onClick={() => setBatchEditing(true)}>Edit fields…</button>
+          <button type="button" class="btn" disabled={!!cannotWrite} title={cannotWrite} onClick={() => setConfirm({ hard: false })}>Delete</button>
+          {showDeleted && <button type="button" class="btn" disabled={!!cannotWrite} title={cannotWrite} onClick={() => bulk('restore').catch(toastError)}>Restore</button>}
+          <button type="button" class="btn danger" disabled={!!cannotWrite} title={cannotWrite} onClick={() => setConfirm({ hard: true })}>Delete permanently</button>
+          <RoleNote what="Changing documents" reason={cannotWrite} />
           <button type="button" class="btn ghost" onClick={() => setSelected(new Set())}>Clear selection</button>
         </div>
       )}

@@ -10,6 +10,8 @@ import { api, ApiError, projectPath } from '../lib/api';
 import { toast } from '../lib/toast';
 import { useLoad } from '../lib/use-load';
 import { Loadable, Select } from '../components/ui';
+import { RoleNote } from '../components/ui';
+import { useGate } from '../lib/permissions';
 
 const ACTIONS = ['list', 'view', 'create', 'update', 'delete'] as const;
 type Action = (typeof ACTIONS)[number];
@@ -43,6 +45,7 @@ function RulesForm({ base, projectId, data, onSaved }: { base: string; projectId
   const [rules, setRules] = useState<Record<Action, string>>(Object.fromEntries(ACTIONS.map((a) => [a, data.rules[a] ?? ''])) as Record<Action, string>);
   const [error, setError] = useState<RuleError>();
   const [busy, setBusy] = useState(false);
+  const cannotSave = useGate(`PATCH /api/projects/:projectId/collections/:name/rules`);
   const broken = new Map((data.broken ?? []).map((b) => [b.action, b.reason]));
   return (
     <>
@@ -87,7 +90,8 @@ function RulesForm({ base, projectId, data, onSaved }: { base: string; projectId
           </div>
         ))}
         {error && <p id="rule-error" class="form-error" role="alert">{error.message}</p>}
-        <div class="actions"><button class="btn primary" disabled={busy}>{busy ? 'Saving…' : 'Save rules'}</button></div>
+        <div class="actions"><button class="btn primary" disabled={busy || !!cannotSave} title={cannotSave}>{busy ? 'Saving…' : 'Save rules'}</button></div>
+        <RoleNote what="Changing rules" reason={cannotSave} />
       </form>
       {data.warnings.length > 0 && (
         <section aria-label="Index warnings">

@@ -13,7 +13,9 @@ import { dateTime, plural } from '../lib/format';
 import { toast, toastError } from '../lib/toast';
 import { useLoad } from '../lib/use-load';
 import { Confirm, Dialog, Empty, Loadable, PageHead, Pager } from '../components/ui';
+import { RoleNote } from '../components/ui';
 import type { SectionProps } from './project-shell';
+import { useGate } from '../lib/permissions';
 
 interface User {
   _id: string;
@@ -141,6 +143,7 @@ const LIMIT = 25;
 function SecondFactors({ base, user, onClose }: { base: string; user: User; onClose: () => void }) {
   const state = useLoad((signal) => api.get<Factors>(`${base}/${user._id}/factors`, signal), [user._id]);
   const [resetting, setResetting] = useState(false);
+  const cannotReset = useGate(`DELETE /api/projects/:projectId/users/:userId/factors`);
   return (
     <Dialog title={`Second factors of ${user.email}`} onClose={onClose} wide>
       <Loadable state={state}>
@@ -154,7 +157,8 @@ function SecondFactors({ base, user, onClose }: { base: string; user: User; onCl
               </tbody>
             </table>
             <p>Recovery codes left: {f.recoveryCodesLeft}.</p>
-            <div class="actions"><button type="button" class="btn danger" onClick={() => setResetting(true)}>Reset second factors</button></div>
+            <div class="actions"><button type="button" class="btn danger" disabled={!!cannotReset} title={cannotReset} onClick={() => setResetting(true)}>Reset second factors</button></div>
+            <RoleNote what="Resetting second factors" reason={cannotReset} />
           </>
         )}
       </Loadable>
@@ -203,6 +207,7 @@ function Sessions({ base, user, onClose }: { base: string; user: User; onClose: 
 export default function Users({ project, collections }: SectionProps) {
   const base = projectPath(project._id, 'users');
   const usersCollection = collections.find((c) => c.name.toLowerCase() === 'users');
+  const cannotWrite = useGate(`PATCH /api/projects/:projectId/users/:userId`);
   const fields = usersCollection?.model ?? [];
   const hasRole = fields.some((f) => f.key === 'role');
   const [editing, setEditing] = useState<string | 'new' | null>(null);
@@ -225,8 +230,9 @@ export default function Users({ project, collections }: SectionProps) {
   return (
     <>
       <PageHead title="Users">
-        <button type="button" class="btn primary" disabled={!usersCollection} title={usersCollection ? undefined : 'Create a users collection first'} onClick={() => setEditing('new')}>New user</button>
+        <button type="button" class="btn primary" disabled={!usersCollection || !!cannotWrite} title={cannotWrite ?? (usersCollection ? undefined : 'Create a users collection first')} onClick={() => setEditing('new')}>New user</button>
       </PageHead>
+      <RoleNote what="Creating, changing, verifying, disabling and deleting users" reason={cannotWrite} />
       <form class="inline-form" role="search" onSubmit={(e) => { e.preventDefault(); setPage(1); setSearch(q.trim()); }}>
         <label for="user-search">Search users</label>
         <input id="user-search" type="search" class="grow" placeholder="email, name, username or id" value={q} onInput={(e) => setQ(e.currentTarget.value)} />
@@ -249,14 +255,14 @@ export default function Users({ project, collections }: SectionProps) {
                   <td>{u.disabled ? 'disabled' : u.emailVerified ? 'verified' : 'unverified'}</td>
                   <td>{dateTime(u.createdAt)}</td>
                   <td class="row-actions">
-                    {usersCollection && <button type="button" class="btn" aria-label={`Edit ${u.email}`} onClick={() => setEditing(u._id)}>Edit</button>}
+                    {usersCollection && <button type="button" class="btn" disabled={!!cannotWrite} title={cannotWrite} aria-label={`Edit ${u.email}`} onClick={() => setEditing(u._id)}>Edit</button>}
                     <button type="button" class="btn" onClick={() => setSessionsOf(u)}>Sessions</button>
                     <button type="button" class="btn" onClick={() => setFactorsOf(u)}>Second factors</button>
-                    {!u.emailVerified && <button type="button" class="btn" onClick={() => act(`${base}/${u._id}/verify`, 'User verified')}>Verify</button>}
+                    {!u.emailVerified && <button type="button" class="btn" disabled={!!cannotWrite} title={cannotWrite} onClick={() => act(`${base}/${u._id}/verify`, 'User verified')}>Verify</button>}
                     {u.disabled
-                      ? <button type="button" class="btn" onClick={() => act(`${base}/${u._id}/enable`, 'User enabled')}>Enable</button>
-                      : <button type="button" class="btn" onClick={() => act(`${base}/${u._id}/disable`, 'User disabled, sessions revoked')}>Disable</button>}
-                    <button type="button" class="btn danger" onClick={() => setDeleting(u)}>Delete</button>
+                      ? <button type="button" class="btn" disabled={!!cannotWrite} title={cannotWrite} onClick={() => act(`${base}/${u._id}/enable`, 'User enabled')}>Enable</button>
+                      : <button type="button" class="btn" disabled={!!cannotWrite} title={cannotWrite} onClick={() => act(`${base}/${u._id}/disable`, 'User disabled, sessions revoked')}>Disable</button>}
+                    <button type="button" class="btn danger" disabled={!!cannotWrite} title={cannotWrite} onClick={() => setDeleting(u)}>Delete</button>
                   </td>
                 </tr>
               ))}</tbody>

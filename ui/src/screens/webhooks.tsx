@@ -11,7 +11,9 @@ import { href, navigate } from '../lib/router';
 import { toast, toastError } from '../lib/toast';
 import { useLoad } from '../lib/use-load';
 import { Confirm, Dialog, Empty, Loadable, PageHead, SecretOnce } from '../components/ui';
+import { RoleNote } from '../components/ui';
 import type { SectionProps } from './project-shell';
+import { useGate } from '../lib/permissions';
 
 const EVENTS = ['create', 'update', 'delete', 'restore'] as const;
 
@@ -53,11 +55,13 @@ export default function Webhooks({ project, collections, rest }: SectionProps) {
   const [creating, setCreating] = useState(false);
   const [secret, setSecret] = useState<{ url: string; secret: string } | null>(null);
   const selected = rest[0];
+  const cannotAdd = useGate(`POST /api/projects/:projectId/webhooks`);
   return (
     <section aria-labelledby="webhooks-title" class="webhooks">
       <PageHead title="Webhooks">
-        <button type="button" class="btn primary" onClick={() => setCreating(true)}>Add endpoint</button>
+        <button type="button" class="btn primary" disabled={!!cannotAdd} title={cannotAdd} onClick={() => setCreating(true)}>Add endpoint</button>
       </PageHead>
+      <RoleNote what="Adding, changing, testing and deleting endpoints" reason={cannotAdd} />
       <p class="muted" id="webhooks-title-desc">
         Plinth POSTs each change of the chosen collections to these URLs, signed with the endpoint's secret (Standard Webhooks), and retries failures.
       </p>

@@ -59,7 +59,7 @@ export async function operatorMfaRoutes(app: App, ctx: AppContext): Promise<void
     schema: { tags: TAGS, summary: 'Confirm with a first code: ten recovery codes (shown once) and a new aal2 session', body: Type.Object({ code: Code }) },
     handler: async (req, reply) => {
       const r = await confirmOperatorTotp(ctx, operatorOf(req), req.body.code);
-      setSessionCookies(ctx, req, reply, r.session);
+      await setSessionCookies(ctx, req, reply, r.session);
       return ok({ recoveryCodes: r.recoveryCodes, token: r.session.accessToken, accessToken: r.session.accessToken, expiresIn: r.session.expiresIn }, 'Authenticator app enrolled');
     },
   });

@@ -67,7 +67,7 @@ export async function operatorPasskeyRoutes(app: App, ctx: AppContext): Promise<
     },
     handler: async (req, reply) => {
       const r = await registerOperatorPasskey(ctx, operatorOf(req), req.body.name, req.body.response as unknown as RegistrationResponseJSON);
-      if (r.session) setSessionCookies(ctx, req, reply, r.session);
+      if (r.session) await setSessionCookies(ctx, req, reply, r.session);
       return ok({
         passkey: r.passkey,
         ...(r.recoveryCodes ? { recoveryCodes: r.recoveryCodes } : {}),

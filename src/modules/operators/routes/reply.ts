@@ -10,8 +10,8 @@ import type { LoggedIn } from '../service.js';
  * Bearer and get the refresh token in the body (and `x-refresh-token`) when they ask for it
  * with `x-refresh-token-mode: header`, as end-user logins do.
  */
-export function sessionReply(ctx: AppContext, req: FastifyRequest, reply: FastifyReply, { user, session }: LoggedIn, message: string) {
-  setSessionCookies(ctx, req, reply, session);
+export async function sessionReply(ctx: AppContext, req: FastifyRequest, reply: FastifyReply, { user, session }: LoggedIn, message: string) {
+  await setSessionCookies(ctx, req, reply, session);
   const headerMode = req.headers['x-refresh-token-mode'] === 'header' || typeof req.headers['x-refresh-token'] === 'string';
   if (headerMode) reply.header('x-refresh-token', session.refreshToken);
   return ok(

@@ -26,7 +26,7 @@ export default async function sessionRoutes(app: App, ctx: AppContext): Promise<
       await ctx.limits.enforce(`operator:refresh:${req.ip}`, 60, 60);
       try {
         const { operatorId, session } = await rotateSession(ctx, raw);
-        return sessionReply(ctx, req, reply, { user: await loadOperator(ctx, operatorId), session }, 'Token refreshed');
+        return await sessionReply(ctx, req, reply, { user: await loadOperator(ctx, operatorId), session }, 'Token refreshed');
       } catch (err) {
         clearSessionCookies(ctx, reply);
         throw err;
