@@ -1,4 +1,4 @@
-/** SQL of the console's GitHub sign-in (migrations/073_operator_sign_in.sql), through the owner connection. */
+/** SQL of the console's GitHub sign-in (migrations/074_operator_sign_in.sql), through the owner connection. */
 import type { Kysely } from 'kysely';
 import type { Database } from '../../database.js';
 import type { Encrypted } from '../../lib/crypto.js';

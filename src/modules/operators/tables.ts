@@ -17,7 +17,7 @@ export interface OperatorSessionsTable {
   /** Assurance of the family (migrations/032_operator_mfa.sql); rotations keep it. */
   aal: ColumnType<Aal, Aal | undefined, Aal>;
   amr: ColumnType<AmrEntry[], string | undefined, string>;
-  /** The client of the sign-in or refresh that issued the row (migrations/073_operator_sign_in.sql). */
+  /** The client of the sign-in or refresh that issued the row (migrations/074_operator_sign_in.sql). */
   ip: ColumnType<string | null, string | null | undefined, string | null>;
   user_agent: ColumnType<string | null, string | null | undefined, string | null>;
 }
@@ -86,7 +86,7 @@ export interface PlatformSettingsTable {
   updated_at: Timestamp;
 }
 
-/** An operator's identity at a provider (migrations/073_operator_sign_in.sql): GitHub sign-in at the console. */
+/** An operator's identity at a provider (migrations/074_operator_sign_in.sql): GitHub sign-in at the console. */
 export interface OperatorIdentitiesTable {
   provider: 'github';
   subject: string;
