@@ -125,3 +125,29 @@ describe.skipIf(!run)('console: passkeys', { timeout: 180_000 }, () => {
     expect(problems.errors).toEqual([]);
   });
 });
+
+describe.skipIf(!run)('console: passkeys on a host name', { timeout: 180_000 }, () => {
+  let named: Rig;
+  beforeAll(async () => {
+    named = await startRig({}, { hostname: 'console.plinth.test' });
+  }, 120_000);
+  afterAll(async () => named?.close());
+
+  it('the relying party is the console\'s host name: a passkey made there signs in there, with nothing else configured', async () => {
+    const op = await makeOperator(named.env.ctx);
+    const { page, problems } = await openPage(named);
+    await signIn(page, op.email, op.password);
+    await withAuthenticator(page);
+    await page.goto('/_/#/account');
+    await page.getByLabel('Passkey name').fill('On a name');
+    await page.getByRole('button', { name: 'Add a passkey' }).click();
+    await page.getByRole('heading', { name: 'Your recovery codes' }).waitFor();
+    await page.getByRole('button', { name: 'I have saved them' }).click();
+    await page.getByRole('cell', { name: 'On a name', exact: true }).waitFor();
+    await signOut(page);
+    await page.getByRole('button', { name: 'Use a passkey' }).click();
+    await page.getByRole('heading', { name: 'Projects' }).waitFor();
+    expect(new URL(page.url()).hostname).toBe('console.plinth.test');
+    expect(problems.errors).toEqual([]);
+  });
+});

@@ -41,11 +41,11 @@ async function freePort(): Promise<number> {
 }
 
 /** Debian's Chromium, headless, with the flags this machine needs (no sandbox, no network chatter). */
-export function launchChromium(): Promise<Browser> {
+export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', ...extraArgs],
   });
 }
 
@@ -58,14 +58,18 @@ export interface Rig {
 
 /**
  * `hostname`: the name the browser uses (still served on 127.0.0.1). WebAuthn needs a name, not
- * an IP address, as relying party id: the passkey tests use `localhost`.
+ * an IP address, as relying party id: the passkey tests use `localhost`, and a name of the kind
+ * a deployment has (`console.plinth.test`), which Chromium resolves to 127.0.0.1 and, served
+ * over plain HTTP here, treats as a secure context (a deployment serves it over HTTPS).
  */
 export async function startRig(extraEnv: Record<string, string> = {}, opts: { hostname?: string } = {}): Promise<Rig> {
   const port = await freePort();
   const base = `http://${opts.hostname ?? '127.0.0.1'}:${port}`;
   const env = await createTestEnv({ PUBLIC_URL: base, RATE_LIMIT_SCALE: '100', LOG_LEVEL: 'warn', ...extraEnv });
   await env.app.listen({ port, host: '127.0.0.1' });
-  const browser = await launchChromium();
+  const name = opts.hostname;
+  const mapped = name && name !== 'localhost' && name !== '127.0.0.1';
+  const browser = await launchChromium(mapped ? [`--host-resolver-rules=MAP ${name} 127.0.0.1`, `--unsafely-treat-insecure-origin-as-secure=${base}`] : []);
   return {
     env,
     base,
