@@ -6,6 +6,7 @@
  * operators editing at once, and the audit log naming who did each.
  */
 import type { AddressInfo } from 'node:net';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv } from '../../helpers/context.js';
 import { makeOperator, makeProject, type TestOperator, type TestProject } from '../../helpers/fixtures.js';
@@ -356,5 +357,19 @@ describe('two operators at once', () => {
     expect(who.length).toBe([e1, e2].filter((r) => r.statusCode === 200).length);
     if (e1.statusCode === 200) expect(who).toContain(dev.email);
     if (e2.statusCode === 200) expect(who).toContain(a1.email);
+  });
+});
+
+describe("a project's export", () => {
+  it("carries nothing of its members' accounts: no member's id, email or role, no invitation", async () => {
+    const p = await makeProject(env.ctx);
+    const dev = await addMember(env, p.id, 'developer', p.owner.id);
+    const admin = await addMember(env, p.id, 'admin', p.owner.id);
+    await invite(p, admin, 'pending-invitee@example.com', 'viewer');
+    const res = await api('GET', `${P(p)}/export`, p.owner);
+    expect(res.statusCode, res.body.slice(0, 200)).toBe(200);
+    const text = gunzipSync(res.rawPayload).toString('utf8');
+    expect(text.length).toBeGreaterThan(100);
+    for (const secret of [dev.id, dev.email, admin.id, admin.email, 'pending-invitee@example.com', p.owner.email]) expect(text).not.toContain(secret);
   });
 });
