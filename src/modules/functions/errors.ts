@@ -15,6 +15,8 @@ export const FunctionErrors = defineErrors('functions', {
   function_host_unknown: { status: 400, message: 'plinth has no such operation.' },
   function_fetch_failed: { status: 502, message: 'fetch failed.' },
   function_mail_limit: { status: 429, message: 'The function sent more mails in this invocation than its kind allows.' },
+  function_host_calls_limit: { status: 429, message: 'The function called plinth or fetch more times in this invocation than its kind allows.' },
+  function_timers_limit: { status: 429, message: 'The function set more timers in this invocation than allowed.' },
   // A function refused with a status of its own but no well-formed code.
   function_recursion_limit: { status: 409, message: 'Before-hooks writing through plinth.data went more than two levels deep.' },
   function_refused: { status: 400, message: 'The function refused the request.', passthrough: true },

@@ -81,6 +81,9 @@ export function failureError(failure: PoolFailure, statuses: [number, number]): 
     case 'thrown': {
       const status = typeof failure.status === 'number' && Number.isInteger(failure.status) ? failure.status : NaN;
       const code = typeof failure.code === 'string' && CODE.test(failure.code) ? failure.code : null;
+      // The sandbox's own per-invocation limits, uncaught by the function: their codes, not a bare function_error.
+      if (Number.isNaN(status) && code === 'function_host_calls_limit') return FunctionErrors.function_host_calls_limit();
+      if (Number.isNaN(status) && code === 'function_timers_limit') return FunctionErrors.function_timers_limit();
       if (status >= statuses[0] && status <= statuses[1]) {
         // The function's own code: the app's vocabulary, not Plinth's catalogue.
         if (code) return new AppError(code, status, failure.message.slice(0, 1000));

@@ -155,6 +155,17 @@ describe('calling', () => {
     expect(latest).toMatchObject({ ok: true, trigger: 'http', logs: [{ level: 'log', text: 'start 2' }] });
     expect(first).toMatchObject({ ok: false, errorCode: 'function_memory_limit', logs: [{ text: 'start 1' }] });
   });
+
+  it("calls to plinth past the invocation's limit, uncaught, answer 429 function_host_calls_limit (not a bare function_error)", async () => {
+    await deploy(p, {
+      name: 'chatty',
+      kind: 'http',
+      source: `export default async (req, plinth) => { for (let i = 0; i < 1000; i++) await plinth.data.service.collection('notes').count(); return 'never'; }`,
+    });
+    const res = await call('GET', 'chatty', p.pk);
+    expect(res.status, res.body).toBe(429);
+    expect(res.json().code).toBe('function_host_calls_limit');
+  });
 });
 
 describe('plinth.data acts as the caller, under the collection’s rules', () => {
