@@ -15,9 +15,29 @@ import type { CollectionDef } from '../collections/cache.js';
 import { positionOf, readRuleNeedsDatabase } from './event.js';
 import { after, compare, formatPosition, type Position } from './position.js';
 import { changesAfter, horizon, projectChangesBetween, watermark, type ChangeRow } from './queries.js';
-import { definitionKey, type Definitions, type Subscriber } from './subscriber.js';
+import { joinFrames } from './frames.js';
+import { definitionKey, frameFor, shapeKey, type Definitions, type Subscriber, type Viewer } from './subscriber.js';
 
 const BATCH = 1000;
+
+/**
+ * The streams of a project that see every event alike (subscriber.ts, shapeKey): a batch is
+ * judged and serialized once for them, and the same bytes go to each (frames.ts). Its scope
+ * and subscriptions are its first stream's; its verdicts are the feed's for the batch.
+ */
+interface Shape extends Viewer {
+  readonly members: Set<Subscriber>;
+}
+
+/** A project's open streams on this node, by shape. */
+class ProjectStreams {
+  count = 0;
+  readonly shapes = new Map<string, Shape>();
+
+  *subscribers(): Generator<Subscriber> {
+    for (const shape of this.shapes.values()) yield* shape.members;
+  }
+}
 
 export interface FeedOptions {
   db: Kysely<Database>;
@@ -35,7 +55,8 @@ export interface FeedOptions {
 
 export class ChangeFeed {
   private position: Position | null = null;
-  private readonly byProject = new Map<string, Set<Subscriber>>();
+  private readonly byProject = new Map<string, ProjectStreams>();
+  private readonly shapeKeys = new WeakMap<Subscriber, string>();
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private stopped = false;
@@ -46,7 +67,7 @@ export class ChangeFeed {
 
   /** Open streams of a project on this node. */
   streamsOf(projectId: string): number {
-    return this.byProject.get(projectId)?.size ?? 0;
+    return this.byProject.get(projectId)?.count ?? 0;
   }
 
   /**
@@ -85,10 +106,14 @@ export class ChangeFeed {
   }
 
   leave(sub: Subscriber): void {
-    const set = this.byProject.get(sub.projectId);
-    if (!set) return;
-    set.delete(sub);
-    if (set.size === 0) this.byProject.delete(sub.projectId);
+    const streams = this.byProject.get(sub.projectId);
+    const key = this.shapeKeys.get(sub);
+    const shape = key === undefined ? undefined : streams?.shapes.get(key);
+    if (!streams || !shape || !shape.members.delete(sub)) return;
+    this.shapeKeys.delete(sub);
+    streams.count--;
+    if (shape.members.size === 0) streams.shapes.delete(key!);
+    if (streams.count === 0) this.byProject.delete(sub.projectId);
   }
 
   /**
@@ -97,7 +122,7 @@ export class ChangeFeed {
    */
   closeOperatorStreams(projectId: string, operatorId: string): number {
     let closed = 0;
-    for (const sub of this.byProject.get(projectId) ?? []) {
+    for (const sub of [...(this.byProject.get(projectId)?.subscribers() ?? [])]) {
       if (sub.scope.operatorId !== operatorId) continue;
       sub.notice('revoked', { reason: 'Your access to this project has ended.' });
       sub.close();
@@ -110,14 +135,20 @@ export class ChangeFeed {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     await this.running;
-    for (const set of this.byProject.values()) for (const sub of set) sub.close();
+    for (const streams of this.byProject.values()) for (const sub of [...streams.subscribers()]) sub.close();
     this.byProject.clear();
   }
 
   private add(sub: Subscriber): void {
-    let set = this.byProject.get(sub.projectId);
-    if (!set) this.byProject.set(sub.projectId, (set = new Set()));
-    set.add(sub);
+    let streams = this.byProject.get(sub.projectId);
+    if (!streams) this.byProject.set(sub.projectId, (streams = new ProjectStreams()));
+    const key = shapeKey(sub.scope, sub.subscriptions);
+    let shape = streams.shapes.get(key);
+    if (!shape) streams.shapes.set(key, (shape = { scope: sub.scope, subscriptions: sub.subscriptions, verdicts: new Map(), members: new Set() }));
+    if (shape.members.has(sub)) return;
+    shape.members.add(sub);
+    this.shapeKeys.set(sub, key);
+    streams.count++;
   }
 
   /** The gap (from the subscriber's position to where live events start), page by page. */
@@ -172,12 +203,49 @@ export class ChangeFeed {
       else byProject.set(row.project_id, [row]);
     }
     for (const [projectId, list] of byProject) {
-      const subs = [...(this.byProject.get(projectId) ?? [])];
-      if (subs.length === 0) continue;
-      const defs = await this.definitions(list, subs[0]!);
-      await this.judge(subs, list, defs);
-      for (const sub of subs) sub.offer(list, defs);
+      const streams = this.byProject.get(projectId);
+      const anyone = streams?.subscribers().next().value;
+      if (!streams || !anyone) continue;
+      const defs = await this.definitions(list, anyone);
+      // Live streams that have none of the batch yet take it whole, as their shape sees it;
+      // the others (catching up, or just joined) one by one, judged for each.
+      const first = positionOf(list[0]!);
+      const whole: Array<{ shape: Shape; members: Subscriber[] }> = [];
+      const single: Subscriber[] = [];
+      for (const shape of streams.shapes.values()) {
+        const members: Subscriber[] = [];
+        for (const sub of shape.members) {
+          if (sub.takesWhole(first)) members.push(sub);
+          else if (sub.isOpen) single.push(sub);
+        }
+        if (members.length > 0) whole.push({ shape, members });
+      }
+      await this.judge([...whole.map((w) => w.shape), ...single], list, defs);
+      const last = positionOf(list[list.length - 1]!);
+      for (const { shape, members } of whole) {
+        const frames = joinFrames(this.framesOf(shape, list, defs));
+        for (const sub of members) sub.deliver(frames, last);
+      }
+      for (const sub of single) sub.offer(list, defs);
     }
+  }
+
+  /** The frames a shape sees of a batch, in order (its verdicts used up). */
+  private framesOf(shape: Shape, rows: ChangeRow[], defs: Definitions): Buffer[] {
+    const parts: Buffer[] = [];
+    for (const row of rows) {
+      let verdict: boolean | undefined;
+      if (shape.verdicts.size > 0) {
+        const id = formatPosition(positionOf(row));
+        verdict = shape.verdicts.get(id);
+        shape.verdicts.delete(id);
+      }
+      const def = defs.get(definitionKey(row.project_id, row.collection));
+      if (!def) continue;
+      const frame = frameFor(shape, row, def, verdict);
+      if (frame) parts.push(frame);
+    }
+    return parts;
   }
 
   /**
@@ -186,7 +254,7 @@ export class ChangeFeed {
    * caller) and collection for the whole batch, shared by that user's streams. A query that
    * fails leaves no verdict: the change is not sent (fail closed), and the error is logged.
    */
-  private async judge(subs: Subscriber[], rows: ChangeRow[], defs: Definitions): Promise<void> {
+  private async judge(subs: Viewer[], rows: ChangeRow[], defs: Definitions): Promise<void> {
     const readable = this.opts.readable;
     const judged = new Map<string, { def: CollectionDef; rows: ChangeRow[] }>();
     for (const row of rows) {
@@ -209,7 +277,7 @@ export class ChangeFeed {
         const key = `${sub.scope.userId ?? ''}\u0000${name}\u0000${sub.scope.claims ?? ''}`;
         let answer = answers.get(key);
         if (!answer) {
-          answer = readable({ projectId: sub.projectId, userId: sub.scope.userId, claims: sub.scope.userId ? sub.scope.claims ?? null : null }, def.id, readSql, changes).catch((err: unknown) => {
+          answer = readable({ projectId: sub.scope.projectId, userId: sub.scope.userId, claims: sub.scope.userId ? sub.scope.claims ?? null : null }, def.id, readSql, changes).catch((err: unknown) => {
             this.opts.log.warn({ err, collection: def.name }, 'realtime: could not judge a read rule; the changes are not sent');
             return null;
           });

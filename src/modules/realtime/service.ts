@@ -58,7 +58,7 @@ async function compile(ctx: AppContext, scope: Omit<TicketClaims, 'subscriptions
     if (scope.keyKind === 'publishable' && isPrivate && !scope.userId) {
       throw DataErrors.auth_required('Provide a valid user Bearer token to subscribe to a private collection.');
     }
-    out.push({ collection: col.name.toLowerCase(), match: compileFilters(col, parseFilters(s.filter, NO_RESERVED)) });
+    out.push({ collection: col.name.toLowerCase(), match: compileFilters(col, parseFilters(s.filter, NO_RESERVED)), filter: JSON.stringify(s.filter), definition: col });
   }
   return out;
 }
@@ -125,6 +125,7 @@ export async function serveStream(
     ctx.realtime.feed.leave(sub);
   });
   res.write(`retry: 2000\n\n`);
+  sub.started(); // the headers are out: events go straight to the socket (frames.ts)
   try {
     await ctx.realtime.feed.join(sub, from);
   } catch (err) {
