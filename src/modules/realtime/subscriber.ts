@@ -18,6 +18,7 @@ import type { ChangeRow } from './queries.js';
 import type { TicketClaims } from './ticket.js';
 
 export const MAX_BUFFERED = 1024 * 1024;
+const FLUSH_BYTES = 64 * 1024;
 
 export interface CompiledSubscription {
   /** The collection's name, lower-cased (names are case-insensitive). */
@@ -165,10 +166,20 @@ export class Subscriber implements Viewer {
     this.send(held, defs);
   }
 
-  /** Sends the rows this client may see and has not had yet, in order, judged for this stream alone. */
+  /**
+   * Sends the rows this client may see and has not had yet, in order, judged for this stream
+   * alone (a catch-up, or a stream that joined mid-batch); in writes of about FLUSH_BYTES, so a
+   * long catch-up that outruns the client is cut at MAX_BUFFERED as before, not a page later.
+   */
   send(rows: ChangeRow[], defs: Definitions): void {
-    const parts: Buffer[] = [];
+    let parts: Buffer[] = [];
+    let size = 0;
     for (const row of rows) {
+      if (size >= FLUSH_BYTES) {
+        this.write(joinFrames(parts)!);
+        parts = [];
+        size = 0;
+      }
       if (!this.isOpen) return;
       const pos = positionOf(row);
       let verdict: boolean | undefined;
@@ -182,7 +193,10 @@ export class Subscriber implements Viewer {
       const def = defs.get(definitionKey(row.project_id, row.collection));
       if (!def) continue;
       const frame = frameFor(this, row, def, verdict);
-      if (frame) parts.push(frame);
+      if (frame) {
+        parts.push(frame);
+        size += frame.length;
+      }
     }
     const frames = joinFrames(parts);
     if (frames) this.write(frames);
