@@ -26,8 +26,12 @@ const BATCH = 1000;
  * and subscriptions are its first stream's; its verdicts are the feed's for the batch.
  */
 interface Shape extends Viewer {
+  readonly key: string;
   readonly members: Set<Subscriber>;
 }
+
+/** A string's characters in one piece (V8 keeps a concatenation as a tree of its parts until it is flattened). */
+const flat = (s: string): string => Buffer.from(s, 'utf8').toString('utf8');
 
 /** A project's open streams on this node, by shape. */
 class ProjectStreams {
@@ -42,6 +46,8 @@ class ProjectStreams {
 export interface FeedOptions {
   db: Kysely<Database>;
   pollMs: number;
+  /** A comment line to every open stream this often (proxies keep it open); one timer for all streams. */
+  heartbeatMs?: number;
   log: Logger;
   /** A collection's current definition (the node's collection cache). */
   collection: (projectId: string, name: string) => Promise<CollectionDef | null>;
@@ -56,8 +62,10 @@ export interface FeedOptions {
 export class ChangeFeed {
   private position: Position | null = null;
   private readonly byProject = new Map<string, ProjectStreams>();
-  private readonly shapeKeys = new WeakMap<Subscriber, string>();
+  /** Each stream's shape (the key string is kept once, on the shape). */
+  private readonly shapeOf = new WeakMap<Subscriber, Shape>();
   private timer: NodeJS.Timeout | null = null;
+  private heartbeat: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private stopped = false;
   /** Polls that failed in a row (the database away): logged once, retried at the same pace. */
@@ -107,12 +115,11 @@ export class ChangeFeed {
 
   leave(sub: Subscriber): void {
     const streams = this.byProject.get(sub.projectId);
-    const key = this.shapeKeys.get(sub);
-    const shape = key === undefined ? undefined : streams?.shapes.get(key);
+    const shape = this.shapeOf.get(sub);
     if (!streams || !shape || !shape.members.delete(sub)) return;
-    this.shapeKeys.delete(sub);
+    this.shapeOf.delete(sub);
     streams.count--;
-    if (shape.members.size === 0) streams.shapes.delete(key!);
+    if (shape.members.size === 0) streams.shapes.delete(shape.key);
     if (streams.count === 0) this.byProject.delete(sub.projectId);
   }
 
@@ -134,6 +141,8 @@ export class ChangeFeed {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = null;
     await this.running;
     for (const streams of this.byProject.values()) for (const sub of [...streams.subscribers()]) sub.close();
     this.byProject.clear();
@@ -144,11 +153,30 @@ export class ChangeFeed {
     if (!streams) this.byProject.set(sub.projectId, (streams = new ProjectStreams()));
     const key = shapeKey(sub.scope, sub.subscriptions);
     let shape = streams.shapes.get(key);
-    if (!shape) streams.shapes.set(key, (shape = { scope: sub.scope, subscriptions: sub.subscriptions, verdicts: new Map(), members: new Set() }));
+    // flattened: a key built by concatenation is a tree of string pieces, kept as long as the shape
+    if (!shape) streams.shapes.set(key, (shape = { key: flat(key), scope: sub.scope, subscriptions: sub.subscriptions, verdicts: new Map(), members: new Set() }));
     if (shape.members.has(sub)) return;
     shape.members.add(sub);
-    this.shapeKeys.set(sub, key);
+    this.shapeOf.set(sub, shape);
     streams.count++;
+    // the shape's compiled filters serve every stream of it (the same filters, compiled against the same definitions)
+    sub.subscriptions = shape.subscriptions;
+    this.beat();
+  }
+
+  /** One heartbeat timer for every stream of the node, while there are any. */
+  private beat(): void {
+    const every = this.opts.heartbeatMs;
+    if (!every || this.heartbeat || this.stopped) return;
+    this.heartbeat = setInterval(() => {
+      if (this.byProject.size === 0) {
+        clearInterval(this.heartbeat!);
+        this.heartbeat = null;
+        return;
+      }
+      for (const streams of this.byProject.values()) for (const sub of streams.subscribers()) sub.heartbeat();
+    }, every);
+    this.heartbeat.unref();
   }
 
   /** The gap (from the subscriber's position to where live events start), page by page. */

@@ -127,7 +127,8 @@ export class Subscriber implements Viewer {
 
   constructor(
     readonly scope: TicketClaims,
-    readonly subscriptions: CompiledSubscription[],
+    /** Its compiled subscriptions; the feed swaps in its shape's (the same filters and definitions). */
+    public subscriptions: CompiledSubscription[],
     private readonly res: ServerResponse,
     /** The last position this client has (its Last-Event-ID, or where it joined). */
     public position: Position,
@@ -214,6 +215,7 @@ export class Subscriber implements Viewer {
     this.write(joinFrames([noticeFrame(event, data)])!);
   }
 
+  /** The comment line that keeps proxies from closing an idle stream (feed.ts, one timer for all). */
   heartbeat(): void {
     this.write(HEARTBEAT);
   }
