@@ -19,6 +19,12 @@ import { joinFrames } from './frames.js';
 import { definitionKey, frameFor, shapeKey, type Definitions, type Subscriber, type Viewer } from './subscriber.js';
 
 const BATCH = 1000;
+/**
+ * Heartbeats go out in this many slices of the interval, a slice of the streams each: one
+ * timer for the node, and never a write to every socket in one tick (which would hold back
+ * the events of that moment).
+ */
+const HEARTBEAT_SLICES = 16;
 
 /**
  * The streams of a project that see every event alike (subscriber.ts, shapeKey): a batch is
@@ -66,6 +72,9 @@ export class ChangeFeed {
   private readonly shapeOf = new WeakMap<Subscriber, Shape>();
   private timer: NodeJS.Timeout | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
+  private readonly heartbeatSlices: Array<Set<Subscriber>> = Array.from({ length: HEARTBEAT_SLICES }, () => new Set());
+  private heartbeatTick = 0;
+  private nextSlice = 0;
   private running: Promise<void> | null = null;
   private stopped = false;
   /** Polls that failed in a row (the database away): logged once, retried at the same pace. */
@@ -118,6 +127,7 @@ export class ChangeFeed {
     const shape = this.shapeOf.get(sub);
     if (!streams || !shape || !shape.members.delete(sub)) return;
     this.shapeOf.delete(sub);
+    for (const slice of this.heartbeatSlices) slice.delete(sub);
     streams.count--;
     if (shape.members.size === 0) streams.shapes.delete(shape.key);
     if (streams.count === 0) this.byProject.delete(sub.projectId);
@@ -146,6 +156,7 @@ export class ChangeFeed {
     await this.running;
     for (const streams of this.byProject.values()) for (const sub of [...streams.subscribers()]) sub.close();
     this.byProject.clear();
+    for (const slice of this.heartbeatSlices) slice.clear();
   }
 
   private add(sub: Subscriber): void {
@@ -161,10 +172,14 @@ export class ChangeFeed {
     streams.count++;
     // the shape's compiled filters serve every stream of it (the same filters, compiled against the same definitions)
     sub.subscriptions = shape.subscriptions;
+    this.heartbeatSlices[this.nextSlice++ % HEARTBEAT_SLICES]!.add(sub);
     this.beat();
   }
 
-  /** One heartbeat timer for every stream of the node, while there are any. */
+  /**
+   * One heartbeat timer for every stream of the node, while there are any: each tick pings one
+   * slice of the streams, so each stream gets a comment line every `heartbeatMs`.
+   */
   private beat(): void {
     const every = this.opts.heartbeatMs;
     if (!every || this.heartbeat || this.stopped) return;
@@ -174,8 +189,8 @@ export class ChangeFeed {
         this.heartbeat = null;
         return;
       }
-      for (const streams of this.byProject.values()) for (const sub of streams.subscribers()) sub.heartbeat();
-    }, every);
+      for (const sub of this.heartbeatSlices[this.heartbeatTick++ % HEARTBEAT_SLICES]!) sub.heartbeat();
+    }, Math.max(1, Math.floor(every / HEARTBEAT_SLICES)));
     this.heartbeat.unref();
   }
 

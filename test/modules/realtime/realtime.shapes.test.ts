@@ -29,6 +29,8 @@ interface RawStream {
   frames(): string[];
   /** Resolves once `n` such frames came. */
   waitFrames(n: number): Promise<void>;
+  /** Resolves once `n` comment lines (`: ping`) came. */
+  waitPings(n: number): Promise<void>;
   /** Whether `ready` came (a stream closed while it caught up ends before it). */
   ready(): boolean;
   /** Starts reading (a stream opened with `read: false` reads nothing until then); resolves when the server ends the stream. */
@@ -50,6 +52,7 @@ async function rawStream(subscriptions: unknown, headers: Record<string, string>
   const reader = res.body!.getReader();
   let bytes = Buffer.alloc(0);
   const frames: string[] = [];
+  let pings = 0;
   let ready = false;
   let wake: (() => void) | null = null;
   let ended = false;
@@ -60,6 +63,7 @@ async function rawStream(subscriptions: unknown, headers: Record<string, string>
       const frame = bytes.subarray(0, end).toString('utf8');
       bytes = bytes.subarray(end + 2);
       if (frame.startsWith('id: ')) frames.push(frame);
+      if (frame === ': ping') pings++;
       if (frame.startsWith('event: ready')) ready = true;
     }
     wake?.();
@@ -94,6 +98,7 @@ async function rawStream(subscriptions: unknown, headers: Record<string, string>
     frames: () => frames,
     ready: () => ready,
     waitFrames: (n) => until(() => frames.length >= n),
+    waitPings: (n) => until(() => pings >= n),
     readToEnd: async () => {
       pumping ??= pump();
       await pumping;
@@ -114,7 +119,7 @@ const eventOf = (frame: string) => /^event: (.*)$/m.exec(frame)![1]!;
 const dataOf = (frame: string) => JSON.parse(/^data: (.*)$/m.exec(frame)![1]!) as { id: string; document?: Record<string, unknown> };
 
 beforeAll(async () => {
-  env = await createTestEnv({ REALTIME_POLL_MS: '20', REALTIME_MAX_STREAMS_PER_PROJECT: '20' });
+  env = await createTestEnv({ REALTIME_POLL_MS: '20', REALTIME_MAX_STREAMS_PER_PROJECT: '20', REALTIME_HEARTBEAT_MS: '200' });
   await env.app.listen({ host: '127.0.0.1', port: 0 });
   base = `http://127.0.0.1:${(env.app.server.address() as AddressInfo).port}`;
   p = await makeProject(env.ctx);
@@ -179,6 +184,16 @@ describe('one frame per shape', () => {
     // the owner-hidden field is in no frame, not even the owner's (docs/rules.md)
     for (const s of [alice, ...bobs]) for (const f of s.frames()) expect(f).not.toContain('555 0100');
     for (const s of [alice, ...bobs]) s.close();
+  });
+});
+
+describe('heartbeats', () => {
+  it('keeps every idle stream open with comment lines (one timer for the node, a slice of the streams per tick)', async () => {
+    await collection('quiet', { schema: [{ key: 'n', type: 'Number' }] });
+    const idle = await Promise.all(Array.from({ length: 5 }, () => rawStream([{ collection: 'quiet' }], p.pk)));
+    for (const s of idle) await s.waitPings(2);
+    for (const s of idle) expect(s.frames()).toEqual([]);
+    for (const s of idle) s.close();
   });
 });
 
