@@ -206,16 +206,22 @@ export class ChangeFeed {
     }
   }
 
-  private schedule(): void {
+  /**
+   * The next poll `pollMs` after the start of the last one, not after its end: a batch that
+   * takes long to fan out (thousands of sockets) does not add its own time to the wait of the
+   * changes committed meanwhile; a poll that overran starts the next at once.
+   */
+  private schedule(delay = this.opts.pollMs): void {
     if (this.stopped || this.timer || this.running) return;
     this.timer = setTimeout(() => {
       this.timer = null;
+      const started = performance.now();
       this.running = this.poll().finally(() => {
         this.running = null;
-        if (this.byProject.size > 0) this.schedule();
+        if (this.byProject.size > 0) this.schedule(Math.max(0, this.opts.pollMs - (performance.now() - started)));
         else this.position = null; // idle: the next subscriber starts from the present
       });
-    }, this.opts.pollMs);
+    }, delay);
     this.timer.unref();
   }
 
