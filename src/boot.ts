@@ -149,6 +149,7 @@ export async function boot(config: Config, opts: BootOptions = {}): Promise<Boot
     feed: new ChangeFeed({
       db: db.admin,
       pollMs: config.realtime.pollMs,
+      heartbeatMs: config.realtime.heartbeatMs,
       log,
       collection: (p, name) => ctx.collections.get(p, name),
       readable: (scope, collectionId, readSql, rows) =>

@@ -15,13 +15,45 @@ import type { CollectionDef } from '../collections/cache.js';
 import { positionOf, readRuleNeedsDatabase } from './event.js';
 import { after, compare, formatPosition, type Position } from './position.js';
 import { changesAfter, horizon, projectChangesBetween, watermark, type ChangeRow } from './queries.js';
-import { definitionKey, type Definitions, type Subscriber } from './subscriber.js';
+import { joinFrames } from './frames.js';
+import { definitionKey, frameFor, shapeKey, type Definitions, type Subscriber, type Viewer } from './subscriber.js';
 
 const BATCH = 1000;
+/**
+ * Heartbeats go out in this many slices of the interval, a slice of the streams each: one
+ * timer for the node, and never a write to every socket in one tick (which would hold back
+ * the events of that moment).
+ */
+const HEARTBEAT_SLICES = 16;
+
+/**
+ * The streams of a project that see every event alike (subscriber.ts, shapeKey): a batch is
+ * judged and serialized once for them, and the same bytes go to each (frames.ts). Its scope
+ * and subscriptions are its first stream's; its verdicts are the feed's for the batch.
+ */
+interface Shape extends Viewer {
+  readonly key: string;
+  readonly members: Set<Subscriber>;
+}
+
+/** A string's characters in one piece (V8 keeps a concatenation as a tree of its parts until it is flattened). */
+const flat = (s: string): string => Buffer.from(s, 'utf8').toString('utf8');
+
+/** A project's open streams on this node, by shape. */
+class ProjectStreams {
+  count = 0;
+  readonly shapes = new Map<string, Shape>();
+
+  *subscribers(): Generator<Subscriber> {
+    for (const shape of this.shapes.values()) yield* shape.members;
+  }
+}
 
 export interface FeedOptions {
   db: Kysely<Database>;
   pollMs: number;
+  /** A comment line to every open stream this often (proxies keep it open); one timer for all streams. */
+  heartbeatMs?: number;
   log: Logger;
   /** A collection's current definition (the node's collection cache). */
   collection: (projectId: string, name: string) => Promise<CollectionDef | null>;
@@ -35,8 +67,14 @@ export interface FeedOptions {
 
 export class ChangeFeed {
   private position: Position | null = null;
-  private readonly byProject = new Map<string, Set<Subscriber>>();
+  private readonly byProject = new Map<string, ProjectStreams>();
+  /** Each stream's shape (the key string is kept once, on the shape). */
+  private readonly shapeOf = new WeakMap<Subscriber, Shape>();
   private timer: NodeJS.Timeout | null = null;
+  private heartbeat: NodeJS.Timeout | null = null;
+  private readonly heartbeatSlices: Array<Set<Subscriber>> = Array.from({ length: HEARTBEAT_SLICES }, () => new Set());
+  private heartbeatTick = 0;
+  private nextSlice = 0;
   private running: Promise<void> | null = null;
   private stopped = false;
   /** Polls that failed in a row (the database away): logged once, retried at the same pace. */
@@ -46,12 +84,12 @@ export class ChangeFeed {
 
   /** Open streams of a project on this node. */
   streamsOf(projectId: string): number {
-    return this.byProject.get(projectId)?.size ?? 0;
+    return this.byProject.get(projectId)?.count ?? 0;
   }
 
   /** Every project with open streams on this node, and how many (the usage history's peaks). */
   *openStreams(): IterableIterator<[string, number]> {
-    for (const [projectId, set] of this.byProject) yield [projectId, set.size];
+    for (const [projectId, set] of this.byProject) yield [projectId, set.count];
   }
 
   /**
@@ -90,10 +128,14 @@ export class ChangeFeed {
   }
 
   leave(sub: Subscriber): void {
-    const set = this.byProject.get(sub.projectId);
-    if (!set) return;
-    set.delete(sub);
-    if (set.size === 0) this.byProject.delete(sub.projectId);
+    const streams = this.byProject.get(sub.projectId);
+    const shape = this.shapeOf.get(sub);
+    if (!streams || !shape || !shape.members.delete(sub)) return;
+    this.shapeOf.delete(sub);
+    for (const slice of this.heartbeatSlices) slice.delete(sub);
+    streams.count--;
+    if (shape.members.size === 0) streams.shapes.delete(shape.key);
+    if (streams.count === 0) this.byProject.delete(sub.projectId);
   }
 
   /**
@@ -102,7 +144,7 @@ export class ChangeFeed {
    */
   closeOperatorStreams(projectId: string, operatorId: string): number {
     let closed = 0;
-    for (const sub of this.byProject.get(projectId) ?? []) {
+    for (const sub of [...(this.byProject.get(projectId)?.subscribers() ?? [])]) {
       if (sub.scope.operatorId !== operatorId) continue;
       sub.notice('revoked', { reason: 'Your access to this project has ended.' });
       sub.close();
@@ -114,15 +156,47 @@ export class ChangeFeed {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = null;
     await this.running;
-    for (const set of this.byProject.values()) for (const sub of set) sub.close();
+    for (const streams of this.byProject.values()) for (const sub of [...streams.subscribers()]) sub.close();
     this.byProject.clear();
+    for (const slice of this.heartbeatSlices) slice.clear();
   }
 
   private add(sub: Subscriber): void {
-    let set = this.byProject.get(sub.projectId);
-    if (!set) this.byProject.set(sub.projectId, (set = new Set()));
-    set.add(sub);
+    let streams = this.byProject.get(sub.projectId);
+    if (!streams) this.byProject.set(sub.projectId, (streams = new ProjectStreams()));
+    const key = shapeKey(sub.scope, sub.subscriptions);
+    let shape = streams.shapes.get(key);
+    // flattened: a key built by concatenation is a tree of string pieces, kept as long as the shape
+    if (!shape) streams.shapes.set(key, (shape = { key: flat(key), scope: sub.scope, subscriptions: sub.subscriptions, verdicts: new Map(), members: new Set() }));
+    if (shape.members.has(sub)) return;
+    shape.members.add(sub);
+    this.shapeOf.set(sub, shape);
+    streams.count++;
+    // the shape's compiled filters serve every stream of it (the same filters, compiled against the same definitions)
+    sub.subscriptions = shape.subscriptions;
+    this.heartbeatSlices[this.nextSlice++ % HEARTBEAT_SLICES]!.add(sub);
+    this.beat();
+  }
+
+  /**
+   * One heartbeat timer for every stream of the node, while there are any: each tick pings one
+   * slice of the streams, so each stream gets a comment line every `heartbeatMs`.
+   */
+  private beat(): void {
+    const every = this.opts.heartbeatMs;
+    if (!every || this.heartbeat || this.stopped) return;
+    this.heartbeat = setInterval(() => {
+      if (this.byProject.size === 0) {
+        clearInterval(this.heartbeat!);
+        this.heartbeat = null;
+        return;
+      }
+      for (const sub of this.heartbeatSlices[this.heartbeatTick++ % HEARTBEAT_SLICES]!) sub.heartbeat();
+    }, Math.max(1, Math.floor(every / HEARTBEAT_SLICES)));
+    this.heartbeat.unref();
   }
 
   /** The gap (from the subscriber's position to where live events start), page by page. */
@@ -137,16 +211,22 @@ export class ChangeFeed {
     }
   }
 
-  private schedule(): void {
+  /**
+   * The next poll `pollMs` after the start of the last one, not after its end: a batch that
+   * takes long to fan out (thousands of sockets) does not add its own time to the wait of the
+   * changes committed meanwhile; a poll that overran starts the next at once.
+   */
+  private schedule(delay = this.opts.pollMs): void {
     if (this.stopped || this.timer || this.running) return;
     this.timer = setTimeout(() => {
       this.timer = null;
+      const started = performance.now();
       this.running = this.poll().finally(() => {
         this.running = null;
-        if (this.byProject.size > 0) this.schedule();
+        if (this.byProject.size > 0) this.schedule(Math.max(0, this.opts.pollMs - (performance.now() - started)));
         else this.position = null; // idle: the next subscriber starts from the present
       });
-    }, this.opts.pollMs);
+    }, delay);
     this.timer.unref();
   }
 
@@ -177,12 +257,49 @@ export class ChangeFeed {
       else byProject.set(row.project_id, [row]);
     }
     for (const [projectId, list] of byProject) {
-      const subs = [...(this.byProject.get(projectId) ?? [])];
-      if (subs.length === 0) continue;
-      const defs = await this.definitions(list, subs[0]!);
-      await this.judge(subs, list, defs);
-      for (const sub of subs) sub.offer(list, defs);
+      const streams = this.byProject.get(projectId);
+      const anyone = streams?.subscribers().next().value;
+      if (!streams || !anyone) continue;
+      const defs = await this.definitions(list, anyone);
+      // Live streams that have none of the batch yet take it whole, as their shape sees it;
+      // the others (catching up, or just joined) one by one, judged for each.
+      const first = positionOf(list[0]!);
+      const whole: Array<{ shape: Shape; members: Subscriber[] }> = [];
+      const single: Subscriber[] = [];
+      for (const shape of streams.shapes.values()) {
+        const members: Subscriber[] = [];
+        for (const sub of shape.members) {
+          if (sub.takesWhole(first)) members.push(sub);
+          else if (sub.isOpen) single.push(sub);
+        }
+        if (members.length > 0) whole.push({ shape, members });
+      }
+      await this.judge([...whole.map((w) => w.shape), ...single], list, defs);
+      const last = positionOf(list[list.length - 1]!);
+      for (const { shape, members } of whole) {
+        const frames = joinFrames(this.framesOf(shape, list, defs));
+        for (const sub of members) sub.deliver(frames, last);
+      }
+      for (const sub of single) sub.offer(list, defs);
     }
+  }
+
+  /** The frames a shape sees of a batch, in order (its verdicts used up). */
+  private framesOf(shape: Shape, rows: ChangeRow[], defs: Definitions): Buffer[] {
+    const parts: Buffer[] = [];
+    for (const row of rows) {
+      let verdict: boolean | undefined;
+      if (shape.verdicts.size > 0) {
+        const id = formatPosition(positionOf(row));
+        verdict = shape.verdicts.get(id);
+        shape.verdicts.delete(id);
+      }
+      const def = defs.get(definitionKey(row.project_id, row.collection));
+      if (!def) continue;
+      const frame = frameFor(shape, row, def, verdict);
+      if (frame) parts.push(frame);
+    }
+    return parts;
   }
 
   /**
@@ -191,7 +308,7 @@ export class ChangeFeed {
    * caller) and collection for the whole batch, shared by that user's streams. A query that
    * fails leaves no verdict: the change is not sent (fail closed), and the error is logged.
    */
-  private async judge(subs: Subscriber[], rows: ChangeRow[], defs: Definitions): Promise<void> {
+  private async judge(subs: Viewer[], rows: ChangeRow[], defs: Definitions): Promise<void> {
     const readable = this.opts.readable;
     const judged = new Map<string, { def: CollectionDef; rows: ChangeRow[] }>();
     for (const row of rows) {
@@ -214,7 +331,7 @@ export class ChangeFeed {
         const key = `${sub.scope.userId ?? ''}\u0000${name}\u0000${sub.scope.claims ?? ''}`;
         let answer = answers.get(key);
         if (!answer) {
-          answer = readable({ projectId: sub.projectId, userId: sub.scope.userId, claims: sub.scope.userId ? sub.scope.claims ?? null : null }, def.id, readSql, changes).catch((err: unknown) => {
+          answer = readable({ projectId: sub.scope.projectId, userId: sub.scope.userId, claims: sub.scope.userId ? sub.scope.claims ?? null : null }, def.id, readSql, changes).catch((err: unknown) => {
             this.opts.log.warn({ err, collection: def.name }, 'realtime: could not judge a read rule; the changes are not sent');
             return null;
           });

@@ -58,7 +58,7 @@ async function compile(ctx: AppContext, scope: Omit<TicketClaims, 'subscriptions
     if (scope.keyKind === 'publishable' && isPrivate && !scope.userId) {
       throw DataErrors.auth_required('Provide a valid user Bearer token to subscribe to a private collection.');
     }
-    out.push({ collection: col.name.toLowerCase(), match: compileFilters(col, parseFilters(s.filter, NO_RESERVED)) });
+    out.push({ collection: col.name.toLowerCase(), match: compileFilters(col, parseFilters(s.filter, NO_RESERVED)), filter: JSON.stringify(s.filter), definition: col });
   }
   return out;
 }
@@ -104,7 +104,7 @@ export async function prepareStream(ctx: AppContext, ticket: string) {
 
 /**
  * Serves an open stream until the client goes, the user's token expires or the node stops:
- * heartbeats, then the feed's events from `from` (Last-Event-ID) or from now.
+ * heartbeats (the feed's), then the feed's events from `from` (Last-Event-ID) or from now.
  */
 export async function serveStream(
   ctx: AppContext,
@@ -113,18 +113,17 @@ export async function serveStream(
   from: Position | null,
 ): Promise<void> {
   const sub = new Subscriber(prepared.claims, prepared.subscriptions, res, ORIGIN);
-  const heartbeat = setInterval(() => sub.heartbeat(), ctx.config.realtime.heartbeatMs);
   const userExp = prepared.claims.userExp;
   const expiry = userExp === null ? null : setTimeout(() => {
     sub.notice('expired', { reason: 'The user token has expired; sign in again (refresh) and reconnect with a new ticket.' });
     sub.close();
   }, Math.max(0, userExp * 1000 - ctx.clock.now().getTime()));
   res.once('close', () => {
-    clearInterval(heartbeat);
     if (expiry) clearTimeout(expiry);
     ctx.realtime.feed.leave(sub);
   });
   res.write(`retry: 2000\n\n`);
+  sub.started(); // the headers are out: events go straight to the socket (frames.ts)
   try {
     await ctx.realtime.feed.join(sub, from);
     ctx.usage.peak(prepared.claims.projectId, ctx.realtime.feed.streamsOf(prepared.claims.projectId));

@@ -163,7 +163,7 @@ describe('calling', () => {
       source: `export default async (req, plinth) => { for (let i = 0; i < 1000; i++) await plinth.data.service.collection('notes').count(); return 'never'; }`,
     });
     const res = await call('GET', 'chatty', p.pk);
-    expect(res.status, res.body).toBe(429);
+    expect(res.status, res.text).toBe(429);
     expect(res.json().code).toBe('function_host_calls_limit');
   });
 });
