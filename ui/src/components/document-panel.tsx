@@ -13,7 +13,8 @@ import { useLoad } from '../lib/use-load';
 import { validateDocument, withoutSystem } from '../lib/validate';
 import { DocumentForm } from './document-form';
 import { lazy } from './lazy';
-import { Confirm, ErrorBox, Spinner } from './ui';
+import { Confirm, ErrorBox, RoleNote, Spinner } from './ui';
+import { useGate } from '../lib/permissions';
 
 const JsonEditor = lazy(() => import('./json-editor'));
 
@@ -122,7 +123,15 @@ function Editor({ base, col, doc, onClose, onChanged }: { base: string; col: Col
     }
   };
 
+  // Each button names the route it calls; the server refuses them all below the developer role.
+  const cannotCreate = useGate(`POST /api/projects/:projectId/data/:collectionName`);
+  const cannotUpdate = useGate(`PATCH /api/projects/:projectId/data/:collectionName/:id`);
+  const cannotDelete = useGate(`DELETE /api/projects/:projectId/data/:collectionName/:id`);
+  const cannotRestore = useGate(`POST /api/projects/:projectId/data/:collectionName/:id/restore`);
+  const cannotSave = doc ? cannotUpdate : cannotCreate;
+
   const save = () => run(async () => {
+    if (cannotSave) return;
     const c = current();
     setProblem(c.problem ?? null);
     if (!c.value) return;
@@ -162,22 +171,23 @@ function Editor({ base, col, doc, onClose, onChanged }: { base: string; col: Col
         {problem && (mode === 'json' || problem.field === undefined) && <p class="form-error" role="alert">{problem.message}</p>}
         {problem && mode === 'form' && problem.field !== undefined && <p class="sr-only" role="alert">{problem.message}</p>}
         <div class="actions wrap">
-          <button type="submit" class="btn primary" disabled={busy}>{doc ? 'Save' : 'Create'}</button>
+          <button type="submit" class="btn primary" disabled={busy || !!cannotSave} title={cannotSave}>{doc ? 'Save' : 'Create'}</button>
           {doc && !doc.isDeleted && (
-            <button type="button" class="btn" disabled={busy} onClick={() => run(async () => {
+            <button type="button" class="btn" disabled={busy || !!cannotDelete} title={cannotDelete} onClick={() => run(async () => {
               await api.del(`${base}/${doc._id}`);
               toast('Document deleted (restorable)');
               onChanged({ ...doc, isDeleted: true, deletedAt: new Date().toISOString() });
             })}>Delete</button>
           )}
           {doc?.isDeleted === true && (
-            <button type="button" class="btn" disabled={busy} onClick={() => run(async () => {
+            <button type="button" class="btn" disabled={busy || !!cannotRestore} title={cannotRestore} onClick={() => run(async () => {
               onChanged(await api.post<Doc>(`${base}/${doc._id}/restore`));
               toast('Document restored');
             })}>Restore</button>
           )}
-          {doc && <button type="button" class="btn danger" disabled={busy} onClick={() => setConfirmHard(true)}>Delete permanently</button>}
+          {doc && <button type="button" class="btn danger" disabled={busy || !!cannotDelete} title={cannotDelete} onClick={() => setConfirmHard(true)}>Delete permanently</button>}
         </div>
+        <RoleNote what={doc ? 'Saving, deleting and restoring this document' : 'Creating documents'} reason={cannotSave} />
       </form>
       {confirmHard && doc && (
         <Confirm

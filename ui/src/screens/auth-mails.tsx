@@ -8,7 +8,8 @@ import { api, projectPath } from '../lib/api';
 import { toast, toastError } from '../lib/toast';
 import { useLoad } from '../lib/use-load';
 import { MailPreview } from '../components/mail-preview';
-import { Field, Loadable, Select } from '../components/ui';
+import { Field, Loadable, RoleNote, Select } from '../components/ui';
+import { useGate } from '../lib/permissions';
 
 interface Settings {
   defaultLocale: string;
@@ -35,8 +36,14 @@ function Editor({ base, settings, reload }: { base: string; settings: Settings; 
   const [draft, setDraft] = useState({ subject: '', html: '', text: '' });
   const [preview, setPreview] = useState<Rendered | null>(null);
   const [problem, setProblem] = useState<string>();
+  const cannotSetDefault = useGate(`PUT /api/projects/:projectId/mail/auth-templates/default-locale`);
+  const cannotSave = useGate(`PUT /api/projects/:projectId/mail/auth-templates/:kind/:locale`);
+  const cannotRemove = useGate(`DELETE /api/projects/:projectId/mail/auth-templates/:kind/:locale`);
+  // The preview renders with the project's mail settings: the server allows it to the roles that may edit.
+  const cannotPreview = useGate(`POST /api/projects/:projectId/mail/auth-templates/preview`);
   useEffect(() => setDraft({ subject: own?.subject ?? '', html: own?.html ?? '', text: own?.text ?? '' }), [kind, locale, own?.updatedAt]);
   useEffect(() => {
+    if (cannotPreview) return;
     const timer = setTimeout(async () => {
       const hasDraft = draft.subject || draft.html || draft.text;
       try {
@@ -63,8 +70,9 @@ function Editor({ base, settings, reload }: { base: string; settings: Settings; 
         }
       }}>
         <Field label="Default locale (when neither the user nor the browser names a known one)" value={defaultLocale} onInput={(e) => setDefaultLocale(e.currentTarget.value)} />
-        <button class="btn">Save default</button>
+        <button class="btn" disabled={!!cannotSetDefault} title={cannotSetDefault}>Save default</button>
       </form>
+      <RoleNote what="Changing the auth mails, their default locale and previewing them" reason={cannotSave ?? cannotSetDefault ?? cannotPreview} />
       <div class="actions start">
         <Select label="Mail" value={kind} options={settings.kinds.map((k) => ({ value: k.kind, label: KIND_LABELS[k.kind] ?? k.kind }))} onChange={setKind} />
         <Select label="Locale" value={locale} options={locales} onChange={setLocale} />
@@ -87,7 +95,7 @@ function Editor({ base, settings, reload }: { base: string; settings: Settings; 
           <div class="field"><label for="auth-html">HTML</label><textarea id="auth-html" class="mono" rows={8} value={draft.html} onInput={(e) => setDraft({ ...draft, html: e.currentTarget.value })} /></div>
           <div class="field"><label for="auth-text">Text</label><textarea id="auth-text" class="mono" rows={4} value={draft.text} onInput={(e) => setDraft({ ...draft, text: e.currentTarget.value })} /></div>
           <div class="actions">
-            {own && <button type="button" class="btn danger" onClick={async () => {
+            {own && <button type="button" class="btn danger" disabled={!!cannotRemove} title={cannotRemove} onClick={async () => {
               try {
                 await api.del(`${base}/${encodeURIComponent(kind)}/${encodeURIComponent(locale)}`);
                 toast('Own text removed: the built-in text applies');
@@ -96,7 +104,7 @@ function Editor({ base, settings, reload }: { base: string; settings: Settings; 
                 toastError(err);
               }
             }}>Use built-in text</button>}
-            <button class="btn primary">Save for {locale}</button>
+            <button class="btn primary" disabled={!!cannotSave} title={cannotSave}>Save for {locale}</button>
           </div>
         </div>
         <MailPreview problem={problem} preview={preview}>

@@ -10,8 +10,7 @@ import { href } from '../lib/router';
 import { toast, toastError } from '../lib/toast';
 import { useLoad } from '../lib/use-load';
 import { MailPreview } from '../components/mail-preview';
-import { Confirm, Empty, Field, Loadable, PageHead } from '../components/ui';
-import { RoleNote } from '../components/ui';
+import { Confirm, Empty, Field, Loadable, PageHead, RoleNote } from '../components/ui';
 import type { SectionProps } from './project-shell';
 import { AuthMails } from './auth-mails';
 import { useGate } from '../lib/permissions';
@@ -44,6 +43,8 @@ function Settings({ project, reload }: SectionProps) {
   const [from, setFrom] = useState(project.providerFromEmail);
   const [secret, setSecret] = useState('');
   const [webhookUrl, setWebhookUrl] = useState<string>();
+  const cannotSet = useGate(`PATCH /api/projects/:projectId`);
+  const cannotSetSecret = useGate(`PUT /api/projects/:projectId/mail/webhook-secret`);
   const save = async (body: object, msg: string) => {
     try {
       await api.patch(projectPath(project._id), body);
@@ -61,9 +62,10 @@ function Settings({ project, reload }: SectionProps) {
         <Field label="Resend API key (re_…)" type="password" autoComplete="off" value={key} placeholder={project.hasProviderApiKey ? 'leave empty to keep the current key' : 're_…'} onInput={(e) => setKey(e.currentTarget.value)} />
         <Field label="Sender" placeholder="App <hello@example.com>" value={from} onInput={(e) => setFrom(e.currentTarget.value)} />
         <div class="actions">
-          {project.hasProviderApiKey && <button type="button" class="btn" onClick={() => save({ providerApiKey: null }, 'Own key removed')}>Remove own key</button>}
-          <button class="btn primary" onClick={(e) => { if (!key) { e.preventDefault(); void save({ providerFromEmail: from }, 'Sender saved'); } }}>Save</button>
+          {project.hasProviderApiKey && <button type="button" class="btn" disabled={!!cannotSet} title={cannotSet} onClick={() => save({ providerApiKey: null }, 'Own key removed')}>Remove own key</button>}
+          <button class="btn primary" disabled={!!cannotSet} title={cannotSet} onClick={(e) => { if (!key) { e.preventDefault(); void save({ providerFromEmail: from }, 'Sender saved'); } }}>Save</button>
         </div>
+        <RoleNote what="Setting the key and the sender" reason={cannotSet} />
       </form>
       <form onSubmit={async (e) => {
         e.preventDefault();
@@ -81,7 +83,8 @@ function Settings({ project, reload }: SectionProps) {
         <p class="muted">Webhook secret: {project.hasMailWebhookSecret ? 'set (never shown)' : 'not set'}.</p>
         <Field label="Signing secret (whsec_…), empty to clear" type="password" autoComplete="off" value={secret} onInput={(e) => setSecret(e.currentTarget.value)} />
         {webhookUrl && <p>Point your Resend webhook at <code>{webhookUrl}</code></p>}
-        <div class="actions"><button class="btn">Save webhook secret</button></div>
+        <div class="actions"><button class="btn" disabled={!!cannotSetSecret} title={cannotSetSecret}>Save webhook secret</button></div>
+        <RoleNote what="Setting the webhook secret" reason={cannotSetSecret} />
       </form>
     </div>
   );
@@ -125,7 +128,12 @@ function TemplateEditor({ base, template, onDone }: { base: string; template: Te
   const [vars, setVars] = useState('{"name": "Ann"}');
   const [preview, setPreview] = useState<{ subject: string; html: string; text: string } | null>(null);
   const [problem, setProblem] = useState<string>();
+  const cannotCreate = useGate(`POST /api/projects/:projectId/mail/templates`);
+  const cannotUpdate = useGate(`PATCH /api/projects/:projectId/mail/templates/:templateId`);
+  const cannotSave = template ? cannotUpdate : cannotCreate;
+  const cannotPreview = useGate(`POST /api/projects/:projectId/mail/templates/preview`);
   useEffect(() => {
+    if (cannotPreview) return;
     const timer = setTimeout(async () => {
       let variables: Record<string, unknown>;
       try {
@@ -160,7 +168,8 @@ function TemplateEditor({ base, template, onDone }: { base: string; template: Te
         <div class="field"><label for="tpl-html">HTML</label><textarea id="tpl-html" class="mono" rows={10} value={t.html} onInput={(e) => setT({ ...t, html: e.currentTarget.value })} /></div>
         <div class="field"><label for="tpl-text">Text</label><textarea id="tpl-text" class="mono" rows={4} value={t.text} onInput={(e) => setT({ ...t, text: e.currentTarget.value })} /></div>
         <div class="field"><label for="tpl-vars">Preview variables (JSON)</label><textarea id="tpl-vars" class="mono" rows={3} value={vars} onInput={(e) => setVars(e.currentTarget.value)} /></div>
-        <div class="actions"><button type="button" class="btn" onClick={onDone}>Cancel</button><button class="btn primary">Save template</button></div>
+        <div class="actions"><button type="button" class="btn" onClick={onDone}>Cancel</button><button class="btn primary" disabled={!!cannotSave} title={cannotSave}>Save template</button></div>
+        <RoleNote what="Saving and previewing templates" reason={cannotSave ?? cannotPreview} />
       </div>
       <MailPreview problem={problem} preview={preview} />
     </form>
@@ -225,19 +234,22 @@ function Audiences({ pid }: { pid: string }) {
   const state = useLoad((s) => api.get<{ data: Audience[] }>(base, s), []);
   const [name, setName] = useState('');
   const [open, setOpen] = useState<Audience | null>(null);
+  const cannotCreate = useGate(`POST /api/projects/:projectId/mail/audiences`);
+  const cannotDelete = useGate(`DELETE /api/projects/:projectId/mail/audiences/:audienceId`);
   return (
     <>
       <form class="inline-form" onSubmit={async (e) => {
         e.preventDefault();
         try { await api.post(base, { name }); setName(''); toast('Audience created'); state.reload(); } catch (err) { toastError(err); }
       }}>
-        <label for="aud-name">New audience</label><input id="aud-name" required value={name} onInput={(e) => setName(e.currentTarget.value)} /><button class="btn">Create</button>
+        <label for="aud-name">New audience</label><input id="aud-name" required value={name} onInput={(e) => setName(e.currentTarget.value)} /><button class="btn" disabled={!!cannotCreate} title={cannotCreate}>Create</button>
       </form>
+      <RoleNote what="Creating and deleting audiences and their contacts" reason={cannotCreate} />
       <Loadable state={state}>
         {({ data }) => data.length === 0 ? <Empty title="No audiences"><p>Audiences need the project's own Resend key.</p></Empty> : (
           <ul class="plain">{data.map((a) => (
             <li key={a.id} class="field-row"><button type="button" class="link" onClick={() => setOpen(a)}>{a.name}</button>
-              <button type="button" class="btn danger" onClick={async () => { try { await api.del(`${base}/${a.id}`); toast('Audience deleted'); state.reload(); } catch (e) { toastError(e); } }}>Delete</button></li>
+              <button type="button" class="btn danger" disabled={!!cannotDelete} title={cannotDelete} onClick={async () => { try { await api.del(`${base}/${a.id}`); toast('Audience deleted'); state.reload(); } catch (e) { toastError(e); } }}>Delete</button></li>
           ))}</ul>
         )}
       </Loadable>
@@ -249,6 +261,8 @@ function Audiences({ pid }: { pid: string }) {
 function Contacts({ base, audience }: { base: string; audience: Audience }) {
   const state = useLoad((s) => api.get<{ data: Contact[] }>(base, s), [base]);
   const [email, setEmail] = useState('');
+  const cannotAdd = useGate(`POST /api/projects/:projectId/mail/audiences/:audienceId/contacts`);
+  const cannotRemove = useGate(`DELETE /api/projects/:projectId/mail/audiences/:audienceId/contacts/:contactId`);
   return (
     <section aria-label={`Contacts of ${audience.name}`}>
       <h2>Contacts of {audience.name}</h2>
@@ -256,13 +270,13 @@ function Contacts({ base, audience }: { base: string; audience: Audience }) {
         e.preventDefault();
         try { await api.post(base, { email }); setEmail(''); toast('Contact added'); state.reload(); } catch (err) { toastError(err); }
       }}>
-        <label for="contact-email">Add a contact</label><input id="contact-email" type="email" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} /><button class="btn">Add</button>
+        <label for="contact-email">Add a contact</label><input id="contact-email" type="email" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} /><button class="btn" disabled={!!cannotAdd} title={cannotAdd}>Add</button>
       </form>
       <Loadable state={state}>
         {({ data }) => data.length === 0 ? <Empty title="No contacts" /> : (
           <ul class="plain">{data.map((c) => (
             <li key={c.id} class="field-row">{c.email}{c.unsubscribed ? ' (unsubscribed)' : ''}
-              <button type="button" class="btn danger" onClick={async () => { try { await api.del(`${base}/${c.id}`); state.reload(); } catch (e) { toastError(e); } }}>Remove</button></li>
+              <button type="button" class="btn danger" disabled={!!cannotRemove} title={cannotRemove} onClick={async () => { try { await api.del(`${base}/${c.id}`); state.reload(); } catch (e) { toastError(e); } }}>Remove</button></li>
           ))}</ul>
         )}
       </Loadable>
@@ -276,6 +290,9 @@ function Broadcasts({ pid }: { pid: string }) {
   const base = projectPath(pid, 'mail', 'broadcasts');
   const state = useLoad((s) => api.get<{ data: Broadcast[] }>(base, s), []);
   const [b, setB] = useState({ audienceId: '', subject: '', html: '' });
+  const cannotCreate = useGate(`POST /api/projects/:projectId/mail/broadcasts`);
+  const cannotSend = useGate(`POST /api/projects/:projectId/mail/broadcasts/:id/send`);
+  const cannotDelete = useGate(`DELETE /api/projects/:projectId/mail/broadcasts/:id`);
   return (
     <>
       <form onSubmit={async (e) => {
@@ -287,14 +304,15 @@ function Broadcasts({ pid }: { pid: string }) {
         <Field label="Audience id" required value={b.audienceId} onInput={(e) => setB({ ...b, audienceId: e.currentTarget.value })} />
         <Field label="Subject" required value={b.subject} onInput={(e) => setB({ ...b, subject: e.currentTarget.value })} />
         <div class="field"><label for="bc-html">HTML</label><textarea id="bc-html" class="mono" rows={5} required value={b.html} onInput={(e) => setB({ ...b, html: e.currentTarget.value })} /></div>
-        <div class="actions"><button class="btn primary">Create draft</button></div>
+        <div class="actions"><button class="btn primary" disabled={!!cannotCreate} title={cannotCreate}>Create draft</button></div>
+        <RoleNote what="Creating, sending and deleting broadcasts" reason={cannotCreate} />
       </form>
       <Loadable state={state}>
         {({ data }) => data.length === 0 ? <Empty title="No broadcasts" /> : (
           <ul class="plain">{data.map((x) => (
             <li key={x.id} class="field-row">{x.name ?? x.subject ?? x.id} <span class="muted">{x.status}</span>
-              <button type="button" class="btn" onClick={async () => { try { await api.post(`${base}/${x.id}/send`); toast('Broadcast sent'); state.reload(); } catch (e) { toastError(e); } }}>Send</button>
-              <button type="button" class="btn danger" onClick={async () => { try { await api.del(`${base}/${x.id}`); state.reload(); } catch (e) { toastError(e); } }}>Delete</button></li>
+              <button type="button" class="btn" disabled={!!cannotSend} title={cannotSend} onClick={async () => { try { await api.post(`${base}/${x.id}/send`); toast('Broadcast sent'); state.reload(); } catch (e) { toastError(e); } }}>Send</button>
+              <button type="button" class="btn danger" disabled={!!cannotDelete} title={cannotDelete} onClick={async () => { try { await api.del(`${base}/${x.id}`); state.reload(); } catch (e) { toastError(e); } }}>Delete</button></li>
           ))}</ul>
         )}
       </Loadable>

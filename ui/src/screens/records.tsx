@@ -204,6 +204,8 @@ function Browser({ projectId, col }: { projectId: string; col: Collection }) {
   const allOnPage = items.length > 0 && items.every((d) => selected.has(d._id));
   const cannotWrite = useGate(`POST /api/projects/:projectId/data/:collectionName`);
   const cannotImport = useGate(`POST /api/projects/:projectId/data/:collectionName/import`);
+  // Inline cell editing saves with a PATCH of the document: below its role the cells are read-only.
+  const cannotEdit = useGate(`PATCH /api/projects/:projectId/data/:collectionName/:id`);
 
   return (
     <section aria-labelledby="records-title" class={open ? 'records has-panel' : 'records'}>
@@ -319,7 +321,7 @@ function Browser({ projectId, col }: { projectId: string; col: Collection }) {
                   </td>
                   {columns.map((c) => {
                     const field = fieldsByKey.get(c);
-                    const inline = !!field && INLINE_TYPES.has(field.type) && !d.isDeleted;
+                    const inline = !!field && INLINE_TYPES.has(field.type) && !d.isDeleted && !cannotEdit;
                     if (editing && editing.id === d._id && editing.key === c && field) {
                       return (
                         <td key={c} class="editing">

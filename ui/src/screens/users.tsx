@@ -54,8 +54,12 @@ function UserEditor({ base, fields, user, onClose, onSaved }: { base: string; fi
   const [form, setForm] = useState<FormState>(() => toForm(profile, original));
   const [problem, setProblem] = useState<Problem | null>(null);
   const [busy, setBusy] = useState(false);
+  const cannotCreate = useGate(`POST /api/projects/:projectId/users`);
+  const cannotUpdate = useGate(`PATCH /api/projects/:projectId/users/:userId`);
+  const cannotSave = user ? cannotUpdate : cannotCreate;
   const save = async (e: Event) => {
     e.preventDefault();
+    if (cannotSave) return;
     const r = fromForm(profile, form, original);
     if (!r.ok) return setProblem({ message: r.message, field: r.field });
     const err = validateDocument(profile, r.value, user ? 'update' : 'insert');
@@ -108,7 +112,7 @@ function UserEditor({ base, fields, user, onClose, onSaved }: { base: string; fi
         {problem && problem.field === undefined && <p class="form-error" role="alert">{problem.message}</p>}
         <div class="actions">
           <button type="button" class="btn" onClick={onClose}>Cancel</button>
-          <button class="btn primary" disabled={busy}>{user ? 'Save user' : 'Create user'}</button>
+          <button class="btn primary" disabled={busy || !!cannotSave} title={cannotSave}>{user ? 'Save user' : 'Create user'}</button>
         </div>
       </form>
   );
@@ -173,6 +177,8 @@ function SecondFactors({ base, user, onClose }: { base: string; user: User; onCl
 
 function Sessions({ base, user, onClose }: { base: string; user: User; onClose: () => void }) {
   const state = useLoad((signal) => api.get<{ sessions: Session[] }>(`${base}/${user._id}/sessions`, signal), [user._id]);
+  const cannotRevoke = useGate(`DELETE /api/projects/:projectId/users/:userId/sessions/:sessionId`);
+  const cannotRevokeAll = useGate(`DELETE /api/projects/:projectId/users/:userId/sessions`);
   const revoke = async (path: string) => {
     try {
       await api.del(path);
@@ -192,11 +198,12 @@ function Sessions({ base, user, onClose }: { base: string; user: User; onClose: 
               <tbody>{sessions.map((s) => (
                 <tr key={s.id}>
                   <td>{dateTime(s.lastUsedAt)}</td><td>{dateTime(s.expiresAt)}</td><td>{s.ip ?? '—'}</td><td class="clip">{s.userAgent ?? '—'}</td>
-                  <td><button type="button" class="btn" onClick={() => revoke(`${base}/${user._id}/sessions/${s.id}`)}>Revoke</button></td>
+                  <td><button type="button" class="btn" disabled={!!cannotRevoke} title={cannotRevoke} onClick={() => revoke(`${base}/${user._id}/sessions/${s.id}`)}>Revoke</button></td>
                 </tr>
               ))}</tbody>
             </table>
-            <div class="actions"><button type="button" class="btn danger" onClick={() => revoke(`${base}/${user._id}/sessions`)}>Revoke all</button></div>
+            <div class="actions"><button type="button" class="btn danger" disabled={!!cannotRevokeAll} title={cannotRevokeAll} onClick={() => revoke(`${base}/${user._id}/sessions`)}>Revoke all</button></div>
+            <RoleNote what="Revoking sessions" reason={cannotRevokeAll} />
           </>
         )}
       </Loadable>
@@ -207,7 +214,13 @@ function Sessions({ base, user, onClose }: { base: string; user: User; onClose: 
 export default function Users({ project, collections }: SectionProps) {
   const base = projectPath(project._id, 'users');
   const usersCollection = collections.find((c) => c.name.toLowerCase() === 'users');
+  // Each control names the route it calls (all the developer role's, as the server enforces).
   const cannotWrite = useGate(`PATCH /api/projects/:projectId/users/:userId`);
+  const cannotCreate = useGate(`POST /api/projects/:projectId/users`);
+  const cannotVerify = useGate(`POST /api/projects/:projectId/users/:userId/verify`);
+  const cannotEnable = useGate(`POST /api/projects/:projectId/users/:userId/enable`);
+  const cannotDisable = useGate(`POST /api/projects/:projectId/users/:userId/disable`);
+  const cannotDelete = useGate(`DELETE /api/projects/:projectId/users/:userId`);
   const fields = usersCollection?.model ?? [];
   const hasRole = fields.some((f) => f.key === 'role');
   const [editing, setEditing] = useState<string | 'new' | null>(null);
@@ -230,7 +243,7 @@ export default function Users({ project, collections }: SectionProps) {
   return (
     <>
       <PageHead title="Users">
-        <button type="button" class="btn primary" disabled={!usersCollection || !!cannotWrite} title={cannotWrite ?? (usersCollection ? undefined : 'Create a users collection first')} onClick={() => setEditing('new')}>New user</button>
+        <button type="button" class="btn primary" disabled={!usersCollection || !!cannotCreate} title={cannotCreate ?? (usersCollection ? undefined : 'Create a users collection first')} onClick={() => setEditing('new')}>New user</button>
       </PageHead>
       <RoleNote what="Creating, changing, verifying, disabling and deleting users" reason={cannotWrite} />
       <form class="inline-form" role="search" onSubmit={(e) => { e.preventDefault(); setPage(1); setSearch(q.trim()); }}>
@@ -258,11 +271,11 @@ export default function Users({ project, collections }: SectionProps) {
                     {usersCollection && <button type="button" class="btn" disabled={!!cannotWrite} title={cannotWrite} aria-label={`Edit ${u.email}`} onClick={() => setEditing(u._id)}>Edit</button>}
                     <button type="button" class="btn" onClick={() => setSessionsOf(u)}>Sessions</button>
                     <button type="button" class="btn" onClick={() => setFactorsOf(u)}>Second factors</button>
-                    {!u.emailVerified && <button type="button" class="btn" disabled={!!cannotWrite} title={cannotWrite} onClick={() => act(`${base}/${u._id}/verify`, 'User verified')}>Verify</button>}
+                    {!u.emailVerified && <button type="button" class="btn" disabled={!!cannotVerify} title={cannotVerify} onClick={() => act(`${base}/${u._id}/verify`, 'User verified')}>Verify</button>}
                     {u.disabled
-                      ? <button type="button" class="btn" disabled={!!cannotWrite} title={cannotWrite} onClick={() => act(`${base}/${u._id}/enable`, 'User enabled')}>Enable</button>
-                      : <button type="button" class="btn" disabled={!!cannotWrite} title={cannotWrite} onClick={() => act(`${base}/${u._id}/disable`, 'User disabled, sessions revoked')}>Disable</button>}
-                    <button type="button" class="btn danger" disabled={!!cannotWrite} title={cannotWrite} onClick={() => setDeleting(u)}>Delete</button>
+                      ? <button type="button" class="btn" disabled={!!cannotEnable} title={cannotEnable} onClick={() => act(`${base}/${u._id}/enable`, 'User enabled')}>Enable</button>
+                      : <button type="button" class="btn" disabled={!!cannotDisable} title={cannotDisable} onClick={() => act(`${base}/${u._id}/disable`, 'User disabled, sessions revoked')}>Disable</button>}
+                    <button type="button" class="btn danger" disabled={!!cannotDelete} title={cannotDelete} onClick={() => setDeleting(u)}>Delete</button>
                   </td>
                 </tr>
               ))}</tbody>
