@@ -20,6 +20,11 @@ import metricsRoutes from './modules/metrics/routes/index.js';
 import { commonRoutes, dashboardRoutes, publicRoutes, registerRouteGroup } from './routes.js';
 
 /** Route files take it from src/app.ts; tests and benches from here, with buildApp. */
+/** Trusts the nearest `hops` proxies: the client is the address the farthest of them saw. */
+function trustHops(hops: number): (address: string, hop: number) => boolean {
+  return (_address, hop) => hop < hops;
+}
+
 export type { App } from './app.js';
 
 const REQUEST_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -36,9 +41,10 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     logController: requestLogController(ctx.config.logFormat),
     childLoggerFactory: requestLoggerFactory,
     bodyLimit: ctx.config.bodyLimit,
-    // TRUST_PROXY; default: no proxy, X-Forwarded-For ignored. Fastify takes a hop count at run
-    // time (lib/request.js), its types only omit it.
-    trustProxy: ctx.config.trustProxy as boolean | string[],
+    // TRUST_PROXY; default: no proxy, X-Forwarded-For ignored. A hop count is given to Fastify
+    // as the function it stands for: Fastify 5 takes a bare number without trusting any hop
+    // (every client then had the proxy's address, and shared its rate limits).
+    trustProxy: typeof ctx.config.trustProxy === 'number' ? trustHops(ctx.config.trustProxy) : ctx.config.trustProxy,
     requestIdHeader: false, // genReqId reads and validates x-request-id itself
     genReqId: (req) => {
       const given = req.headers['x-request-id'];

@@ -83,6 +83,24 @@ describe('behind a trusted proxy (TRUST_PROXY=10.0.0.9)', () => {
   });
 });
 
+describe('behind one proxy, trusted by hop count (TRUST_PROXY=1, as docs/deploy.md sets it)', () => {
+  let env: TestEnv;
+  let p: TestProject;
+  beforeAll(async () => {
+    env = await createTestEnv({ ...PRODUCTION, TRUST_PROXY: '1' });
+    ({ p } = await setup(env));
+  });
+  afterAll(() => env.close());
+
+  it("the address the proxy saw counts, not the proxy's own (every client would share its budget) nor what the client put in front", async () => {
+    const via = (client: string) => ({ remoteAddress: '10.0.0.9', xff: `${randomAddress()}, ${client}` });
+    for (let i = 0; i < 30; i++) expect((await userLogin(env, p, uniqueEmail(), 'wrong pass', via('203.0.113.7'))).statusCode).toBe(401);
+    expect((await userLogin(env, p, uniqueEmail(), 'wrong pass', via('203.0.113.7'))).statusCode).toBe(429);
+    // Another client behind the same proxy has its own budget.
+    expect((await userLogin(env, p, uniqueEmail(), 'wrong pass', via('203.0.113.8'))).statusCode).toBe(401);
+  });
+});
+
 describe('guesses for one account spread over many addresses', () => {
   let env: TestEnv;
   let p: TestProject;
