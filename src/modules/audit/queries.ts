@@ -1,7 +1,7 @@
 /** Every SQL statement of the audit log (migrations/070_audit_log.sql). */
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../database.js';
-import { GENESIS_HASH } from './chain.js';
+import { GENESIS_HASH, type ChainedContent } from './chain.js';
 
 type Db = Kysely<Database>;
 
@@ -18,18 +18,8 @@ export async function lockHead(tx: Db, projectId: string): Promise<{ seq: number
   return tx.selectFrom('audit_heads').select(['seq', 'hash']).where('project_id', '=', projectId).forUpdate().executeTakeFirstOrThrow();
 }
 
-export interface EntryValues {
-  projectId: string;
-  seq: number;
-  at: Date;
-  operatorId: string | null;
-  operatorEmail: string | null;
-  ip: string | null;
-  action: string;
-  target: string | null;
-  before: unknown;
-  after: unknown;
-  prevHash: string;
+/** A chained entry as stored: what its hash covers (chain.ts), and the hash. */
+export interface EntryValues extends ChainedContent {
   hash: string;
 }
 
