@@ -14,8 +14,12 @@
  *   function answers; the quiet project's p99 and the API process's RSS meanwhile.
  *
  * autocannon, 50 connections, from a separate process; one node, its default sandboxes.
+ * BENCH_ONLY=throughput runs only the first pair, BENCH_ONLY=hook stops after the before-hook's p50; BENCH_ROUNDS (3) is
+ * how many times the pair alternates; BENCH_PROFILE=<file> profiles the API process during the function's first run.
  */
 import { execSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
 import { createCollection } from '../src/modules/collections/service.js';
@@ -27,6 +31,7 @@ import { clusterCpuUs, processCpuUs } from './lib/proc-cpu.js';
 import path from 'node:path';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const DOCS = 10_000;
 const PROJECTS = Number(process.env.BENCH_PROJECTS ?? 100);
 const hex = (n: number) => n.toString(16).padStart(24, '0');
@@ -69,6 +74,9 @@ runBench('functions', { PLINTH_RUN_WORKER: 'false', RATE_LIMIT_SCALE: '0' }, asy
   const clusterDir = path.join(ctx.config.dataDir, 'pg');
   const sandboxCpu = () => ctx.functions.pool.stats().pids.reduce((sum, pid) => sum + (pid > 0 ? (processCpuUs(pid) ?? 0) : 0), 0);
   const measured = async (variants: LoadRequest[]) => {
+    // Warm first: a node that has served for a while holds its sandboxes' engine instances (one
+    // per invocation in flight), which a cold run would build inside the measured window.
+    await load({ url, seconds: 2, variants });
     const api0 = process.cpuUsage();
     const sb0 = sandboxCpu();
     const pg0 = clusterCpuUs(clusterDir) ?? 0;
@@ -78,8 +86,34 @@ runBench('functions', { PLINTH_RUN_WORKER: 'false', RATE_LIMIT_SCALE: '0' }, asy
     const per = (us: number) => Math.round(us / n);
     return { ...r, cpu: `API ${per(api.user + api.system)} / sandboxes ${per(sandboxCpu() - sb0)} / PostgreSQL ${per((clusterCpuUs(clusterDir) ?? 0) - pg0)} µs` };
   };
-  const plainGet: LoadResult & { cpu: string } = await measured(gets);
-  const viaFunction = await measured(calls);
+  // The pair alternates BENCH_ROUNDS times (get, function, get, function, …) and the round with
+  // the median ratio is reported: a drift of the machine over the run (another process, CPU
+  // frequency) then falls on both sides instead of on one.
+  // BENCH_PROFILE=<file>: a CPU profile of the API process while the function is measured in the
+  // first round (the profiler samples wall time: read it on a quiet machine, or preemption shows
+  // as system calls).
+  const profiler = process.env.BENCH_PROFILE ? new Session() : undefined;
+  const rounds: Array<{ get: LoadResult & { cpu: string }; fn: LoadResult & { cpu: string } }> = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    const get = await measured(gets);
+    if (profiler && i === 0) {
+      profiler.connect();
+      await profiler.post('Profiler.enable');
+      await profiler.post('Profiler.start');
+    }
+    const fn = await measured(calls);
+    if (profiler && i === 0) writeFileSync(process.env.BENCH_PROFILE!, JSON.stringify((await profiler.post('Profiler.stop')).profile));
+    rounds.push({ get, fn });
+  }
+  const ratio = (r: (typeof rounds)[number]) => r.fn.rps / r.get.rps;
+  const middle = [...rounds].sort((a, b) => ratio(a) - ratio(b))[Math.floor(rounds.length / 2)]!;
+  const { get: plainGet, fn: viaFunction } = middle;
+  const eachRound = rounds.map((r) => `${r.get.rps.toFixed(0)}/${r.fn.rps.toFixed(0)} = ${ratio(r).toFixed(2)}x`).join(', ');
+  // BENCH_ONLY=throughput stops here: the two rates and their CPU per request.
+  if (process.env.BENCH_ONLY === 'throughput') {
+    console.log(`get ${plainGet.rps.toFixed(0)} req/s (${plainGet.cpu}); function ${viaFunction.rps.toFixed(0)} req/s (${viaFunction.cpu}); ${ratio(middle).toFixed(2)}x, the median of ${ROUNDS} rounds (get/function: ${eachRound})`);
+    return;
+  }
 
   // A before-hook's added latency: one create at a time, in process.
   const createP50 = async (collection: string) => {
@@ -94,6 +128,11 @@ runBench('functions', { PLINTH_RUN_WORKER: 'false', RATE_LIMIT_SCALE: '0' }, asy
   };
   const plainCreate = await createP50('plain');
   const hookedCreate = await createP50('hooked');
+  // BENCH_ONLY=hook: the before-hook's added p50 alone (after the throughput pair's warm-up).
+  if (process.env.BENCH_ONLY === 'hook') {
+    console.log(`create p50 ${plainCreate.toFixed(2)} ms, with a before-hook ${hookedCreate.toFixed(2)} ms (+${(hookedCreate - plainCreate).toFixed(2)} ms)`);
+    return;
+  }
 
   // Memory: 100 projects, each with a function called once.
   const apiBefore = process.memoryUsage.rss();
@@ -145,7 +184,7 @@ runBench('functions', { PLINTH_RUN_WORKER: 'false', RATE_LIMIT_SCALE: '0' }, asy
   console.log('|---|---|');
   console.log(`| data API get by id | ${plainGet.rps.toFixed(0)} req/s, p50 / p99 ${plainGet.p50} / ${plainGet.p99} ms; CPU per request: ${plainGet.cpu} |`);
   console.log(
-    `| HTTP function reading one document | ${viaFunction.rps.toFixed(0)} req/s, p50 / p99 ${viaFunction.p50} / ${viaFunction.p99} ms (${(viaFunction.rps / plainGet.rps).toFixed(2)}× the get; errors ${viaFunction.non2xx + viaFunction.errors}); CPU per request: ${viaFunction.cpu} |`,
+    `| HTTP function reading one document | ${viaFunction.rps.toFixed(0)} req/s, p50 / p99 ${viaFunction.p50} / ${viaFunction.p99} ms (${(viaFunction.rps / plainGet.rps).toFixed(2)}× the get, the median of ${ROUNDS} alternating rounds: ${eachRound}; errors ${viaFunction.non2xx + viaFunction.errors}); CPU per request: ${viaFunction.cpu} |`,
   );
   console.log(`| create, one at a time, p50 | ${plainCreate.toFixed(2)} ms without a hook, ${hookedCreate.toFixed(2)} ms with a before-hook (+${(hookedCreate - plainCreate).toFixed(2)} ms) |`);
   console.log(`| cold: first call on the node (sandbox start + unit) | ${coldNode.toFixed(0)} ms |`);

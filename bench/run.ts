@@ -7,6 +7,8 @@
  * against PostgreSQL directly) and `replica` (reads on a streaming standby against the primary
  * alone), on Debian's PostgreSQL 15 and PgBouncer (docs/scaling.md "Benchmarks: pooler and
  * replica"); like the other files not in ALL (`cluster`, `data-1m`, …), they run only when named.
+ * `soak` (30 minutes of mixed traffic on one node, minute by minute: does anything grow?) is
+ * opt-in too (docs/benchmarks.md, "soak").
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';

@@ -57,7 +57,7 @@ Errors answered before any route runs are the envelope too (\`src/plugins/errors
   wildcard route of the same method takes the path, as \`/api/data/*\` does, and answers itself);
 - a body the route cannot parse: 415 \`unsupported_media_type\` (no parser for its
   Content-Type), 400 \`invalid_json\` (malformed, empty, or with \`__proto__\`/\`constructor\`
-  keys), 400 \`json_too_deep\`;
+  keys; an empty body on a DELETE or GET is no body), 400 \`json_too_deep\`;
 - a body over \`BODY_LIMIT\`: 413 \`payload_too_large\`, sent as soon as the limit is passed (at
   once for a Content-Length over it). The connection then reads and discards the rest of the
   body, so a client still sending reads the 413 instead of a reset; past 4 × \`BODY_LIMIT\` (at

@@ -21,6 +21,7 @@ import { createJobQueue } from './worker/queue.js';
 import { jobQueueStats } from './worker/stats.js';
 import { createMailer } from './modules/mail/mailer.js';
 import { registerStorageHooks } from './modules/storage/hooks.js';
+import { registerBackupHooks } from './modules/backup/removal.js';
 import { LRUCache } from 'lru-cache';
 import { CollectionCache } from './modules/collections/cache.js';
 import { reconcileAllIndexes } from './modules/collections/index-queries.js';
@@ -161,6 +162,7 @@ export async function boot(config: Config, opts: BootOptions = {}): Promise<Boot
   // A removed member's console streams of the project end on every node (docs/teams.md).
   bus.subscribe((e) => {
     if (e.type === 'member_removed') ctx.realtime.feed.closeOperatorStreams(e.id, e.operatorId);
+    if (e.type === 'operator_sessions_ended' && (e.sessions === null || Array.isArray(e.sessions))) ctx.realtime.feed.closeOperatorSessionStreams(e.id, e.sessions, e.except);
   });
   ctx.requestLog = new RequestLog({
     db: db.admin,
@@ -205,6 +207,7 @@ export async function boot(config: Config, opts: BootOptions = {}): Promise<Boot
     await ctx.functions.log.flush();
   });
   registerStorageHooks(ctx);
+  registerBackupHooks(ctx);
   registerRequestLogHooks(ctx);
   registerUsageHooks(ctx);
   return {

@@ -6,6 +6,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { App } from './app.js';
 import type { AppContext } from './context.js';
 import { objectId } from './lib/ids.js';
+import { sharedSchemaCompilers } from './lib/schema-compilers.js';
 import { frameworkErrorOptions, registerErrorHandling } from './plugins/errors.js';
 import { registerCors, registerPreflightRoutes } from './plugins/cors.js';
 import { registerDocs } from './plugins/docs.js';
@@ -55,6 +56,8 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, useDefaults: true, allErrors: false } },
+    // one compiled copy of each route schema per process, whatever number of apps it builds
+    schemaController: { compilersFactory: sharedSchemaCompilers },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   registerErrorHandling(app, countError);

@@ -29,7 +29,12 @@ export type BusEvent =
   /** A project wrote on a node (read replicas' read-your-writes window): position is its LSN. */
   | { type: 'project_wrote'; id: string; position: string | null }
   /** An operator left a project (removed, left, or their account deleted): their console streams of it end. */
-  | { type: 'member_removed'; id: string; operatorId: string };
+  | { type: 'member_removed'; id: string; operatorId: string }
+  /**
+   * Sessions of an operator (id) ended: the listed families, or every family but `except` when
+   * `sessions` is null. Their console streams end on every node.
+   */
+  | { type: 'operator_sessions_ended'; id: string; sessions: string[] | null; except: string | null };
 
 export interface BusOptions {
   /** How long `publish` waits for a silent peer. */

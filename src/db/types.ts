@@ -72,6 +72,8 @@ export interface OperatorsTable {
   ai_key: JSONColumnType<Encrypted | null, Encrypted | null, Encrypted | null>;
   /** Access tokens issued before this (password change or reset) are refused. */
   tokens_valid_after: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** Whether a GitHub sign-in with this account's verified email may link it (false once the operator unlinked GitHub). */
+  github_link_by_email: Generated<boolean>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -24,6 +24,9 @@ const EXPECTED: Array<[string, RegExp, AuthKind]> = [
   ['*', /^\/api\/auth\/(me|change-password)$/, 'operator'],
   // The operator's own sessions; GitHub sign-in starts and returns with no session (its state is the credential).
   ['*', /^\/api\/auth\/sessions(\/revoke-others|\/:sessionId)?$/, 'operator'],
+  // Linking GitHub starts signed in (a CSRF-checked POST); the operator's linked identities.
+  ['POST', /^\/api\/auth\/github\/link$/, 'operator'],
+  ['*', /^\/api\/auth\/identities(\/:provider)?$/, 'operator'],
   ['*', /^\/api\/auth\/github(\/start|\/callback)?$/, 'public'],
   ['POST', /^\/api\/auth\/mfa\/(verify|passkey\/options)$/, 'public'],
   ['POST', /^\/api\/auth\/passkeys\/signin(\/options)?$/, 'public'],

@@ -2,7 +2,8 @@
  * The Backups screen in Chromium (issue 50, item 1): the schedule form saves a custom cron, "Back
  * up now" shows a progress bar until the workers stored it, the list shows size and counts; the
  * restore dialog names what it replaces and keeps its button disabled until the project's name
- * is typed; the restore runs with a progress bar; axe finds no serious violation.
+ * is typed; the restore runs with a progress bar; a backup is deleted after a confirmation naming
+ * it; axe finds no serious violation.
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -68,6 +69,14 @@ describe.skipIf(!run)('console: backups', { timeout: 120_000 }, () => {
     await expect.poll(() => page.getByRole('progressbar').count(), { timeout: 5000 }).toBe(0);
     const ops = await rig.env.app.inject({ method: 'GET', url: `/api/projects/${p.id}/operations`, headers: op.auth });
     expect(ops.json().data[0]).toMatchObject({ kind: 'restore', status: 'succeeded', percent: 100 });
+
+    // delete: the confirmation names the backup; the row leaves the list
+    await row.getByRole('button', { name: /Delete the backup/ }).click();
+    const confirm = page.getByRole('dialog');
+    await confirm.getByText(/Delete the manual backup of .+\? Its stored copy is removed from this server/).waitFor();
+    await expectAccessible(page, 'delete backup confirmation');
+    await confirm.getByRole('button', { name: 'Delete backup' }).click();
+    await page.getByText('No backups yet').waitFor();
 
     await page.emulateMedia({ colorScheme: 'dark' });
     await expectAccessible(page, 'backups (dark)');

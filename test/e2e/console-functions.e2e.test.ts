@@ -101,7 +101,7 @@ describe.skipIf(!run)('console: functions', { timeout: 180_000 }, () => {
     expect(await editor.getAttribute('aria-multiline')).toBe('true');
     expect(await page.getByText('Esc then Tab leaves the editor').count()).toBe(1);
     // JavaScript is highlighted: the keywords are spans of their own.
-    expect(await editor.locator('span', { hasText: /^export$/ }).count()).toBeGreaterThan(0);
+    await expect.poll(() => editor.locator('span', { hasText: /^export$/ }).count()).toBeGreaterThan(0); // highlighting may run in idle time
 
     // Typing a function: all of it replaced.
     await editor.click();

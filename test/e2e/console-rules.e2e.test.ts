@@ -68,8 +68,8 @@ describe.skipIf(!run)('console: access rules', { timeout: 120_000 }, () => {
     await form.getByLabel('create rule').fill('author = @auth.id');
     await form.getByRole('button', { name: 'Save rules' }).click();
     await warnings.waitFor({ state: 'detached' });
+    await expect.poll(async () => page.getByLabel('Compiled list rule').textContent()).toContain("plinth_txt(\"data\", 'published') = 'true'");
     await page.getByText('Compiled SQL and policies (read-only)').click();
-    expect(await page.getByLabel('Compiled list rule').textContent()).toContain("plinth_txt(\"data\", 'published') = 'true'");
 
     const preview = page.getByRole('region', { name: 'Test a rule' });
     await preview.getByLabel('As user').selectOption({ label: 'bob@x.test' });
@@ -112,8 +112,11 @@ describe.skipIf(!run)('console: access rules', { timeout: 120_000 }, () => {
     await form.getByLabel('view rule').fill('id = @auth.id || @auth.role = "admin"');
     await form.getByRole('button', { name: 'Save rules' }).click();
     await expect.poll(async () => (await call('GET', `/api/projects/${p.id}/collections/users/rules`, op.auth)).data.rules.view).toBe('id = @auth.id || @auth.role = "admin"');
+    // The console reloads after the save and re-keys the form, which closes the details again: wait
+    // for the reloaded form (its compiled rule) before opening them, or the click lands on the old one.
+    await expect.poll(async () => page.getByLabel('Compiled view rule').textContent()).toContain('plinth_auth_user()');
     await page.getByText('Compiled SQL and policies (read-only)').click();
-    expect(await page.getByLabel('Compiled view rule').textContent()).toContain('plinth_auth_user()');
+    await page.getByRole('cell', { name: `app_users_read_${p.id}` }).waitFor();
     expect(await page.getByRole('cell', { name: `app_users_read_${p.id}` }).count()).toBe(1);
     await expectAccessible(page, 'users rules');
   });

@@ -1,8 +1,10 @@
 /**
  * A fake Resend API on 127.0.0.1 speaking the REST shapes the `resend` SDK uses: emails
  * (single, batch with strict/permissive validation, get), audiences/segments and their
- * contacts, broadcasts. Each API key is its own account. Honours `Idempotency-Key` (same key,
- * same answer, nothing sent twice). Latency and failures can be injected.
+ * contacts, broadcasts. Each API key is its own account. Honours `Idempotency-Key` as Resend
+ * does: same key, same answer, nothing sent twice; the same key while its first request is still
+ * in progress gets 409 `concurrent_idempotent_requests` (a retry, not a second message). Latency
+ * and failures can be injected.
  */
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
@@ -26,6 +28,8 @@ interface Failure {
   /** 'answer': reply with the status; 'drop': accept (and send!) the mail, then cut the connection. */
   mode: 'answer' | 'drop';
   path?: RegExp;
+  /** The answer is held this long after the provider is done with the request (a slow way back). */
+  holdMs?: number;
 }
 
 type Reply = { status: number; body: unknown };
@@ -38,6 +42,8 @@ export class FakeResend {
   readonly requests: Array<{ method: string; path: string; key: string; idempotencyKey?: string }> = [];
   readonly invalidKeys = new Set<string>();
   private readonly idempotent = new Map<string, Reply>();
+  /** Idempotency keys whose first request has not been answered yet. */
+  private readonly inProgress = new Set<string>();
   private readonly failures: Failure[] = [];
   private readonly audiences = new Map<string, { id: string; key: string; name: string; contacts: Map<string, Json> }>();
   private readonly broadcasts = new Map<string, Json & { key: string }>();
@@ -57,7 +63,7 @@ export class FakeResend {
   /** The next `times` matching requests fail (status + message), or are accepted then dropped. */
   failNext(f: Partial<Failure> & { times?: number } = {}): void {
     for (let i = 0; i < (f.times ?? 1); i++) {
-      this.failures.push({ status: f.status ?? 500, message: f.message ?? 'Internal server error', mode: f.mode ?? 'answer', path: f.path });
+      this.failures.push({ status: f.status ?? 500, message: f.message ?? 'Internal server error', mode: f.mode ?? 'answer', path: f.path, holdMs: f.holdMs });
     }
   }
 
@@ -69,6 +75,7 @@ export class FakeResend {
     this.emails.clear();
     this.requests.length = 0;
     this.idempotent.clear();
+    this.inProgress.clear();
     this.failures.length = 0;
     this.invalidKeys.clear();
     this.latencyMs = 0;
@@ -82,19 +89,36 @@ export class FakeResend {
     const idem = req.headers['idempotency-key'] as string | undefined;
     const path = (req.url ?? '/').split('?')[0]!;
     this.requests.push({ method: req.method!, path, key, idempotencyKey: idem });
+    const slot = idem ? `${key} ${req.method} ${path} ${idem}` : undefined;
+    if (slot && this.inProgress.has(slot)) {
+      return send(res, { status: 409, body: { statusCode: 409, name: 'concurrent_idempotent_requests', message: 'Same idempotency key used while original request is still in progress.' } });
+    }
+    if (slot) this.inProgress.add(slot);
+    let out: { reply: Reply; failure?: Failure };
+    try {
+      out = await this.answer(req, raw, key, path, slot);
+    } finally {
+      if (slot) this.inProgress.delete(slot);
+    }
+    // Done at the provider; the answer may still be slow on its way back.
+    if (out.failure?.holdMs) await new Promise((r) => setTimeout(r, out.failure!.holdMs));
+    if (out.failure?.mode === 'drop') return void res.socket?.destroy();
+    send(res, out.reply);
+  }
+
+  private async answer(req: http.IncomingMessage, raw: string, key: string, path: string, slot: string | undefined): Promise<{ reply: Reply; failure?: Failure }> {
     if (this.latencyMs) await new Promise((r) => setTimeout(r, this.latencyMs));
     const failureAt = this.failures.findIndex((f) => !f.path || f.path.test(path));
     const failure = failureAt >= 0 ? this.failures.splice(failureAt, 1)[0] : undefined;
-    if (failure?.mode === 'answer') return send(res, { status: failure.status, body: err(failure.status, failure.message) });
+    if (failure?.mode === 'answer') return { reply: { status: failure.status, body: err(failure.status, failure.message) }, failure };
     let reply: Reply;
     if (!key.startsWith('re_') || this.invalidKeys.has(key)) reply = { status: 401, body: err(401, 'API key is invalid') };
     else {
-      const memo = idem ? this.idempotent.get(`${key} ${req.method} ${path} ${idem}`) : undefined;
+      const memo = slot ? this.idempotent.get(slot) : undefined;
       reply = memo ?? this.route(req.method!, path, key, raw ? (JSON.parse(raw) as unknown) : undefined, req.headers);
-      if (idem && !memo && reply.status < 500) this.idempotent.set(`${key} ${req.method} ${path} ${idem}`, reply);
+      if (slot && !memo && reply.status < 500) this.idempotent.set(slot, reply);
     }
-    if (failure?.mode === 'drop') return void res.socket?.destroy();
-    send(res, reply);
+    return { reply, failure };
   }
 
   private route(method: string, path: string, key: string, body: unknown, headers: http.IncomingHttpHeaders): Reply {

@@ -152,6 +152,15 @@ describe('body-parsing failures are the envelope', () => {
     });
   }
 
+  it('a DELETE with a JSON content type and no body (a wrapper that sets it on every request) deletes the document', async () => {
+    const made = await inject('POST', url, { headers: { ...p.sk, ...json }, payload: '{"n":1}' });
+    expect(made.status).toBe(201);
+    const id = (JSON.parse(made.body) as { _id: string })._id;
+    const res = await inject('DELETE', `${url}/${id}`, { headers: { ...p.sk, ...json }, payload: '' });
+    expect(res.status).toBe(200);
+    expect((await inject('GET', `${url}/${id}`, { headers: p.sk })).status).toBe(404);
+  });
+
   it('a declared body longer than the bytes sent: 400 in the envelope', async () => {
     await env.app.listen({ host: '127.0.0.1', port: 0 });
     const port = (env.app.server.address() as net.AddressInfo).port;

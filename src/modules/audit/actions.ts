@@ -18,6 +18,7 @@ import { getEndpoint } from '../webhooks/service.js';
 import { getTemplate } from '../mail/templates.js';
 import { listProjectMembers } from '../members/service.js';
 import { getSchedule } from '../backup/schedule.js';
+import { getBackup } from '../backup/restore-service.js';
 import { alertSettingsOf } from '../usage/alerts.js';
 import { audited, byBody, byParams, notAudited, queryFlags, type AuditDeclaration } from './declare.js';
 
@@ -69,6 +70,12 @@ async function backupSchedule(ctx: AppContext, projectId: string, req: FastifyRe
   return getSchedule(ctx, { id: projectId }, operatorOf(req).plan);
 }
 
+/** The backup as the list shows it (what was deleted: its date, size and counts). */
+async function backup(ctx: AppContext, projectId: string, req: FastifyRequest) {
+  const { id, trigger, status, size, counts, storage, createdAt } = await getBackup(ctx, projectId, param(req, 'backupId'));
+  return { id, trigger, status, size, counts, storage, createdAt };
+}
+
 const OWN_ACCOUNT = notAudited("the operator's own account (sign-in factors, password), not a project");
 const PREVIEW = notAudited('a preview: renders or evaluates, stores and sends nothing');
 const ADMIN = notAudited('platform administration, not a project');
@@ -111,6 +118,8 @@ export const AUDIT_DECLARATIONS: Record<string, AuditDeclaration> = {
   'PUT /api/auth/change-password': OWN_ACCOUNT,
   'POST /api/auth/sessions/revoke-others': OWN_ACCOUNT,
   'DELETE /api/auth/sessions/:sessionId': OWN_ACCOUNT,
+  'DELETE /api/auth/identities/:provider': OWN_ACCOUNT,
+  'POST /api/auth/github/link': OWN_ACCOUNT,
   'POST /api/auth/mfa/totp/enroll': OWN_ACCOUNT,
   'POST /api/auth/mfa/totp/confirm': OWN_ACCOUNT,
   'DELETE /api/auth/mfa/totp': OWN_ACCOUNT,
@@ -164,6 +173,7 @@ export const AUDIT_DECLARATIONS: Record<string, AuditDeclaration> = {
   [`POST ${P}/backups`]: audited('backup.run'),
   [`GET ${P}/backups/:backupId/download`]: audited('backup.download', { target: byParams('backupId') }),
   [`POST ${P}/backups/:backupId/restore`]: audited('backup.restore', { target: byParams('backupId'), body: true }),
+  [`DELETE ${P}/backups/:backupId`]: audited('backup.delete', { target: byParams('backupId'), snapshot: backup }),
 
   // Mail.
   [`PUT ${P}/mail/webhook-secret`]: audited('mail.webhook_secret_set', { body: true }),

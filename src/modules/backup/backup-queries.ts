@@ -159,6 +159,25 @@ export async function backupOf(db: Db, projectId: string, backupId: string): Pro
   return rows[0] ?? null;
 }
 
+/**
+ * The backup, locked until the caller's transaction ends: `update` by its deletion (which
+ * waits for a restore being queued from it, and makes one queued after it find nothing),
+ * `share` by a restore being queued (so the backup cannot be deleted under it).
+ */
+export async function lockBackup(db: Db, projectId: string, backupId: string, mode: 'update' | 'share'): Promise<BackupRow | null> {
+  const { rows } = await sql<BackupRow>`
+    SELECT * FROM backups WHERE id = ${backupId} AND project_id = ${projectId} ${mode === 'update' ? sql`FOR UPDATE` : sql`FOR SHARE`}`.execute(db);
+  return rows[0] ?? null;
+}
+
+/** Whether a restore from this backup is queued or running. */
+export async function hasActiveRestore(db: Db, backupId: string): Promise<boolean> {
+  const { rows } = await sql<{ n: number }>`
+    SELECT count(*)::int AS n FROM project_operations
+     WHERE backup_id = ${backupId} AND kind = 'restore' AND status IN ('queued', 'running', 'retrying')`.execute(db);
+  return rows[0]!.n > 0;
+}
+
 export async function backupById(db: Db, backupId: string): Promise<BackupRow | null> {
   const { rows } = await sql<BackupRow>`SELECT * FROM backups WHERE id = ${backupId}`.execute(db);
   return rows[0] ?? null;
@@ -178,11 +197,13 @@ export async function startAttempt(db: Db, backupId: string, now: Date): Promise
   return rows[0] ?? null;
 }
 
-export async function backupSucceeded(db: Db, backupId: string, done: { provider: string; path: string; size: number; counts: Counts; at: Date }): Promise<void> {
-  await sql`
+/** The attempt stored its object. False: the row is gone (deleted with its project meanwhile). */
+export async function backupSucceeded(db: Db, backupId: string, done: { provider: string; path: string; size: number; counts: Counts; at: Date }): Promise<boolean> {
+  const res = await sql`
     UPDATE backups SET status = 'succeeded', provider = ${done.provider}, object_path = ${done.path}, size_bytes = ${done.size},
            counts = ${JSON.stringify(done.counts)}::jsonb, finished_at = ${done.at}
      WHERE id = ${backupId}`.execute(db);
+  return Number(res.numAffectedRows ?? 0) > 0;
 }
 
 /** A failed attempt: `retrying` while attempts are left, else `failed`. */
@@ -193,9 +214,17 @@ export async function backupFailed(db: Db, backupId: string, f: { final: boolean
      WHERE id = ${backupId}`.execute(db);
 }
 
+/** A stored backup: its object at `object_path` on `provider`'s backend. */
+export interface StoredBackup {
+  id: string;
+  created_at: Date;
+  provider: 'internal' | 'external';
+  object_path: string;
+}
+
 /** The project's stored backups, newest first: what retention chooses from. */
-export async function succeededBackups(db: Db, projectId: string): Promise<Array<{ id: string; created_at: Date; provider: 'internal' | 'external'; object_path: string }>> {
-  const { rows } = await sql<{ id: string; created_at: Date; provider: 'internal' | 'external'; object_path: string }>`
+export async function succeededBackups(db: Db, projectId: string): Promise<StoredBackup[]> {
+  const { rows } = await sql<StoredBackup>`
     SELECT id, created_at, provider, object_path FROM backups
      WHERE project_id = ${projectId} AND status = 'succeeded' ORDER BY created_at DESC, id DESC`.execute(db);
   return rows;

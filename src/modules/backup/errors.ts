@@ -14,6 +14,7 @@ export const BackupErrors = defineErrors('backup', {
   backup_not_found: { status: 404, message: 'Backup not found.' },
   backup_not_ready: { status: 409, message: 'Only a backup that succeeded can be downloaded or restored.' },
   backup_in_progress: { status: 409, message: 'A backup of this project is already queued or running.' },
+  backup_in_use: { status: 409, message: 'The backup is still being written or restored: delete it once that has finished.' },
   restore_confirmation_mismatch: { status: 400, message: 'The confirmation does not name the project whose contents the restore replaces.' },
   backup_failed: { status: 500, message: 'The backup could not be written.' },
   backup_unreadable: { status: 500, message: 'The stored backup cannot be opened: it was changed, or it was sealed with another key.' },

@@ -63,6 +63,13 @@ async function storedBackup(ctx: AppContext, projectId: string, backupId: string
   return row;
 }
 
+/** One backup as the list shows it (404 `backup_not_found` for another project's id). */
+export async function getBackup(ctx: AppContext, projectId: string, backupId: string): Promise<BackupView> {
+  const row = await bq.backupOf(ctx.db.admin, projectId, backupId);
+  if (!row) throw BackupErrors.backup_not_found();
+  return backupView(row);
+}
+
 /** One backup, with what a restore over the project would replace (the confirmation dialog). */
 export async function describeBackup(ctx: AppContext, project: { id: string; name: string }, backupId: string) {
   const row = await bq.backupOf(ctx.db.admin, project.id, backupId);
@@ -100,22 +107,28 @@ export interface RestoreInput {
  * created now (the plan's project limit applies) and filled by the job.
  */
 export async function requestRestore(ctx: AppContext, operator: OperatorIdentity, project: { id: string; name: string }, backupId: string, input: RestoreInput): Promise<OperationView> {
-  const row = await storedBackup(ctx, project.id, backupId);
-  let target = project.id;
-  if (input.into === 'same') {
-    if ((input.confirm ?? '').trim() !== project.name.trim()) {
-      const counts = await bq.projectCounts(ctx.db.admin, project.id);
-      throw BackupErrors.restore_confirmation_mismatch(
-        `Type the project's name to confirm: the restore replaces all of "${project.name}" (${counts.collections} collections, ${counts.documents} documents, ${counts.users} users, ${counts.files} files) with the backup of ${row.created_at.toISOString()}.`,
-        { replaces: { project: project.name, counts } },
-      );
-    }
-  } else {
-    const name = input.name?.trim() || `${project.name} (restored ${row.created_at.toISOString().slice(0, 10)})`;
-    target = (await createProject(ctx, operator, { name })).project.id;
-  }
   const id = objectId();
-  await bq.enqueueRestore(ctx.db.admin, { id, projectId: project.id, backupId, targetProjectId: target, mode: input.into, now: ctx.clock.now(), maxAttempts: 1 });
+  // The backup is held (FOR SHARE) until the restore is queued: a deletion of it (removal.ts)
+  // waits, then finds the queued restore and refuses; one that came first leaves nothing (404).
+  await ctx.db.admin.transaction().execute(async (tx) => {
+    const row = await bq.lockBackup(tx, project.id, backupId, 'share');
+    if (!row) throw BackupErrors.backup_not_found();
+    if (row.status !== 'succeeded' || !row.object_path || !row.provider) throw BackupErrors.backup_not_ready();
+    let target = project.id;
+    if (input.into === 'same') {
+      if ((input.confirm ?? '').trim() !== project.name.trim()) {
+        const counts = await bq.projectCounts(tx, project.id);
+        throw BackupErrors.restore_confirmation_mismatch(
+          `Type the project's name to confirm: the restore replaces all of "${project.name}" (${counts.collections} collections, ${counts.documents} documents, ${counts.users} users, ${counts.files} files) with the backup of ${row.created_at.toISOString()}.`,
+          { replaces: { project: project.name, counts } },
+        );
+      }
+    } else {
+      const name = input.name?.trim() || `${project.name} (restored ${row.created_at.toISOString().slice(0, 10)})`;
+      target = (await createProject(ctx, operator, { name })).project.id;
+    }
+    await bq.enqueueRestore(tx, { id, projectId: project.id, backupId, targetProjectId: target, mode: input.into, now: ctx.clock.now(), maxAttempts: 1 });
+  });
   return operationView((await bq.operationById(ctx.db.admin, id))!);
 }
 

@@ -18,12 +18,13 @@ import type { AppContext } from '../../context.js';
 import { objectId } from '../../lib/ids.js';
 import { sealStream } from '../../lib/sealed-stream.js';
 import { tickOf } from '../functions/schedules.js';
-import { backendFor, backendOfFile, storeCall } from '../storage/backends.js';
+import { backendFor, storeCall } from '../storage/backends.js';
 import type { Counts } from './archive.js';
 import { BackupErrors } from './errors.js';
 import { exportProject } from './export-service.js';
 import { projectKey } from './keys.js';
 import { failureOf, Progress } from './operations.js';
+import { backupsFolder, removeStoredBackups } from './removal.js';
 import { backupsToKeep } from './retention.js';
 import { dueProjects, effectiveSchedule } from './schedule.js';
 import * as bq from './backup-queries.js';
@@ -31,7 +32,7 @@ import * as bq from './backup-queries.js';
 /** Failed attempts stay listed this long. */
 const FAILED_KEPT_MS = 14 * 86_400_000;
 
-export const backupPath = (projectId: string, backupId: string) => `_backups/${projectId}/${backupId}.plbk`;
+export const backupPath = (projectId: string, backupId: string) => `${backupsFolder(projectId)}/${backupId}.plbk`;
 
 /** Enqueues the backups due at the minute `tick` (once per minute for the whole cluster). */
 export async function enqueueDueBackups(ctx: AppContext, tick: number): Promise<string[]> {
@@ -89,7 +90,13 @@ export async function runBackup(ctx: AppContext, backupId: string): Promise<void
     const store = backendFor(ctx, record);
     provider = store.provider;
     const { size, counts } = await writeSealed(ctx, { id: project.id, name: project.name }, store, path, progress);
-    await bq.backupSucceeded(ctx.db.admin, row.id, { provider, path, size, counts, at: ctx.clock.now() });
+    if (!(await bq.backupSucceeded(ctx.db.admin, row.id, { provider, path, size, counts, at: ctx.clock.now() }))) {
+      // The project was deleted while this run wrote (removal.ts swept its folder before): no
+      // row names the object, so it goes too.
+      await storeCall(ctx, 'backup remove', { projectId: row.project_id, backupId: row.id }, () => store.driver.remove([path]))
+        .catch((err: unknown) => ctx.log.warn({ err, projectId: row.project_id, backupId: row.id, path }, 'backup of a deleted project: its object could not be removed'));
+      return;
+    }
     if (op) await progress.done('succeeded', { phase: 'done', detail: { size, counts } });
     ctx.log.info({ projectId: row.project_id, backupId: row.id, size, documents: counts.documents, attempt: row.attempts }, 'backup stored');
     await prune(ctx, project, record).catch((err) => ctx.log.warn({ err, projectId: row.project_id }, 'backup retention: pruning failed (tried again after the next backup)'));
@@ -104,17 +111,12 @@ export async function runBackup(ctx: AppContext, backupId: string): Promise<void
   }
 }
 
-/** Retention: the backups not kept are deleted, object first; failed attempts after two weeks. */
+/** Retention: the backups not kept are deleted, object first (removal.ts); failed attempts after two weeks. */
 async function prune(ctx: AppContext, project: { id: string; plan: string }, record: NonNullable<Awaited<ReturnType<AppContext['projects']['byId']>>>): Promise<void> {
   const schedule = effectiveSchedule(ctx, project.id, project.plan, await bq.scheduleOf(ctx.db.admin, project.id));
   const stored = await bq.succeededBackups(ctx.db.admin, project.id);
   const keep = backupsToKeep(stored, schedule.keepDaily, schedule.keepWeekly);
-  const gone = stored.filter((b) => !keep.has(b.id));
-  for (const b of gone) {
-    const driver = backendOfFile(ctx, record, b.provider);
-    if (driver) await driver.remove([b.object_path]);
-  }
-  await bq.deleteBackups(ctx.db.admin, project.id, gone.map((b) => b.id));
+  await removeStoredBackups(ctx, ctx.db.admin, record, stored.filter((b) => !keep.has(b.id)));
   await bq.deleteFailedBefore(ctx.db.admin, project.id, new Date(ctx.clock.now().getTime() - FAILED_KEPT_MS));
 }
 

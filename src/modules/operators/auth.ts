@@ -75,6 +75,7 @@ export function operatorAuth(ctx: AppContext) {
       amr: claims.amr,
       hasSecondFactor: row.has_second_factor,
       sessionId: claims.sid,
+      tokenExp: claims.expiresAt,
     };
     // The admin requires a second factor of every operator: only enrolment stays open below aal2.
     if (row.mfa_required && claims.aal !== 'aal2' && req.routeOptions.config?.belowAal2 !== true) {

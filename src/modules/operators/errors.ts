@@ -22,4 +22,11 @@ export const OperatorErrors = defineErrors('operators', {
   github_email_unverified: { status: 403, message: 'Your GitHub account has no verified email address. Verify one at GitHub, then try again.' },
   github_linked_elsewhere: { status: 409, message: 'The Plinth account with this email is linked to another GitHub account.' },
   github_sign_in_failed: { status: 502, message: 'GitHub sign-in failed. Please try again.' },
+  identity_not_found: { status: 404, message: 'No account of that provider is linked to yours.' },
+  github_unlinked: {
+    status: 403,
+    message: 'GitHub sign-in was unlinked from the Plinth account with this email. Sign in with your password, then link GitHub again under Account.',
+  },
+  github_identity_taken: { status: 409, message: 'This GitHub account is linked to another Plinth account.' },
+  github_already_linked: { status: 409, message: 'Your account is already linked to another GitHub account: unlink it first.' },
 });

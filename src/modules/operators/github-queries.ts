@@ -6,17 +6,17 @@ import type { Encrypted } from '../../lib/crypto.js';
 type Db = Kysely<Database>;
 
 /** Stores a sign-in in flight, and drops the expired ones (a handful at most) in passing. */
-export async function insertOperatorOauthState(db: Db, s: { stateHash: string; browserHash: string; codeVerifier: Encrypted; now: Date; expiresAt: Date }): Promise<void> {
+export async function insertOperatorOauthState(db: Db, s: { stateHash: string; browserHash: string; codeVerifier: Encrypted; now: Date; expiresAt: Date; linkOperatorId: string | null }): Promise<void> {
   await db.deleteFrom('operator_oauth_states').where('expires_at', '<', s.now).execute();
   await db
     .insertInto('operator_oauth_states')
-    .values({ state_hash: s.stateHash, browser_hash: s.browserHash, code_verifier: JSON.stringify(s.codeVerifier) as never, created_at: s.now, expires_at: s.expiresAt })
+    .values({ state_hash: s.stateHash, browser_hash: s.browserHash, code_verifier: JSON.stringify(s.codeVerifier) as never, created_at: s.now, expires_at: s.expiresAt, link_operator_id: s.linkOperatorId })
     .execute();
 }
 
 /** Takes a state out: one statement, so of two callbacks with the same state only one gets it. */
 export function takeOperatorOauthState(db: Db, stateHash: string) {
-  return db.deleteFrom('operator_oauth_states').where('state_hash', '=', stateHash).returning(['browser_hash', 'code_verifier', 'expires_at']).executeTakeFirst();
+  return db.deleteFrom('operator_oauth_states').where('state_hash', '=', stateHash).returning(['browser_hash', 'code_verifier', 'expires_at', 'link_operator_id']).executeTakeFirst();
 }
 
 export function findOperatorByIdentity(db: Db, provider: 'github', subject: string) {
@@ -42,5 +42,27 @@ export async function linkOperatorIdentity(db: Db, i: { provider: 'github'; subj
 }
 
 export function operatorIdentitiesOf(db: Db, operatorId: string) {
-  return db.selectFrom('operator_identities').select(['provider', 'email', 'created_at', 'last_sign_in_at']).where('operator_id', '=', operatorId).execute();
+  return db.selectFrom('operator_identities').select(['provider', 'email', 'created_at', 'last_sign_in_at']).where('operator_id', '=', operatorId).orderBy('provider').execute();
+}
+
+/**
+ * Unlinks the operator's identity at the provider, and stops a later sign-in with the same
+ * verified email from linking it again; how many identities went (0: none was linked).
+ */
+export async function unlinkOperatorIdentity(db: Db, operatorId: string, provider: 'github'): Promise<number> {
+  return db.transaction().execute(async (tx) => {
+    const res = await tx.deleteFrom('operator_identities').where('operator_id', '=', operatorId).where('provider', '=', provider).executeTakeFirst();
+    await tx.updateTable('operators').set({ github_link_by_email: false }).where('id', '=', operatorId).execute();
+    return Number(res.numDeletedRows);
+  });
+}
+
+/** Whether a GitHub sign-in with the operator's verified email may link the account by itself. */
+export async function githubLinkByEmail(db: Db, operatorId: string): Promise<boolean> {
+  const r = await db.selectFrom('operators').select('github_link_by_email').where('id', '=', operatorId).executeTakeFirst();
+  return r?.github_link_by_email === true;
+}
+
+export function allowGithubLinkByEmail(db: Db, operatorId: string) {
+  return db.updateTable('operators').set({ github_link_by_email: true }).where('id', '=', operatorId).execute();
 }

@@ -16,7 +16,7 @@ import { hashPassword } from '../../lib/passwords.js';
 import { githubProfile } from '../social/github.js';
 import { authorizeUrl, type Credentials, type SocialProfile } from '../social/providers.js';
 import { OperatorErrors } from './errors.js';
-import { findOperatorByIdentity, insertOperatorOauthState, linkOperatorIdentity, takeOperatorOauthState } from './github-queries.js';
+import { allowGithubLinkByEmail, findOperatorByIdentity, githubLinkByEmail, insertOperatorOauthState, linkOperatorIdentity, takeOperatorOauthState } from './github-queries.js';
 import { openOperatorChallenge } from './mfa.js';
 import { findOperatorByEmail, insertOperator, updateOperator } from './queries.js';
 import { issueSession, type IssuedSession } from './sessions.js';
@@ -34,8 +34,12 @@ function credentials(ctx: AppContext): Credentials {
   return c;
 }
 
-/** The GitHub authorization URL with a fresh state and PKCE challenge; `browserKey` goes to the starting browser only. */
-export async function beginOperatorGithub(ctx: AppContext): Promise<{ url: string; state: string; browserKey: string }> {
+/**
+ * The GitHub authorization URL with a fresh state and PKCE challenge; `browserKey` goes to the
+ * starting browser only. With `linkOperatorId` (the Account screen, signed in) the flow links
+ * the GitHub account to that operator instead of signing in.
+ */
+export async function beginOperatorGithub(ctx: AppContext, linkOperatorId: string | null = null): Promise<{ url: string; state: string; browserKey: string }> {
   const creds = credentials(ctx);
   const state = oauth.generateRandomState();
   const browserKey = randomToken(32);
@@ -49,6 +53,7 @@ export async function beginOperatorGithub(ctx: AppContext): Promise<{ url: strin
     codeVerifier: encrypt(ctx.config.encryptionKey, verifier),
     now,
     expiresAt: new Date(now.getTime() + STATE_TTL_SECONDS * 1000),
+    linkOperatorId,
   });
   return { url, state, browserKey };
 }
@@ -57,13 +62,13 @@ export async function beginOperatorGithub(ctx: AppContext): Promise<{ url: strin
  * Takes the state out (single use, whatever follows) and checks it was started by this browser
  * (it holds the key: against login CSRF) and is live; the PKCE verifier.
  */
-export async function takeOperatorGithubState(ctx: AppContext, state: string, browserKey: string | undefined): Promise<string> {
+export async function takeOperatorGithubState(ctx: AppContext, state: string, browserKey: string | undefined): Promise<{ verifier: string; linkOperatorId: string | null }> {
   const row = await takeOperatorOauthState(ctx.db.admin, sha256Hex(state));
   if (!row || row.expires_at <= ctx.clock.now()) throw OperatorErrors.github_state_invalid();
   if (browserKey === undefined || !safeEqual(row.browser_hash, sha256Hex(browserKey))) throw OperatorErrors.github_state_invalid();
   const verifier = decrypt(ctx.config.encryptionKey, row.code_verifier);
   if (!verifier) throw OperatorErrors.github_state_invalid();
-  return verifier;
+  return { verifier, linkOperatorId: row.link_operator_id };
 }
 
 export type GithubSignIn =
@@ -82,6 +87,8 @@ async function operatorFor(ctx: AppContext, profile: SocialProfile & { email: st
   }
   let row = await findOperatorByEmail(db, profile.email);
   let created = false;
+  // The operator unlinked GitHub: the same address must not link it again behind their back.
+  if (row && !(await githubLinkByEmail(db, row.id))) throw OperatorErrors.github_unlinked();
   if (!row) {
     // No password anyone knows: the operator signs in with GitHub (or sets one by forgot-password).
     row = await insertOperator(db, { email: profile.email, passwordHash: await hashPassword(randomToken(32)), name: profile.name?.slice(0, 100) ?? null, verified: true, now });
@@ -94,6 +101,22 @@ async function operatorFor(ctx: AppContext, profile: SocialProfile & { email: st
   if (!row.is_verified) await updateOperator(db, row.id, { is_verified: true }, now);
   ctx.log.info({ audit: created ? 'operator.github.signed_up' : 'operator.github.linked', operatorId: row.id }, `audit: an operator ${created ? 'signed up' : 'linked GitHub'} with GitHub`);
   return { id: row.id, created };
+}
+
+/**
+ * Exchanges the code (PKCE) and links the GitHub account to the signed-in operator who started
+ * the flow from the Account screen (any address: the link is by GitHub's user id). A GitHub
+ * account linked to another operator, or an operator linked to another GitHub account, is refused.
+ */
+export async function finishOperatorGithubLink(ctx: AppContext, verifier: string, params: URLSearchParams, operatorId: string): Promise<void> {
+  const profile = await githubProfile(ctx, credentials(ctx), params, verifier, callbackUrl(ctx));
+  const db = ctx.db.admin;
+  const holder = await findOperatorByIdentity(db, 'github', profile.providerId);
+  if (holder && holder.operator_id !== operatorId) throw OperatorErrors.github_identity_taken();
+  const now = ctx.clock.now();
+  if (!(await linkOperatorIdentity(db, { provider: 'github', subject: profile.providerId, operatorId, email: profile.email ?? null, now }))) throw OperatorErrors.github_already_linked();
+  await allowGithubLinkByEmail(db, operatorId);
+  ctx.log.info({ audit: 'operator.github.linked', operatorId }, 'audit: an operator linked GitHub from their account');
 }
 
 /** Exchanges the code (PKCE) and signs the operator in, or opens their second-factor challenge. */

@@ -16,4 +16,6 @@ export interface OperatorIdentity {
   hasSecondFactor: boolean;
   /** The session (refresh family) of the request's token; null for a token issued before tokens named it. */
   sessionId?: string | null;
+  /** When the request's access token expires (epoch seconds): a console stream ends then, as an end user's does. */
+  tokenExp?: number;
 }

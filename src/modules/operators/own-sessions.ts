@@ -11,6 +11,7 @@ import { deviceName } from '../auth/own-sessions.js';
 import { AuthErrors } from '../auth/errors.js';
 import type { OperatorIdentity } from './identity.js';
 import { listOperatorSessions, revokeOperatorFamily, revokeOtherOperatorFamilies } from './queries.js';
+import { announceSessionsEnded } from './sessions.js';
 
 /** Session ids are 24 or 32 hex characters (migrations/014_random_session_ids.sql); anything else names none. */
 const SESSION_ID = /^[0-9a-f]{24}([0-9a-f]{8})?$/;
@@ -35,6 +36,7 @@ export async function operatorSessions(ctx: AppContext, operator: OperatorIdenti
 export async function revokeOperatorSession(ctx: AppContext, operator: OperatorIdentity, sessionId: string): Promise<void> {
   const n = SESSION_ID.test(sessionId) ? await revokeOperatorFamily(ctx.db.admin, operator.id, sessionId, ctx.clock.now()) : 0;
   if (n === 0) throw AuthErrors.session_not_found('Session not found or not one of yours');
+  await announceSessionsEnded(ctx, operator.id, [sessionId]);
   ctx.log.info({ audit: 'operator.session.revoked', operatorId: operator.id, current: sessionId === operator.sessionId }, 'audit: an operator revoked one of their sessions');
 }
 
@@ -44,6 +46,7 @@ export async function revokeOperatorSession(ctx: AppContext, operator: OperatorI
  */
 export async function revokeOtherOperatorSessions(ctx: AppContext, operator: OperatorIdentity): Promise<number> {
   const revoked = await revokeOtherOperatorFamilies(ctx.db.admin, operator.id, operator.sessionId ?? null, ctx.clock.now());
+  await announceSessionsEnded(ctx, operator.id, null, operator.sessionId ?? null);
   ctx.log.info({ audit: 'operator.session.revoked_others', operatorId: operator.id, revoked }, "audit: an operator revoked their other sessions");
   return revoked;
 }

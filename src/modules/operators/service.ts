@@ -8,7 +8,7 @@ import { OperatorErrors } from './errors.js';
 import { consumeOtp, issueOtp } from './otp.js';
 import { hashPassword, verifyPassword } from '../../lib/passwords.js';
 import { findOperatorByEmail, findOperatorById, insertOperator, revokeAllSessions, updateOperator, type OperatorRow } from './queries.js';
-import { issueSession, type IssuedSession } from './sessions.js';
+import { announceSessionsEnded, issueSession, type IssuedSession } from './sessions.js';
 import { amrEntry, firstFactor, type Assurance } from '../../lib/identity/assurance.js';
 import type { OperatorIdentity } from './identity.js';
 import { MfaErrors } from '../../lib/identity/mfa-errors.js';
@@ -99,6 +99,7 @@ async function replacePassword(ctx: AppContext, operatorId: string, passwordHash
     await updateOperator(tx, operatorId, { password_hash: passwordHash, tokens_valid_after: now, ...(verified ? { is_verified: true } : {}) }, now);
     await revokeAllSessions(tx, operatorId, now);
   });
+  await announceSessionsEnded(ctx, operatorId, null);
 }
 
 /**

@@ -43,6 +43,19 @@ export async function issueSession(ctx: AppContext, operatorId: string, familyId
   return { accessToken, refreshToken, expiresIn: ACCESS_EXPIRES_IN, familyId };
 }
 
+/**
+ * Tells every node that sessions of the operator ended (`sessions`, or all but `except` when
+ * null), so their console streams close now rather than when their access token expires.
+ */
+export async function announceSessionsEnded(ctx: AppContext, operatorId: string, sessions: string[] | null, except: string | null = null): Promise<void> {
+  try {
+    await ctx.bus.publish({ type: 'operator_sessions_ended', id: operatorId, sessions, except });
+  } catch (err) {
+    // The sessions are revoked in the database: no new ticket or stream opens; open ones end at their token's expiry.
+    ctx.log.warn({ err, operatorId }, 'operators: could not announce ended sessions');
+  }
+}
+
 /** Trades a live refresh token for a new session in the same family. */
 export async function rotateSession(ctx: AppContext, rawToken: string): Promise<{ operatorId: string; session: IssuedSession }> {
   const now = ctx.clock.now();
@@ -52,6 +65,7 @@ export async function rotateSession(ctx: AppContext, rawToken: string): Promise<
     const known = await findSession(ctx.db.admin, hash);
     if (known && rejectionOf(known, hash) === 'replayed') {
       await revokeFamily(ctx.db.admin, known.family_id, now);
+      await announceSessionsEnded(ctx, known.operator_id, [known.family_id]);
       // An expired token that was never used is the tip of its family: nothing leaked, and the
       // SDK's text for it is "Invalid or expired refresh token".
       if (known.used_at || known.revoked_at) {
@@ -73,5 +87,7 @@ export async function noteSessionClient(ctx: AppContext, session: IssuedSession,
 /** Logout: ends the presented session's family. Unknown tokens are ignored (logout always succeeds). */
 export async function endSession(ctx: AppContext, rawToken: string): Promise<void> {
   const known = await findSession(ctx.db.admin, refreshTokenHash(rawToken));
-  if (known) await revokeFamily(ctx.db.admin, known.family_id, ctx.clock.now());
+  if (!known) return;
+  await revokeFamily(ctx.db.admin, known.family_id, ctx.clock.now());
+  await announceSessionsEnded(ctx, known.operator_id, [known.family_id]);
 }

@@ -103,6 +103,8 @@ export interface OperatorOauthStatesTable {
   code_verifier: JSONColumnType<Encrypted>;
   created_at: Timestamp;
   expires_at: Timestamp;
+  /** A flow started from the Account screen: link the GitHub account to this operator rather than sign in. */
+  link_operator_id: string | null;
 }
 
 export interface OperatorTables {

@@ -24,10 +24,10 @@ export function signOperatorToken(secret: Buffer, operatorId: string, now: Date,
  */
 export async function verifyOperatorToken(
   secret: Buffer, token: string, now: Date,
-): Promise<{ id: string; issuedAt: number; aal: Aal; amr: AmrEntry[]; sid: string | null } | null> {
+): Promise<{ id: string; issuedAt: number; expiresAt: number; aal: Aal; amr: AmrEntry[]; sid: string | null } | null> {
   const payload = await verifyAccessJwt(token, secret, AUDIENCE, now);
   if (!payload || payload.typ !== 'operator') return null;
   const { aal, amr } = assuranceOf(payload);
   const sid = typeof payload.sid === 'string' ? payload.sid : null;
-  return { id: payload.sub!, issuedAt: payload.iat!, aal, amr, sid };
+  return { id: payload.sub!, issuedAt: payload.iat!, expiresAt: payload.exp!, aal, amr, sid };
 }

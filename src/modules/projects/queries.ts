@@ -131,13 +131,15 @@ export function updateProjectRow(db: Kysely<Database>, id: string, patch: Projec
 }
 
 /**
- * Deletes a project; its tenant rows go with it (ON DELETE CASCADE), its counters explicitly.
+ * Deletes a project; its tenant rows go with it (ON DELETE CASCADE), its counters and its
+ * function invocation log (no foreign key: migrations/076) explicitly.
  * `alsoInTx` runs in the same transaction (e.g. enqueueing the cleanup of what cannot cascade).
  */
 export async function deleteProjectRow(db: Kysely<Database>, id: string, alsoInTx?: (tx: Kysely<Database>) => Promise<void>): Promise<void> {
   await db.transaction().execute(async (tx) => {
     await alsoInTx?.(tx);
     await tx.deleteFrom('usage_counters').where('subject_id', '=', id).execute();
+    await tx.deleteFrom('function_invocations').where('project_id', '=', id).execute();
     await tx.deleteFrom('projects').where('id', '=', id).execute();
   });
 }

@@ -143,14 +143,18 @@ export class ChangeFeed {
    * `revoked` notice, then the stream closes; its ticket no longer opens another (service.ts).
    */
   closeOperatorStreams(projectId: string, operatorId: string): number {
-    let closed = 0;
-    for (const sub of [...(this.byProject.get(projectId)?.subscribers() ?? [])]) {
-      if (sub.scope.operatorId !== operatorId) continue;
-      sub.notice('revoked', { reason: 'Your access to this project has ended.' });
-      sub.close();
-      closed++;
-    }
-    return closed;
+    const subs = this.byProject.get(projectId)?.subscribers() ?? [];
+    return revoke(subs, (sub) => sub.scope.operatorId === operatorId, 'Your access to this project has ended.');
+  }
+
+  /**
+   * Ends an operator's console streams opened under sessions that ended (`sessions`, or every
+   * session but `except` when null), on whatever project: a `revoked` notice, then the stream closes.
+   */
+  closeOperatorSessionStreams(operatorId: string, sessions: readonly string[] | null, except: string | null): number {
+    const ended = (sid: string | null | undefined) => (sessions ? !!sid && sessions.includes(sid) : !sid || sid !== except);
+    const subs = [...this.byProject.values()].flatMap((streams) => [...streams.subscribers()]);
+    return revoke(subs, (sub) => sub.scope.operatorId === operatorId && ended(sub.scope.operatorSessionId), 'Your session has ended; sign in again.');
   }
 
   async stop(): Promise<void> {
@@ -352,4 +356,17 @@ export class ChangeFeed {
     }
     return defs;
   }
+}
+
+/** Ends the matching console streams: a `revoked` notice with the reason, then the stream closes. */
+function revoke(subs: Iterable<Subscriber>, matches: (sub: Subscriber) => boolean, reason: string): number {
+  let closed = 0;
+  // A copy first: closing a stream leaves the feed's sets being iterated.
+  for (const sub of [...subs]) {
+    if (!matches(sub)) continue;
+    sub.notice('revoked', { reason });
+    sub.close();
+    closed++;
+  }
+  return closed;
 }

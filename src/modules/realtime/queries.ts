@@ -10,6 +10,18 @@ import { ORIGIN, type Position } from './position.js';
 
 type Db = Kysely<Database>;
 
+/**
+ * Whether a console stream may open: the operator is still a member of the project and, for a
+ * ticket issued under a session, that session is not revoked (logout, the sessions list, a
+ * password change).
+ */
+export async function consoleStreamAllowed(db: Db, projectId: string, operatorId: string, sessionId: string | null): Promise<boolean> {
+  const r = await sql<{ ok: boolean }>`
+    SELECT EXISTS (SELECT 1 FROM project_members m WHERE m.project_id = ${projectId} AND m.operator_id = ${operatorId})
+       AND ${sessionId === null ? sql`true` : sql`EXISTS (SELECT 1 FROM operator_sessions s WHERE s.family_id = ${sessionId} AND s.operator_id = ${operatorId} AND s.revoked_at IS NULL)`} AS ok`.execute(db);
+  return r.rows[0]?.ok === true;
+}
+
 export interface ChangeRow {
   xid: string;
   id: string;

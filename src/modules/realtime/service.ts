@@ -7,7 +7,8 @@
  * what the list would refuse). Opening the stream checks them again against the current
  * definitions, then the node's feed takes it (feed.ts).
  */
-import { roleOf } from '../members/queries.js';
+import type { OperatorIdentity } from '../operators/identity.js';
+import { consoleStreamAllowed } from './queries.js';
 import type { ServerResponse } from 'node:http';
 import type { AppContext } from '../../context.js';
 import { isPlainObject } from '../../lib/objects.js';
@@ -75,10 +76,13 @@ export async function issueTicket(ctx: AppContext, caller: Caller, rawSubscripti
  * A ticket for a member of the project in the dashboard: the stream reads as the secret key
  * does (every document of the subscribed collections), through the same stream route apps use.
  * The caller (the role guard) has checked that the operator is a member; the stream checks it
- * again when it opens, and ends when the membership does.
+ * and the operator's session again when it opens, ends when either does (member_removed,
+ * operator_sessions_ended), and at the latest when the operator's access token expires, as an
+ * end user's stream does: the console then asks for a new ticket with a refreshed token.
  */
-export function issueMemberTicket(ctx: AppContext, projectId: string, operatorId: string, rawSubscriptions: unknown) {
-  return ticketFor(ctx, { projectId, keyKind: 'secret', userId: null, userExp: null, operatorId }, rawSubscriptions, ctx.clock.now());
+export function issueMemberTicket(ctx: AppContext, projectId: string, operator: OperatorIdentity, rawSubscriptions: unknown) {
+  const scope = { projectId, keyKind: 'secret' as const, userId: null, userExp: operator.tokenExp ?? null, operatorId: operator.id, operatorSessionId: operator.sessionId ?? null };
+  return ticketFor(ctx, scope, rawSubscriptions, ctx.clock.now());
 }
 
 /** The subscriptions checked (as the list API checks them) and signed into a ticket for this scope. */
@@ -93,8 +97,10 @@ async function ticketFor(ctx: AppContext, scope: Omit<TicketClaims, 'subscriptio
 export async function prepareStream(ctx: AppContext, ticket: string) {
   const claims = await verifyTicket(ctx.realtime.ticketKey, ticket, ctx.clock.now());
   if (!claims) throw RealtimeErrors.ticket_invalid();
-  // A console ticket of an operator who is no longer a member opens nothing.
-  if (claims.operatorId && !(await roleOf(ctx.db.admin, claims.projectId, claims.operatorId))) throw RealtimeErrors.ticket_invalid();
+  // A console ticket of an operator who is no longer a member, or whose session has ended, opens nothing.
+  if (claims.operatorId && !(await consoleStreamAllowed(ctx.db.admin, claims.projectId, claims.operatorId, claims.operatorSessionId ?? null))) {
+    throw RealtimeErrors.ticket_invalid();
+  }
   const subscriptions = await compile(ctx, claims, claims.subscriptions);
   if (ctx.realtime.feed.streamsOf(claims.projectId) >= ctx.config.realtime.maxStreamsPerProject) {
     throw RealtimeErrors.too_many_streams(undefined, undefined, { headers: { 'retry-after': '30' } });

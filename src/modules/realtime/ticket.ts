@@ -30,6 +30,11 @@ export interface TicketClaims {
   claims?: string | null;
   /** A console ticket: the operator it was issued to (their streams end when they leave the project). */
   operatorId?: string;
+  /**
+   * A console ticket: the operator's session (refresh family) it was issued under; the stream
+   * does not open once that session is revoked, and ends when it is (bus `operator_sessions_ended`).
+   */
+  operatorSessionId?: string | null;
   subscriptions: Subscription[];
 }
 

@@ -72,7 +72,7 @@ async function restore(p: TestProject, backupId: string, body: Record<string, un
   if (r.status !== 202) return r;
   await drainJobs(env);
   const op = await must(env, 'GET', `${base(p)}/operations/${r.body.data.id}`, p.owner.auth);
-  return { status: r.status, body: op };
+  return { status: r.status, body: op, message: r.body.message as string };
 }
 
 describe('backup schedules', () => {
@@ -195,6 +195,8 @@ describe('stored backups', () => {
     expect(preview.replaces).toEqual({ project: { id: p.id, name: 'Roll back' }, counts: { collections: 2, documents: 29, users: 1, files: 1 } });
     const r = await restore(p, backupId, { into: 'same', confirm: 'Roll back' });
     expect(r.body.data).toMatchObject({ kind: 'restore', status: 'succeeded', percent: 100, error: null });
+    // the answer says what happens to files, which a backup does not hold
+    expect('message' in r && r.message).toMatch(/A backup holds file records, not file contents: stored files are left as they are/);
     expect(await view(env, p)).toEqual(before);
   });
 
@@ -204,6 +206,7 @@ describe('stored backups', () => {
     const { backupId } = await backupNow(p);
     const r = await restore(p, backupId, { into: 'new', name: 'Copy of source' });
     expect(r.body.data).toMatchObject({ status: 'succeeded', detail: { into: 'new', files: { copied: 1, missing: 0 } } });
+    expect('message' in r && r.message).toMatch(/A backup holds file records, not file contents: the new project's files are copied from this project's storage as they are now/);
     const copyId = r.body.data.targetProjectId as string;
     const project = (await must(env, 'GET', `/api/projects/${copyId}`, p.owner.auth)).data;
     expect(project.name).toBe('Copy of source');

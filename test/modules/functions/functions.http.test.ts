@@ -241,4 +241,27 @@ describe('the invocation log', () => {
     expect(left.some((r) => r.duration_ms === -1)).toBe(false);
     expect(left.some((r) => r.duration_ms === 149)).toBe(true);
   });
+
+  it("a batch holding a row of a project deleted meanwhile still writes the other projects' rows, and deleting a project removes its log", async () => {
+    await env.ctx.functions.log.flush();
+    const gone = await makeProject(env.ctx);
+    const fnId = objectId();
+    const row = (projectId: string, text: string) => ({
+      project_id: projectId, function_id: fnId, version: 1, trigger: 'http', ok: true, error_code: null, error: null,
+      duration_ms: 1, cpu_ms: 0, logs: [{ level: 'log' as const, text, at: Date.now() }], logs_dropped: 0,
+    });
+    env.ctx.functions.log.record(row(gone.id, 'before deletion'));
+    await env.ctx.functions.log.flush();
+    // Buffered, then its project is deleted before the flush.
+    env.ctx.functions.log.record(row(gone.id, 'buffered — ünïcödé 日本'));
+    env.ctx.functions.log.record(row(other.id, 'a neighbour in the same batch'));
+    const del = await env.app.inject({ method: 'DELETE', url: `/api/projects/${gone.id}`, headers: gone.owner.auth });
+    expect(del.statusCode, del.body).toBeLessThan(300);
+    expect(await env.ctx.db.admin.selectFrom('function_invocations').select('id').where('project_id', '=', gone.id).execute()).toHaveLength(0);
+    await env.ctx.functions.log.flush();
+    const neighbour = await env.ctx.db.admin.selectFrom('function_invocations').select(['logs']).where('project_id', '=', other.id).where('function_id', '=', fnId).execute();
+    expect(neighbour.map((r) => (r.logs as Array<{ text: string }>)[0]!.text)).toEqual(['a neighbour in the same batch']);
+    const late = await env.ctx.db.admin.selectFrom('function_invocations').select(['logs']).where('project_id', '=', gone.id).execute();
+    expect(late.map((r) => (r.logs as Array<{ text: string }>)[0]!.text)).toEqual(['buffered — ünïcödé 日本']); // ages out with the retention
+  });
 });

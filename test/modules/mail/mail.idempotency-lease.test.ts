@@ -76,9 +76,8 @@ describe('send-batch: the claim of a request that never finished', () => {
   it('a node whose claim was taken over, failing late, does not give back the claim that replaced it: no third request runs', async () => {
     const mails = [{ to: 'c@example.com', subject: 'Slow node', text: '1' }];
     const calls = batchCalls();
-    // Node A: its provider call is slow, then fails (its key would be given back).
-    fake.failNext({ status: 500, path: /^\/emails\/batch$/ });
-    fake.latencyMs = 600;
+    // Node A: its provider call fails, and the answer is slow to come back (its key would be given back).
+    fake.failNext({ status: 500, path: /^\/emails\/batch$/, holdMs: 600 });
     const a = batch(mails, 'slow-node');
     await until(() => batchCalls() === calls + 1);
     // The lease runs out while A still waits; B takes the claim over and is slower still.

@@ -12,7 +12,7 @@ import type { FakeResend } from '../../fakes/resend.js';
 import { encrypt } from '../../../src/lib/crypto.js';
 import { MAIL_MAX_ATTEMPTS } from '../../../src/modules/mail/enqueue.js';
 import { runMailJob } from '../../../src/modules/mail/worker.js';
-import { logsOf, mailUsage, runDueJobs, send, setProjectMailKey, startMailTest, stopMailTest } from './helpers.js';
+import { logsOf, mailUsage, PLATFORM_KEY, runDueJobs, send, setProjectMailKey, startMailTest, stopMailTest } from './helpers.js';
 
 let fake: FakeResend;
 let env: TestEnv;
@@ -109,6 +109,26 @@ describe('mail.send job', () => {
     const sealed = encrypt(env.ctx.config.encryptionKey, JSON.stringify({ to: ['a@example.com'], subject: 'dup', text: 't' }));
     await runMailJob(env.ctx, { logId: log!.id, projectId: p.id, charged: true, period: '', sealed }, { attempts: 1, max_attempts: 8 });
     expect(fake.requests.filter((r) => r.path === '/emails')).toHaveLength(1);
+  });
+
+  it('two runs of one job at once (a lost runner still finishing while its replacement takes the job) send it once', async () => {
+    await send(env, p, { to: 'a@example.com', subject: 'twice at once', text: 't' });
+    const [log] = await logsOf(env, p.id);
+    const sealed = encrypt(env.ctx.config.encryptionKey, JSON.stringify({ to: ['a@example.com'], subject: 'twice at once', text: 't' }));
+    const job = { logId: log!.id, projectId: p.id, charged: true, period: '', sealed };
+    fake.latencyMs = 200; // the first call is still at the provider when the second arrives
+    const runs = await Promise.allSettled([
+      runMailJob(env.ctx, job, { attempts: 1, max_attempts: 8 }),
+      new Promise((r) => setTimeout(r, 50)).then(() => runMailJob(env.ctx, job, { attempts: 1, max_attempts: 8 })),
+    ]);
+    // The second meets the first in progress (409, transient): it throws, so the queue retries it.
+    expect(runs.map((r) => r.status)).toEqual(['fulfilled', 'rejected']);
+    expect(String((runs[1] as PromiseRejectedResult).reason)).toMatch(/409/);
+    // The retry finds the log sent and leaves it alone.
+    await runMailJob(env.ctx, job, { attempts: 2, max_attempts: 8 });
+    expect(fake.sentBy(PLATFORM_KEY)).toHaveLength(1);
+    const [after] = await logsOf(env, p.id);
+    expect(after).toMatchObject({ status: 'sent', provider_email_id: [...fake.emails.keys()][0] });
   });
 
   it('a job queued before messages were encrypted (message in clear) is still sent', async () => {

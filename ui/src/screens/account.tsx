@@ -1,4 +1,4 @@
-/** The operator's own account: profile, password, two-step sign-in, sessions, and the account AI key. */
+/** The operator's own account: profile, password, two-step sign-in, sessions, GitHub, and the account AI key. */
 import { useState } from 'preact/hooks';
 import { api } from '../lib/api';
 import { me } from '../lib/session';
@@ -8,6 +8,7 @@ import { Field, PageHead } from '../components/ui';
 import { KeyForm } from './ai';
 import { TwoFactor } from './two-factor';
 import { Sessions } from './sessions';
+import { LinkedAccounts } from './linked-accounts';
 
 export default function Account() {
   const user = me.value!;
@@ -41,6 +42,7 @@ export default function Account() {
       <h2>Two-step sign-in</h2>
       <TwoFactor />
       <Sessions />
+      <LinkedAccounts />
       <h2>Account AI key</h2>
       <KeyForm url="/api/user/me/byok" has={hasKey} what="Your account key (used by all your projects without their own)" onSaved={setHasKey} />
       <h2>Delete account</h2>

@@ -84,13 +84,16 @@ function SecondStep({ challengeId, methods }: { challengeId: string; methods: st
 }
 
 /** What a GitHub sign-in that came back with `?error=<code>` (the server's catalogue) tells the operator. */
-const GITHUB_ERRORS: Record<string, string> = {
+export const GITHUB_ERRORS: Record<string, string> = {
   github_not_configured: 'GitHub sign-in is not configured on this server.',
   github_state_invalid: 'This GitHub sign-in expired, was already used or was started in another browser. Please start again.',
   github_denied: 'GitHub sign-in was cancelled.',
   github_email_unverified: 'Your GitHub account has no verified email address. Verify one at GitHub, then try again.',
   github_linked_elsewhere: 'The Plinth account with this email is linked to another GitHub account.',
   github_sign_in_failed: 'GitHub sign-in failed. Please try again.',
+  github_unlinked: 'GitHub sign-in was unlinked from the account with this email. Sign in with your password, then link GitHub again under Account.',
+  github_identity_taken: 'This GitHub account is linked to another Plinth account.',
+  github_already_linked: 'Your account is already linked to another GitHub account: unlink it first.',
   rate_limited: 'Too many attempts. Please try again in 15 minutes.',
 };
 

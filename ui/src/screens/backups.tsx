@@ -1,7 +1,8 @@
 /**
  * Backups: the project's backup schedule and retention, its stored backups (size, counts, status,
- * attempts and error), "Back up now", download, and restore over the project (the dialog names
- * what is replaced and asks for the project's name) or into a new project. Backups, restores,
+ * attempts and error), "Back up now", download, restore over the project (the dialog names
+ * what is replaced and asks for the project's name) or into a new project, and delete (the
+ * confirmation names the backup; admins only, as the server enforces). Backups, restores,
  * imports and exports that are running show a progress bar (polled every second). The dashboard
  * routes …/backups, …/backups/schedule and …/operations do the work (docs/backup.md).
  */
@@ -10,7 +11,7 @@ import { api, projectPath } from '../lib/api';
 import { bytes, dateTime } from '../lib/format';
 import { toast, toastError } from '../lib/toast';
 import { useLoad } from '../lib/use-load';
-import { Dialog, Empty, Field, Loadable, PageHead, Select } from '../components/ui';
+import { Confirm, Dialog, Empty, Field, Loadable, PageHead, Select } from '../components/ui';
 import { RoleNote } from '../components/ui';
 import type { SectionProps } from './project-shell';
 import { useGate } from '../lib/permissions';
@@ -158,7 +159,12 @@ function RestoreDialog({ base, projectName, backup, onClose, onQueued }: { base:
       <form method="dialog" onSubmit={submit}>
         <div class="dialog-body">
           <Select label="Restore into" value={into} onChange={(v) => setInto(v as 'same' | 'new')} options={[{ value: 'new', label: 'A new project (a copy)' }, { value: 'same', label: `This project, replacing its contents` }]} />
-          {backup.counts && <p>The backup holds {backup.counts.collections} collections, {backup.counts.documents} documents, {backup.counts.users} users and {backup.counts.files} files.</p>}
+          {backup.counts && <p>The backup holds {backup.counts.collections} collections, {backup.counts.documents} documents, {backup.counts.users} users and {backup.counts.files} file records.</p>}
+          <p class="muted">
+            {into === 'same'
+              ? 'A backup holds file records, not file contents: stored files are left as they are now, so a file deleted since the backup comes back as a record without its contents.'
+              : "A backup holds file records, not file contents: the new project's files are copied from this project's storage as they are now. Files deleted since the backup, and files in this project's own bucket, are not copied."}
+          </p>
           {into === 'same' ? (
             <>
               <p class="status-err" role="alert">
@@ -181,11 +187,19 @@ function RestoreDialog({ base, projectName, backup, onClose, onQueued }: { base:
 
 const STATUS: Record<Backup['status'], string> = { queued: 'Queued', running: 'Running', retrying: 'Retrying', succeeded: 'Stored', failed: 'Failed' };
 
+/** What names a backup to a person: its date, how it was made, and its size. */
+const backupName = (b: Backup) => `the ${b.trigger === 'schedule' ? 'scheduled' : 'manual'} backup of ${dateTime(b.createdAt)}${b.size === null ? '' : ` (${bytes(b.size)})`}`;
+
+/** A backup still being written: the server refuses to delete it (409 backup_in_use). */
+const writing = (b: Backup) => b.status === 'queued' || b.status === 'running' || b.status === 'retrying';
+
 export default function Backups({ project }: SectionProps) {
   const base = projectPath(project._id);
   const schedule = useLoad((signal) => api.get<Schedule>(`${base}/backups/schedule`, signal), [base]);
   const list = useLoad((signal) => api.get<Backup[]>(`${base}/backups`, signal), [base]);
   const [restoring, setRestoring] = useState<Backup | null>(null);
+  const [deleting, setDeleting] = useState<Backup | null>(null);
+  const cannotDelete = useGate(`DELETE /api/projects/:projectId/backups/:backupId`);
   const [busy, setBusy] = useState(false);
   const cannotRun = useGate(`POST /api/projects/:projectId/backups`);
   const runNow = async () => {
@@ -207,8 +221,8 @@ export default function Backups({ project }: SectionProps) {
         <button type="button" class="btn" onClick={list.reload} disabled={list.loading}>Refresh</button>
       </PageHead>
       <h2 id="backups-title" class="sr-only">Backups</h2>
-      <RoleNote what="Backing up, restoring, downloading and scheduling" reason={cannotRun} />
-      <p class="muted">Backups are encrypted with a key of this project and stored in its own bucket when it has one, else on this server. Downloads are the archive an export gives.</p>
+      <RoleNote what="Backing up, restoring, downloading, deleting and scheduling" reason={cannotRun} />
+      <p class="muted">Backups are encrypted with a key of this project and stored in its own bucket when it has one, else on this server. Downloads are the archive an export gives. A backup holds the project's file records, not the files' contents.</p>
       <Progress base={base} onDone={list.reload} />
       <Loadable state={schedule}>{(s) => <ScheduleForm key={JSON.stringify(s)} base={base} schedule={s} reload={schedule.reload} />}</Loadable>
       <section aria-labelledby="list-title">
@@ -238,8 +252,12 @@ export default function Backups({ project }: SectionProps) {
                         {b.status === 'succeeded' && !cannotRun && (
                           <>
                             <a class="btn" href={`${base}/backups/${b.id}/download`} download aria-label={`Download the backup of ${dateTime(b.createdAt)}`}>Download</a>{' '}
-                            <button type="button" class="btn" onClick={() => setRestoring(b)} aria-label={`Restore the backup of ${dateTime(b.createdAt)}`}>Restore</button>
+                            <button type="button" class="btn" onClick={() => setRestoring(b)} aria-label={`Restore the backup of ${dateTime(b.createdAt)}`}>Restore</button>{' '}
                           </>
+                        )}
+                        {!cannotDelete && (
+                          <button type="button" class="btn danger" onClick={() => setDeleting(b)} disabled={writing(b)}
+                            title={writing(b) ? 'Still being written: delete it once it has finished' : undefined} aria-label={`Delete the backup of ${dateTime(b.createdAt)}`}>Delete</button>
                         )}
                       </td>
                     </tr>
@@ -250,6 +268,19 @@ export default function Backups({ project }: SectionProps) {
           }
         </Loadable>
       </section>
+      {deleting && (
+        <Confirm
+          title="Delete this backup?"
+          message={<p>Delete {backupName(deleting)}? Its stored copy is removed from {deleting.storage === 'external' ? "the project's own bucket" : 'this server'}, and it can no longer be downloaded or restored. This cannot be undone.</p>}
+          action="Delete backup"
+          onConfirm={async () => {
+            await api.del(`${base}/backups/${deleting.id}`);
+            toast('Backup deleted');
+            list.reload();
+          }}
+          onClose={() => setDeleting(null)}
+        />
+      )}
       {restoring && <RestoreDialog base={base} projectName={project.name} backup={restoring} onClose={() => setRestoring(null)} onQueued={list.reload} />}
     </section>
   );

@@ -1,6 +1,6 @@
 /**
  * Scheduled backups and operations' progress (docs/backup.md, docs/dashboard.md):
- * /api/projects/:projectId/backups… (schedule, list, run now, download, restore) and
+ * /api/projects/:projectId/backups… (schedule, list, run now, download, restore, delete) and
  * /api/projects/:projectId/operations (progress of backups, restores, imports and exports).
  * The project owner only, as every dashboard route; another operator's project is 404.
  */
@@ -13,6 +13,7 @@ import { operatorOf, requireAal2IfEnrolled } from '../../operators/auth.js';
 import { envelopeOf } from '../../operators/schemas.js';
 import { loadMemberProject } from '../../projects/access.js';
 import { getOperation, listOperations } from '../operations.js';
+import { deleteBackup } from '../removal.js';
 import { describeBackup, listBackups, openBackup, requestRestore } from '../restore-service.js';
 import { requestBackup } from '../run-service.js';
 import { getSchedule, setSchedule } from '../schedule.js';
@@ -73,6 +74,11 @@ const RestoreBody = Type.Object({
   confirm: Type.Optional(Type.String({ maxLength: 200, description: "into `same`: the project's name, exactly (400 `restore_confirmation_mismatch` otherwise)" })),
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'into `new`: the new project\'s name' })),
 }, { additionalProperties: false });
+/** The restore's answer: what it does with files, which a backup does not hold (docs/backup.md "Restore"). */
+const RESTORE_QUEUED = {
+  same: 'Restore queued. A backup holds file records, not file contents: stored files are left as they are, so a file deleted since the backup comes back without its contents.',
+  new: "Restore queued. A backup holds file records, not file contents: the new project's files are copied from this project's storage as they are now; files deleted since the backup, and files in this project's own bucket, are not copied.",
+} as const;
 const OperationsQuery = Type.Object({ active: Type.Optional(Type.Boolean({ description: 'true: only those queued or running' })) });
 
 export default async function backupScheduleRoutes(app: App, ctx: AppContext): Promise<void> {
@@ -121,6 +127,8 @@ export default async function backupScheduleRoutes(app: App, ctx: AppContext): P
     schema: {
       tags: TAGS,
       summary: 'Restore the backup over this project (`into: same`, with `confirm` = the project name) or into a new project (`into: new`); runs as a job with progress',
+      description: 'A backup holds file records, not file contents (docs/backup.md "Restore"). Into the same project, stored files are left as they are: one deleted since the backup comes back without its contents. ' +
+        "Into a new project, the objects are copied from this project's storage as they are now: those gone since are counted in the operation's `detail.files.missing`; those in this project's own bucket are not copied.",
       params: BackupParams, body: RestoreBody, response: { 202: envelopeOf(OperationView) },
     },
   }, async (req, reply) => {
@@ -128,7 +136,22 @@ export default async function backupScheduleRoutes(app: App, ctx: AppContext): P
     const project = await owned(req);
     // Replacing a project's contents is as destructive as deleting it: the same second factor.
     requireAal2IfEnrolled(operator);
-    return reply.code(202).send(ok(await requestRestore(ctx, operator, project, req.params.backupId, req.body), 'Restore queued'));
+    return reply.code(202).send(ok(await requestRestore(ctx, operator, project, req.params.backupId, req.body), RESTORE_QUEUED[req.body.into]));
+  });
+
+  app.delete('/api/projects/:projectId/backups/:backupId', {
+    schema: {
+      tags: TAGS,
+      summary: 'Delete a stored backup: its object in the storage it was written to, then its record',
+      description: '404 `backup_not_found` for an id of another project; 409 `backup_in_use` while the backup is queued, running or retrying, or a restore from it is queued or running. A failed backup has no object: only its record goes.',
+      params: BackupParams,
+      response: { 200: envelopeOf(Type.Object({ deleted: Type.Literal(true), backup: BackupView })) },
+    },
+  }, async (req) => {
+    const project = await owned(req);
+    // Deleting what a restore would come from: the same second factor as the restore.
+    requireAal2IfEnrolled(operatorOf(req));
+    return ok({ deleted: true as const, backup: await deleteBackup(ctx, project.id, req.params.backupId) }, 'Backup deleted');
   });
 
   app.get('/api/projects/:projectId/operations', {

@@ -5,17 +5,20 @@
  * everything outside the guest (data, mail, fetch) by message.
  */
 import { Engine } from './engine.js';
+import { Outbox, unbatch } from './outbox.js';
 import type { FromSandbox, InvokeMessage, ToSandbox } from './protocol.js';
 
 const engine = new Engine();
 /** Host calls awaiting the parent's answer, by call number, with the invocation that made each. */
 const waiting = new Map<number, { id: number; resolve: (body: string) => void }>();
 let nextCall = 1;
-let done = 0;
-const RSS_EVERY = 8;
+/** When the resident size was last read: at most every RSS_EVERY_MS (reading it is a system call). */
+let rssReadAt = 0;
+const RSS_EVERY_MS = 100;
 
+const outbox = new Outbox<FromSandbox>((msg) => process.send?.(msg));
 function send(msg: FromSandbox): void {
-  process.send?.(msg);
+  outbox.send(msg);
 }
 
 async function invoke(msg: InvokeMessage): Promise<void> {
@@ -32,21 +35,25 @@ async function invoke(msg: InvokeMessage): Promise<void> {
   for (const [call, w] of waiting) if (w.id === msg.id) waiting.delete(call);
   if (outcome === 'need-source') send({ t: 'need-source', id: msg.id });
   else {
-    // The resident size (read from /proc) after every RSS_EVERY-th invocation and after any
-    // failure, when the pool decides whether to replace this process.
-    done += 1;
-    const rss = outcome.failure || done % RSS_EVERY === 0 ? process.memoryUsage.rss() : 0;
+    // The resident size (read from /proc) after any failure and at most every RSS_EVERY_MS
+    // otherwise, when the pool decides whether to replace this process.
+    const now = performance.now();
+    const fresh = outcome.failure !== undefined || now - rssReadAt >= RSS_EVERY_MS;
+    if (fresh) rssReadAt = now;
+    const rss = fresh ? process.memoryUsage.rss() : 0;
     send({ t: 'done', id: msg.id, ...outcome, rss });
   }
 }
 
-process.on('message', (msg: ToSandbox) => {
-  if (msg.t === 'invoke') void invoke(msg);
-  else if (msg.t === 'host-result') {
-    const w = waiting.get(msg.call);
-    if (!w || w.id !== msg.id) return;
-    waiting.delete(msg.call);
-    w.resolve(msg.body);
+process.on('message', (arrived: unknown) => {
+  for (const msg of unbatch<ToSandbox>(arrived)) {
+    if (msg.t === 'invoke') void invoke(msg);
+    else if (msg.t === 'host-result') {
+      const w = waiting.get(msg.call);
+      if (!w || w.id !== msg.id) continue;
+      waiting.delete(msg.call);
+      w.resolve(msg.body);
+    }
   }
 });
 // The parent gone means this process has nothing left to do.

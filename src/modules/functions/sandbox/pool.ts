@@ -19,6 +19,7 @@
  *    invocation the sandbox is running and no other.
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { Outbox, unbatch } from './outbox.js';
 import type { DoneMessage, Failure, FromSandbox, InvocationLimits, LogLine, ToSandbox } from './protocol.js';
 
 export interface SandboxPoolOptions {
@@ -110,6 +111,7 @@ interface Sandbox {
   project: string | null;
   ready: boolean;
   retiring: boolean;
+  outbox: Outbox<ToSandbox>;
 }
 
 interface ProjectLoad {
@@ -228,18 +230,23 @@ export class SandboxPool {
       serialization: 'json',
       stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
     });
-    const sb: Sandbox = { proc, units: new Set(), jobs: new Map(), project: null, ready: false, retiring: false };
+    const outbox = new Outbox<ToSandbox>((msg) => {
+      if (!proc.connected) return;
+      proc.send(msg, (err) => {
+        if (err) proc.kill('SIGKILL');
+      });
+    });
+    const sb: Sandbox = { proc, units: new Set(), jobs: new Map(), project: null, ready: false, retiring: false, outbox };
     this.#sandboxes.add(sb);
-    proc.on('message', (msg: FromSandbox) => this.#onMessage(sb, msg));
+    proc.on('message', (msg: unknown) => {
+      for (const one of unbatch<FromSandbox>(msg)) this.#onMessage(sb, one);
+    });
     proc.on('exit', (code, signal) => this.#onExit(sb, code, signal));
     proc.on('error', () => proc.kill('SIGKILL'));
   }
 
   #send(sb: Sandbox, msg: ToSandbox): void {
-    if (!sb.proc.connected) return;
-    sb.proc.send(msg, (err) => {
-      if (err) sb.proc.kill('SIGKILL');
-    });
+    if (sb.proc.connected) sb.outbox.send(msg);
   }
 
   #pump(): void {

@@ -44,6 +44,16 @@ export interface HostResultMessage {
 
 export type ToSandbox = InvokeMessage | HostResultMessage;
 
+/**
+ * What crosses the channel: one message, or several sent in the same turn of the event loop as
+ * one write (`{t: 'batch'}`). Under load a sandbox has several invocations in flight, and each
+ * IPC write is a system call on both sides (outbox.ts).
+ */
+export interface Batch<T> {
+  t: 'batch';
+  msgs: T[];
+}
+
 export interface HostCallMessage {
   t: 'host-call';
   id: number;

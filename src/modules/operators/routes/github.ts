@@ -14,7 +14,7 @@ import { AppError } from '../../../lib/errors.js';
 import { setBrowserCookie, takeBrowserKey } from '../../social/cookie.js';
 import { setSessionCookies } from '../cookies.js';
 import { OperatorErrors } from '../errors.js';
-import { beginOperatorGithub, finishOperatorGithub, GITHUB_PATH, githubSignInEnabled, takeOperatorGithubState } from '../github.js';
+import { beginOperatorGithub, finishOperatorGithub, finishOperatorGithubLink, GITHUB_PATH, githubSignInEnabled, takeOperatorGithubState } from '../github.js';
 import { limitAuthAttempts } from '../limits.js';
 import { envelopeOf } from '../schemas.js';
 
@@ -67,19 +67,26 @@ export default async function operatorGithubRoutes(app: App, ctx: AppContext): P
     schema: { tags: TAGS, summary: 'GitHub sends the browser back here (register it as the OAuth app\'s callback); 302 to the console', querystring: Query },
     handler: async (req, reply) => {
       const q = req.query;
+      // Where the console shows the outcome: the Account screen for a flow started there (linking).
+      let screen = 'login';
       try {
         if (!q.state) throw OperatorErrors.github_state_invalid();
         // The state is spent first, whatever follows: a callback URL works once, in the browser that started it.
-        const verifier = await takeOperatorGithubState(ctx, q.state, takeBrowserKey(ctx, req, reply, q.state, GITHUB_PATH));
+        const { verifier, linkOperatorId } = await takeOperatorGithubState(ctx, q.state, takeBrowserKey(ctx, req, reply, q.state, GITHUB_PATH));
+        if (linkOperatorId) screen = 'account';
         if (q.error || !q.code) throw OperatorErrors.github_denied();
         const params = new URLSearchParams({ code: q.code, state: q.state });
         if (q.iss) params.set('iss', q.iss);
+        if (linkOperatorId) {
+          await finishOperatorGithubLink(ctx, verifier, params, linkOperatorId);
+          return toConsole(ctx, reply, 'account', { linked: 'github' });
+        }
         const out = await finishOperatorGithub(ctx, verifier, params);
         if ('challenge' in out) return toConsole(ctx, reply, 'login', { challengeId: out.challenge.challengeId, methods: out.challenge.methods.join(',') });
         await setSessionCookies(ctx, req, reply, out.session);
         return toConsole(ctx, reply, 'projects', out.created ? { welcome: 'github' } : {});
       } catch (err) {
-        return toConsole(ctx, reply, 'login', { error: codeOf(req, err) });
+        return toConsole(ctx, reply, screen, { error: codeOf(req, err) });
       }
     },
   });

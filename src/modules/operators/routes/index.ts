@@ -5,6 +5,7 @@ import loginRoute from './login.js';
 import { operatorMfaRoutes, operatorMfaVerifyRoute } from './mfa.js';
 import otpRoutes from './otp.js';
 import operatorSessionRoutes from './own-sessions.js';
+import operatorIdentityRoutes from './identities.js';
 import { operatorPasskeyRoutes, operatorPasskeySigninRoutes } from './passkeys.js';
 import passwordRoutes, { changePasswordRoute } from './password.js';
 import registerRoute from './register.js';
@@ -12,5 +13,5 @@ import sessionRoutes, { meRoute } from './session.js';
 
 export default [
   defineRoutes('public', registerRoute, loginRoute, sessionRoutes, passwordRoutes, otpRoutes, operatorMfaVerifyRoute, operatorPasskeySigninRoutes, operatorGithubRoutes),
-  defineRoutes('operator', meRoute, changePasswordRoute, operatorMfaRoutes, operatorPasskeyRoutes, operatorSessionRoutes),
+  defineRoutes('operator', meRoute, changePasswordRoute, operatorMfaRoutes, operatorPasskeyRoutes, operatorSessionRoutes, operatorIdentityRoutes),
 ];

@@ -29,7 +29,7 @@ export default async function operatorTicketRoute(app: App, ctx: AppContext): Pr
     },
     async (req) => {
       const project = await loadMemberProject(ctx, operatorOf(req), req.params.projectId);
-      return ok(await issueMemberTicket(ctx, project.id, operatorOf(req).id, req.body.subscriptions), 'Realtime ticket issued');
+      return ok(await issueMemberTicket(ctx, project.id, operatorOf(req), req.body.subscriptions), 'Realtime ticket issued');
     },
   );
 }
