@@ -54,6 +54,7 @@ function spawnWorker(): ChildProcess {
       DASHBOARD_JWT_SECRET: env.config.dashboardJwtSecret.toString('hex'),
       RESEND_API_KEY: PLATFORM_KEY,
       RESEND_BASE_URL: fake.url,
+      MAIL_MONTHLY_LIMIT: '-1', // as the API's (the usage-alert check reads it too)
       WORKER_CONCURRENCY: '4',
       WORKER_DEAD_AFTER_MS: String(DEAD_AFTER_MS),
     },
