@@ -86,12 +86,14 @@ interface Unit {
   current: Invocation | null;
   /** performance.now() when the slice started: the guest's CPU in a slice is at most this long. */
   sliceWallStart: number;
+  /** The process's CPU (ms) at a reading taken before the slice started (cpuBefore). */
+  sliceCpuBase: number;
   /**
-   * The process's CPU (ms) read once the slice ran past SLICE_WALL_MS, and when: the slice is
-   * charged its wall time up to there and its CPU from there. Null while the slice is short.
+   * The process's CPU (ms) read once the slice ran past SLICE_WALL_MS, and what the slice was
+   * charged up to there; it is charged its CPU from there. Null while the slice is short.
    */
   sliceCpuMark: number | null;
-  sliceWallMark: number;
+  sliceChargedAtMark: number;
   lastUsed: number;
   /** CPU allowed to evaluate the unit's top level: the first invocation's own budget. */
   compileCpuMs: number;
@@ -175,8 +177,9 @@ export class Engine {
       invoke: context.undefined,
       current: null,
       sliceWallStart: 0,
+      sliceCpuBase: 0,
       sliceCpuMark: null,
-      sliceWallMark: 0,
+      sliceChargedAtMark: 0,
       lastUsed: Date.now(),
       compileCpuMs,
     };
@@ -241,6 +244,7 @@ export class Engine {
   /** Runs guest code, counting the time against the invocation's CPU budget. */
   #slice<T>(unit: Unit, inv: Invocation | null, run: () => T): T {
     unit.sliceWallStart = performance.now();
+    unit.sliceCpuBase = cpuBefore(unit.sliceWallStart);
     unit.sliceCpuMark = null;
     try {
       return run();
@@ -396,10 +400,17 @@ export class Engine {
     // guest code) after every slice: a tenant that replaces Promise.prototype.then cannot reach
     // the host through it, as it could through a `then` the host attached.
     const promise = called.value;
-    const settled = new Promise<{ value?: QuickJSHandle; error?: QuickJSHandle }>((resolve) => {
+    const settled = new Promise<Settled>((resolve) => {
       inv.afterSlice = () => {
         const state = context.getPromiseState(promise);
-        if (state.type === 'pending') return;
+        if (state.type === 'pending') {
+          // Stopped by the CPU deadline in a later slice (a job after a host call or a timer):
+          // the promise would never settle, so the invocation ends now, not at its wall time.
+          if (inv.cpuMs <= inv.msg.limits.cpuMs) return;
+          inv.afterSlice = undefined;
+          resolve({ overCpu: true });
+          return;
+        }
         inv.afterSlice = undefined;
         if (state.type === 'rejected') resolve({ error: state.error });
         else resolve(state.notAPromise ? {} : { value: state.value });
@@ -414,7 +425,7 @@ export class Engine {
     }
   }
 
-  async #settle(unit: Unit, inv: Invocation, settled: Promise<{ value?: QuickJSHandle; error?: QuickJSHandle }>): Promise<{ result: string } | { failure: Failure }> {
+  async #settle(unit: Unit, inv: Invocation, settled: Promise<Settled>): Promise<{ result: string } | { failure: Failure }> {
     const { context } = unit;
     const { limits } = inv.msg;
     let timer: NodeJS.Timeout | undefined;
@@ -433,6 +444,7 @@ export class Engine {
           : { kind: 'wall_limit', message: `did not finish within ${limits.wallMs} ms` },
       };
     }
+    if (outcome.overCpu) return { failure: { kind: 'cpu_limit', message: `ran for more than ${limits.cpuMs} ms of CPU` } };
     if (outcome.error) {
       const failure = this.#classify(unit, outcome.error, 'thrown');
       outcome.error.dispose();
@@ -489,19 +501,46 @@ export class Engine {
  */
 const SLICE_WALL_MS = 1;
 
+/** How the function's promise ended, as the host saw it after a slice. */
+interface Settled {
+  value?: QuickJSHandle;
+  error?: QuickJSHandle;
+  /** Still pending, and the invocation is past its CPU budget. */
+  overCpu?: true;
+}
+/** How old the CPU reading a slice starts from may be (cpuBefore): at most this much host CPU is charged to it. */
+const CPU_READING_MS = 2;
+
+/** The last reading of the process's CPU, and when. */
+const cpuReading = { at: Number.NEGATIVE_INFINITY, cpu: 0 };
+
+/** The process's CPU at a reading no older than CPU_READING_MS (read again when it is older). */
+function cpuBefore(now: number): number {
+  if (now - cpuReading.at > CPU_READING_MS) {
+    cpuReading.cpu = cpuNow();
+    cpuReading.at = now;
+  }
+  return cpuReading.cpu;
+}
+
 /**
- * The CPU the current slice has spent, in ms: its wall time while it is short, then (once the
- * interpreter's poll finds it past SLICE_WALL_MS, `mark`) the wall time up to that point plus the
- * process's CPU since.
+ * The CPU the current slice has spent, in ms: its wall time while it is short; past
+ * SLICE_WALL_MS, no more than the process's CPU since a reading taken before the slice (a
+ * process that waited for a core, or was stopped, spent wall time but no CPU: a busy machine
+ * must not use up a function's budget), and once the interpreter's poll marks it (`mark`), that
+ * much plus the process's CPU since the mark.
  */
 function sliceSpent(unit: Unit, mark: boolean): number {
-  const now = performance.now();
   if (unit.sliceCpuMark === null) {
-    if (!mark || now - unit.sliceWallStart < SLICE_WALL_MS) return now - unit.sliceWallStart;
-    unit.sliceCpuMark = cpuNow();
-    unit.sliceWallMark = now;
+    const wall = performance.now() - unit.sliceWallStart;
+    if (wall < SLICE_WALL_MS) return wall;
+    const cpu = cpuNow();
+    const charged = Math.min(wall, cpu - unit.sliceCpuBase);
+    if (!mark) return charged;
+    unit.sliceCpuMark = cpu;
+    unit.sliceChargedAtMark = charged;
   }
-  return unit.sliceWallMark - unit.sliceWallStart + (cpuNow() - unit.sliceCpuMark);
+  return unit.sliceChargedAtMark + (cpuNow() - unit.sliceCpuMark);
 }
 
 /**
