@@ -99,6 +99,14 @@ interface Unit {
   compileCpuMs: number;
 }
 
+/** How the function's promise ended, as the host saw it after a slice. */
+interface Settled {
+  value?: QuickJSHandle;
+  error?: QuickJSHandle;
+  /** Still pending, and the invocation is past its CPU budget. */
+  overCpu?: true;
+}
+
 export class Engine {
   /** The instances of each unit, by the unit's name. */
   #units = new Map<string, Unit[]>();
@@ -501,13 +509,6 @@ export class Engine {
  */
 const SLICE_WALL_MS = 1;
 
-/** How the function's promise ended, as the host saw it after a slice. */
-interface Settled {
-  value?: QuickJSHandle;
-  error?: QuickJSHandle;
-  /** Still pending, and the invocation is past its CPU budget. */
-  overCpu?: true;
-}
 /** How old the CPU reading a slice starts from may be (cpuBefore): at most this much host CPU is charged to it. */
 const CPU_READING_MS = 2;
 
